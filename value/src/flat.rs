@@ -1,0 +1,215 @@
+//! The flat node form a value takes when it crosses the WIT boundary.
+//!
+//! WIT has no recursive types, so a value travels as a list of nodes, root first, children
+//! referred to by index. [`FlatNode`] mirrors the WIT `node` variant one to one; the host and
+//! the guest SDK each map it to their generated bindings with a plain `match`, and share the
+//! tree walking (and its checks against hostile input) here.
+
+use std::collections::BTreeMap;
+
+use crate::{DynamicValue, Number, Refinements, Type, Value};
+
+/// Mirror of the WIT `node` variant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlatNode {
+    Null,
+    Unknown(Refinements),
+    Bool(bool),
+    Number(Number),
+    String(String),
+    List(Vec<u32>),
+    Set(Vec<u32>),
+    Tuple(Vec<u32>),
+    Map(Vec<(String, u32)>),
+    Object(Vec<(String, u32)>),
+    /// Concrete type (JSON syntax) and the value.
+    Dynamic(String, u32),
+}
+
+/// A node list that does not describe a tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlatError {
+    #[error("the value has no nodes; a value needs at least its root node")]
+    Empty,
+    #[error("node {parent} refers to node {child}, which does not exist (there are {len} nodes)")]
+    OutOfRange { parent: usize, child: u32, len: usize },
+    #[error("node {parent} refers to node {child}; children must come after their parent")]
+    NotForward { parent: usize, child: u32 },
+    #[error("node {child} is used more than once; every node has exactly one parent")]
+    Shared { child: u32 },
+    #[error("node {index} is not reachable from the root")]
+    Unreachable { index: usize },
+    #[error("node {index} has duplicate key {key:?}")]
+    DuplicateKey { index: usize, key: String },
+    #[error("node {index} has an invalid type: {reason}")]
+    BadType { index: usize, reason: String },
+    #[error("the value nests deeper than {limit} levels")]
+    TooDeep { limit: usize },
+}
+
+/// Values nest no deeper than this; deeper input is refused rather than risking the stack.
+pub const MAX_DEPTH: usize = 256;
+
+/// Flattens a value tree, root first (pre-order).
+pub fn flatten(value: &Value) -> Vec<FlatNode> {
+    let mut nodes = Vec::new();
+    push(value, &mut nodes);
+    nodes
+}
+
+fn push(value: &Value, nodes: &mut Vec<FlatNode>) -> u32 {
+    let index = nodes.len();
+    nodes.push(FlatNode::Null);
+    let node = match value {
+        Value::Null => FlatNode::Null,
+        Value::Unknown(r) => FlatNode::Unknown(r.clone()),
+        Value::Bool(b) => FlatNode::Bool(*b),
+        Value::Number(n) => FlatNode::Number(n.clone()),
+        Value::String(s) => FlatNode::String(s.clone()),
+        Value::List(items) => FlatNode::List(items.iter().map(|v| push(v, nodes)).collect()),
+        Value::Set(items) => FlatNode::Set(items.iter().map(|v| push(v, nodes)).collect()),
+        Value::Tuple(items) => FlatNode::Tuple(items.iter().map(|v| push(v, nodes)).collect()),
+        Value::Map(m) => FlatNode::Map(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect()),
+        Value::Object(m) => FlatNode::Object(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect()),
+        Value::Dynamic(d) => {
+            let ty = d.ty.to_json();
+            FlatNode::Dynamic(ty, push(&d.value, nodes))
+        }
+    };
+    nodes[index] = node;
+    index as u32
+}
+
+/// Rebuilds a tree from nodes, refusing anything that is not exactly one tree: indices out
+/// of range, backward references (which is what makes cycles impossible), shared children
+/// (which could blow up exponentially), unreachable nodes, duplicate keys and excessive depth.
+pub fn unflatten(nodes: Vec<FlatNode>) -> Result<Value, FlatError> {
+    if nodes.is_empty() {
+        return Err(FlatError::Empty);
+    }
+    let len = nodes.len();
+    let mut used = vec![false; len];
+    used[0] = true;
+    // Check the structure first, so the build below can trust it.
+    for (parent, node) in nodes.iter().enumerate() {
+        let mut check = |child: u32| -> Result<(), FlatError> {
+            let c = child as usize;
+            if c >= len {
+                return Err(FlatError::OutOfRange { parent, child, len });
+            }
+            if c <= parent {
+                return Err(FlatError::NotForward { parent, child });
+            }
+            if std::mem::replace(&mut used[c], true) {
+                return Err(FlatError::Shared { child });
+            }
+            Ok(())
+        };
+        match node {
+            FlatNode::List(c) | FlatNode::Set(c) | FlatNode::Tuple(c) => c.iter().try_for_each(|&i| check(i))?,
+            FlatNode::Map(e) | FlatNode::Object(e) => e.iter().try_for_each(|(_, i)| check(*i))?,
+            FlatNode::Dynamic(_, i) => check(*i)?,
+            _ => {}
+        }
+    }
+    if let Some(index) = used.iter().position(|u| !u) {
+        return Err(FlatError::Unreachable { index });
+    }
+    let mut slots: Vec<Option<FlatNode>> = nodes.into_iter().map(Some).collect();
+    build(0, &mut slots, 0)
+}
+
+fn build(index: usize, slots: &mut [Option<FlatNode>], depth: usize) -> Result<Value, FlatError> {
+    if depth > MAX_DEPTH {
+        return Err(FlatError::TooDeep { limit: MAX_DEPTH });
+    }
+    // Each slot is taken exactly once: the checks above guarantee a tree.
+    let node = slots[index].take().ok_or(FlatError::Shared { child: index as u32 })?;
+    let children = |ids: Vec<u32>, slots: &mut [Option<FlatNode>]| -> Result<Vec<Value>, FlatError> {
+        ids.into_iter().map(|i| build(i as usize, slots, depth + 1)).collect()
+    };
+    Ok(match node {
+        FlatNode::Null => Value::Null,
+        FlatNode::Unknown(r) => Value::Unknown(r),
+        FlatNode::Bool(b) => Value::Bool(b),
+        FlatNode::Number(n) => Value::Number(n),
+        FlatNode::String(s) => Value::String(s),
+        FlatNode::List(c) => Value::List(children(c, slots)?),
+        FlatNode::Set(c) => Value::Set(children(c, slots)?),
+        FlatNode::Tuple(c) => Value::Tuple(children(c, slots)?),
+        FlatNode::Map(e) => Value::Map(entries(index, e, slots, depth)?),
+        FlatNode::Object(e) => Value::Object(entries(index, e, slots, depth)?),
+        FlatNode::Dynamic(ty, i) => {
+            let ty = Type::from_json(&ty).map_err(|e| FlatError::BadType { index, reason: e.reason })?;
+            let value = build(i as usize, slots, depth + 1)?;
+            Value::Dynamic(Box::new(DynamicValue { ty, value }))
+        }
+    })
+}
+
+fn entries(
+    index: usize,
+    entries: Vec<(String, u32)>,
+    slots: &mut [Option<FlatNode>],
+    depth: usize,
+) -> Result<BTreeMap<String, Value>, FlatError> {
+    let mut map = BTreeMap::new();
+    for (key, child) in entries {
+        let value = build(child as usize, slots, depth + 1)?;
+        if map.contains_key(&key) {
+            return Err(FlatError::DuplicateKey { index, key });
+        }
+        map.insert(key, value);
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Value {
+        Value::Object(BTreeMap::from([
+            ("a".to_string(), Value::List(vec![Value::Bool(true), Value::Null])),
+            ("b".to_string(), Value::Map(BTreeMap::from([("k".to_string(), Value::string("v"))]))),
+            (
+                "d".to_string(),
+                Value::Dynamic(Box::new(DynamicValue { ty: Type::Number, value: Value::Number(Number::Int(3)) })),
+            ),
+            ("u".to_string(), Value::unknown()),
+        ]))
+    }
+
+    #[test]
+    fn round_trips() {
+        let v = sample();
+        assert_eq!(unflatten(flatten(&v)).unwrap(), v);
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_tree() {
+        use FlatNode as N;
+        let cases = vec![
+            (vec![], FlatError::Empty),
+            (vec![N::List(vec![5])], FlatError::OutOfRange { parent: 0, child: 5, len: 1 }),
+            (vec![N::List(vec![0])], FlatError::NotForward { parent: 0, child: 0 }),
+            (vec![N::List(vec![1, 1]), N::Null], FlatError::Shared { child: 1 }),
+            (vec![N::Null, N::Null], FlatError::Unreachable { index: 1 }),
+            (
+                vec![N::Object(vec![("a".into(), 1), ("a".into(), 2)]), N::Null, N::Null],
+                FlatError::DuplicateKey { index: 0, key: "a".into() },
+            ),
+        ];
+        for (nodes, err) in cases {
+            assert_eq!(unflatten(nodes).unwrap_err(), err);
+        }
+    }
+
+    #[test]
+    fn refuses_excessive_depth_without_overflowing() {
+        let n = 100_000u32;
+        let mut nodes: Vec<FlatNode> = (1..n).map(|i| FlatNode::List(vec![i])).collect();
+        nodes.push(FlatNode::Null);
+        assert_eq!(unflatten(nodes).unwrap_err(), FlatError::TooDeep { limit: MAX_DEPTH });
+    }
+}

@@ -1,0 +1,46 @@
+//! Terraform's value and type model, as Terrarium's host and guest SDK both see it.
+//!
+//! This crate is protocol-neutral: no msgpack, no JSON wire formats, no WIT bindings. The
+//! host's codec turns wire bytes into these values; the runtime and the SDK move them across
+//! the WIT boundary with [`flat`].
+
+pub mod flat;
+mod path;
+mod types;
+mod value;
+
+pub use path::{AttributePath, PathStep};
+pub use types::{ObjectType, Type, TypeError};
+pub use value::{DynamicValue, Number, NumberBound, Refinements, Value};
+
+#[cfg(test)]
+mod number_tests {
+    use super::Number;
+
+    #[test]
+    fn parses_to_the_narrowest_exact_form() {
+        assert_eq!(Number::parse("42"), Some(Number::Int(42)));
+        assert_eq!(Number::parse("-2.5"), Some(Number::Float(-2.5)));
+        assert_eq!(Number::parse("1e3"), Some(Number::Float(1000.0)));
+        assert_eq!(
+            Number::parse("123456789012345678901234567890"),
+            Some(Number::Decimal("123456789012345678901234567890".into()))
+        );
+        assert_eq!(Number::parse("0.1"), Some(Number::Float(0.1)));
+        assert_eq!(
+            Number::parse("0.10000000000000000000001"),
+            Some(Number::Decimal("0.10000000000000000000001".into()))
+        );
+        assert_eq!(Number::parse("abc"), None);
+        assert_eq!(Number::parse("1.2.3"), None);
+        assert_eq!(Number::parse(""), None);
+    }
+
+    #[test]
+    fn displays_canonically() {
+        assert_eq!(Number::Float(2.5).to_string(), "2.5");
+        assert_eq!(Number::Float(1e21).to_string(), "1000000000000000000000");
+        assert_eq!(Number::Decimal("+001.500".into()).to_string(), "1.5");
+        assert!(Number::Int(1000).same_value(&Number::Float(1000.0)));
+    }
+}

@@ -1,0 +1,285 @@
+//! Values: what Terraform's cty values look like once decoded.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::Type;
+
+/// An exact Terraform number.
+///
+/// Terraform numbers are arbitrary-precision. Integers that fit in `i64` are `Int`, values
+/// that are exactly an `f64` are `Float`, and anything else is kept as its decimal text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+    Decimal(String),
+}
+
+impl Number {
+    /// Parses decimal text the way Terraform writes it (`"1"`, `"-2.5"`, `"1e400"`),
+    /// choosing the narrowest exact representation. Returns `None` for text that is not a
+    /// number.
+    pub fn parse(text: &str) -> Option<Number> {
+        let t = text.trim();
+        if t.is_empty() || !is_decimal_syntax(t) {
+            return None;
+        }
+        if let Ok(i) = t.parse::<i64>() {
+            return Some(Number::Int(i));
+        }
+        if let Ok(f) = t.parse::<f64>()
+            && f.is_finite()
+            && format_float(f) == canonical_decimal(t)
+        {
+            return Some(Number::Float(f));
+        }
+        Some(Number::Decimal(canonical_decimal(t)))
+    }
+
+    /// A float, normalised: an integral float that fits `i64` becomes `Int`.
+    pub fn from_f64(f: f64) -> Number {
+        if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
+            Number::Int(f as i64)
+        } else {
+            Number::Float(f)
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Number::Int(i) => Some(*i),
+            Number::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),
+            Number::Float(_) => None,
+            Number::Decimal(d) => d.parse().ok(),
+        }
+    }
+
+    pub fn as_f64(&self) -> f64 {
+        match self {
+            Number::Int(i) => *i as f64,
+            Number::Float(f) => *f,
+            Number::Decimal(d) => d.parse().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Whether two numbers denote the same value, whatever their representation.
+    pub fn same_value(&self, other: &Number) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+fn is_decimal_syntax(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = 0;
+    if b.first() == Some(&b'-') || b.first() == Some(&b'+') {
+        i += 1;
+    }
+    let digits_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - digits_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        digits += i - s;
+    }
+    if digits == 0 {
+        return false;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == s {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Plain decimal text without exponent, leading `+`, trailing fractional zeros or a
+/// trailing dot; used to compare texts by value.
+fn canonical_decimal(t: &str) -> String {
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().unwrap_or(0)),
+        None => (t, 0),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, ""),
+    };
+    let digits: String = format!("{int_part}{frac_part}");
+    // Position of the decimal point within `digits`.
+    let point = int_part.len() as i64 + exp;
+    // Huge exponents would make gigantic strings; keep them in exponent form.
+    if !(-4096..=4096).contains(&point) {
+        let d = digits.trim_start_matches('0');
+        return format!("{}{}e{}", if neg { "-" } else { "" }, if d.is_empty() { "0" } else { d }, point);
+    }
+    let mut s = String::new();
+    if point <= 0 {
+        s.push_str("0.");
+        s.extend(std::iter::repeat_n('0', (-point) as usize));
+        s.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        s.push_str(&digits);
+        s.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+    } else {
+        s.push_str(&digits[..point as usize]);
+        s.push('.');
+        s.push_str(&digits[point as usize..]);
+    }
+    let mut s = s.trim_start_matches('0').to_string();
+    if s.contains('.') {
+        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if s.is_empty() || s.starts_with('.') {
+        s.insert(0, '0');
+    }
+    if neg && s != "0" {
+        s.insert(0, '-');
+    }
+    s
+}
+
+fn format_float(f: f64) -> String {
+    canonical_decimal(&format!("{f:?}"))
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(x) if x.is_infinite() => f.write_str(if *x > 0.0 { "Infinity" } else { "-Infinity" }),
+            Number::Float(x) => f.write_str(&format_float(*x)),
+            Number::Decimal(d) => f.write_str(&canonical_decimal(d)),
+        }
+    }
+}
+
+impl From<i64> for Number {
+    fn from(i: i64) -> Self {
+        Number::Int(i)
+    }
+}
+
+/// One end of a number range refinement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberBound {
+    pub value: Number,
+    pub inclusive: bool,
+}
+
+/// What is known about an unknown value. `Refinements::default()` means nothing is known.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Refinements {
+    /// `Some(false)`: definitely not null once known.
+    pub nullable: Option<bool>,
+    pub string_prefix: Option<String>,
+    pub number_lower: Option<NumberBound>,
+    pub number_upper: Option<NumberBound>,
+    pub length_lower: Option<u64>,
+    pub length_upper: Option<u64>,
+}
+
+impl Refinements {
+    pub fn is_empty(&self) -> bool {
+        *self == Refinements::default()
+    }
+}
+
+/// A decoded Terraform value.
+///
+/// The tree does not carry its type; the schema type it belongs to does. The exception is
+/// `Dynamic`, used where the schema type is `dynamic`, which carries its concrete type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Unknown(Refinements),
+    Bool(bool),
+    Number(Number),
+    String(String),
+    List(Vec<Value>),
+    Set(Vec<Value>),
+    Tuple(Vec<Value>),
+    Map(BTreeMap<String, Value>),
+    Object(BTreeMap<String, Value>),
+    Dynamic(Box<DynamicValue>),
+}
+
+/// A value together with its concrete type, for attributes of type `dynamic`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicValue {
+    pub ty: Type,
+    pub value: Value,
+}
+
+impl Value {
+    pub fn unknown() -> Value {
+        Value::Unknown(Refinements::default())
+    }
+
+    pub fn string(s: impl Into<String>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    /// Whether the value or anything inside it is unknown.
+    pub fn contains_unknown(&self) -> bool {
+        match self {
+            Value::Unknown(_) => true,
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().any(Value::contains_unknown),
+            Value::Map(m) | Value::Object(m) => m.values().any(Value::contains_unknown),
+            Value::Dynamic(d) => d.value.contains_unknown(),
+            _ => false,
+        }
+    }
+
+    /// Looks up an object attribute.
+    pub fn attr(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Object(m) => m.get(name),
+            Value::Dynamic(d) => d.value.attr(name),
+            _ => None,
+        }
+    }
+
+    /// A short name of the value's shape, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Unknown(_) => "unknown",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::List(_) => "list",
+            Value::Set(_) => "set",
+            Value::Tuple(_) => "tuple",
+            Value::Map(_) => "map",
+            Value::Object(_) => "object",
+            Value::Dynamic(_) => "dynamic",
+        }
+    }
+}
