@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::schema::{Attribute, AttributeType, Block, BlockNesting, Description, NestedBlock, ObjectNesting};
 use crate::{DynamicValue, Number, Refinements, Type, Value};
 
 /// Mirror of the WIT `node` variant.
@@ -164,6 +165,150 @@ fn entries(
     Ok(map)
 }
 
+/// Mirror of the WIT `attribute` record: `nested` names a block (by index) whose
+/// attributes form the nested object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlatAttribute {
+    pub attribute: Attribute,
+    pub nested: Option<(ObjectNesting, u32)>,
+}
+
+/// Mirror of the WIT `nested-block` record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlatNestedBlock {
+    pub type_name: String,
+    pub block: u32,
+    pub nesting: BlockNesting,
+    pub min_items: u64,
+    pub max_items: u64,
+}
+
+/// Mirror of the WIT `block` record. `attributes[i].attribute.ty` is ignored when
+/// `nested` is set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlatBlock {
+    pub attributes: Vec<FlatAttribute>,
+    pub block_types: Vec<FlatNestedBlock>,
+    pub description: Description,
+    pub deprecated: bool,
+    pub deprecation_message: String,
+}
+
+/// A block list that does not describe a schema tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlatSchemaError {
+    #[error("the schema has no blocks; it needs at least its root block")]
+    Empty,
+    #[error("block {parent} refers to block {child}, which is out of range or not after it")]
+    BadReference { parent: usize, child: u32 },
+    #[error("block {child} is used more than once")]
+    Shared { child: u32 },
+    #[error("block {block}: attribute {name:?} needs exactly one of a type and nested attributes")]
+    AttributeKind { block: usize, name: String },
+}
+
+/// Flattens a block tree, root first.
+pub fn flatten_block(block: &Block) -> Vec<FlatBlock> {
+    let mut out = Vec::new();
+    push_block(block, &mut out);
+    out
+}
+
+fn push_block(block: &Block, out: &mut Vec<FlatBlock>) -> u32 {
+    let index = out.len();
+    out.push(FlatBlock::default());
+    let attributes = block.attributes.iter().map(|a| push_attribute(a, out)).collect();
+    let block_types = block
+        .block_types
+        .iter()
+        .map(|nb| FlatNestedBlock {
+            type_name: nb.type_name.clone(),
+            block: push_block(&nb.block, out),
+            nesting: nb.nesting,
+            min_items: nb.min_items,
+            max_items: nb.max_items,
+        })
+        .collect();
+    out[index] = FlatBlock {
+        attributes,
+        block_types,
+        description: block.description.clone(),
+        deprecated: block.deprecated,
+        deprecation_message: block.deprecation_message.clone(),
+    };
+    index as u32
+}
+
+fn push_attribute(a: &Attribute, out: &mut Vec<FlatBlock>) -> FlatAttribute {
+    match &a.ty {
+        AttributeType::Type(_) => FlatAttribute { attribute: a.clone(), nested: None },
+        AttributeType::Nested { nesting, attributes } => {
+            let holder = Block { attributes: attributes.clone(), ..Default::default() };
+            let index = push_block(&holder, out);
+            let mut attribute = a.clone();
+            attribute.ty = AttributeType::default();
+            FlatAttribute { attribute, nested: Some((*nesting, index)) }
+        }
+    }
+}
+
+/// Rebuilds a block tree; refuses references that are out of range, backward or shared.
+pub fn unflatten_block(blocks: Vec<FlatBlock>) -> Result<Block, FlatSchemaError> {
+    if blocks.is_empty() {
+        return Err(FlatSchemaError::Empty);
+    }
+    let mut used = vec![false; blocks.len()];
+    used[0] = true;
+    for (parent, b) in blocks.iter().enumerate() {
+        let children = b
+            .attributes
+            .iter()
+            .filter_map(|a| a.nested.map(|(_, i)| i))
+            .chain(b.block_types.iter().map(|nb| nb.block));
+        for child in children {
+            let c = child as usize;
+            if c >= blocks.len() || c <= parent {
+                return Err(FlatSchemaError::BadReference { parent, child });
+            }
+            if std::mem::replace(&mut used[c], true) {
+                return Err(FlatSchemaError::Shared { child });
+            }
+        }
+    }
+    let mut slots: Vec<Option<FlatBlock>> = blocks.into_iter().map(Some).collect();
+    take_block(0, &mut slots)
+}
+
+fn take_block(index: usize, slots: &mut [Option<FlatBlock>]) -> Result<Block, FlatSchemaError> {
+    let flat = slots[index].take().ok_or(FlatSchemaError::Shared { child: index as u32 })?;
+    let mut attributes = Vec::with_capacity(flat.attributes.len());
+    for fa in flat.attributes {
+        let mut a = fa.attribute;
+        if let Some((nesting, child)) = fa.nested {
+            let inner = take_block(child as usize, slots)?;
+            a.ty = AttributeType::Nested { nesting, attributes: inner.attributes };
+        }
+        attributes.push(a);
+    }
+    let mut block_types = Vec::with_capacity(flat.block_types.len());
+    for nb in flat.block_types {
+        block_types.push(NestedBlock {
+            type_name: nb.type_name,
+            block: take_block(nb.block as usize, slots)?,
+            nesting: nb.nesting,
+            min_items: nb.min_items,
+            max_items: nb.max_items,
+        });
+    }
+    Ok(Block {
+        attributes,
+        block_types,
+        description: flat.description,
+        deprecated: flat.deprecated,
+        deprecation_message: flat.deprecation_message,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +348,32 @@ mod tests {
         for (nodes, err) in cases {
             assert_eq!(unflatten(nodes).unwrap_err(), err);
         }
+    }
+
+    #[test]
+    fn schema_round_trips() {
+        let block = Block {
+            attributes: vec![Attribute {
+                name: "rules".into(),
+                ty: AttributeType::Nested {
+                    nesting: ObjectNesting::List,
+                    attributes: vec![Attribute { name: "port".into(), ty: AttributeType::Type(Type::Number), ..Default::default() }],
+                },
+                optional: true,
+                ..Default::default()
+            }],
+            block_types: vec![NestedBlock {
+                type_name: "tag".into(),
+                block: Block { attributes: vec![Attribute { name: "k".into(), ..Default::default() }], ..Default::default() },
+                nesting: BlockNesting::Set,
+                min_items: 1,
+                max_items: 3,
+            }],
+            ..Default::default()
+        };
+        let flat = flatten_block(&block);
+        assert_eq!(flat.len(), 3);
+        assert_eq!(unflatten_block(flat).unwrap(), block);
     }
 
     #[test]

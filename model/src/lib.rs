@@ -1,18 +1,21 @@
-//! Terraform's value and type model, as Terrarium's host and guest SDK both see it.
+//! Terraform's data model as Terrarium's host and guest SDK both see it: types, values,
+//! attribute paths, schemas and diagnostics.
 //!
 //! This crate is protocol-neutral: no msgpack, no JSON wire formats, no WIT bindings. The
 //! host's codec turns wire bytes into these values; the runtime and the SDK move them across
 //! the WIT boundary with [`flat`].
 
+mod diagnostic;
 pub mod flat;
 mod path;
+pub mod schema;
 mod types;
 mod value;
 
+pub use diagnostic::{Diagnostic, Severity, has_errors};
 pub use path::{AttributePath, PathStep};
 pub use types::{ObjectType, Type, TypeError};
 pub use value::{DynamicValue, Number, NumberBound, Refinements, Value};
-
 #[cfg(test)]
 mod number_tests {
     use super::Number;
