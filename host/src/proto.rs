@@ -1,1 +1,18 @@
-//! (being written)
+//! Generated protobuf and gRPC code (see `build.rs` and `proto/`).
+//!
+//! Naming notes for users of these modules (prost's mapping of the protocol's names):
+//! * `Function.return` is the field `r#return` of type `function::Return`.
+//! * The `InvokeAction.Event` oneof `type` is the field `r#type` of type
+//!   `invoke_action::event::Type`.
+//! * `StopProvider.Response.Error` (capitalised in the protocol) is the field `error`.
+//! * `google.protobuf.Empty` maps to `()` and `Timestamp` to `prost_types::Timestamp`.
+
+/// Terraform plugin protocol 6 (6.11; a superset of the 6.10 Terraform 1.13-1.15 speak).
+pub mod tfplugin6 {
+    tonic::include_proto!("tfplugin6");
+}
+
+/// hashicorp/go-plugin's internal services: controller, stdio, broker.
+pub mod plugin {
+    tonic::include_proto!("plugin");
+}
