@@ -16,7 +16,7 @@
 
 pub mod cli;
 pub mod codec;
-pub mod dispatch;
+// pub mod dispatch; (enabled once the codec lands)
 pub mod logging;
 pub mod plugin;
 pub mod proto;

@@ -1,1 +1,270 @@
-//! (being written)
+//! The wasmtime side: engine settings, loading a provider component, instantiating it, and
+//! calling into it with limits, so that a guest that traps, loops or allocates without end
+//! becomes an error for one call rather than a crash or a hang.
+
+mod bindings;
+mod host_state;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::{Config, Engine, Store};
+
+pub use bindings::{
+    ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
+    path_from_wit, provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit,
+};
+use bindings::{TerrariumProvider, TerrariumProviderPre};
+pub use host_state::{GuestOutput, HostState};
+
+/// Limits and settings that apply to every instance.
+#[derive(Clone, Debug)]
+pub struct RuntimeSettings {
+    /// Linear memory an instance may grow to.
+    pub max_memory_bytes: usize,
+    pub max_instances: usize,
+    pub max_tables: usize,
+    pub max_table_elements: usize,
+    /// Wall-clock time one guest call may take before it is interrupted.
+    pub call_timeout: Duration,
+    /// The log module guest records are written under.
+    pub log_module: String,
+}
+
+impl Default for RuntimeSettings {
+    fn default() -> Self {
+        RuntimeSettings {
+            max_memory_bytes: 512 << 20,
+            max_instances: 32,
+            max_tables: 32,
+            max_table_elements: 1 << 20,
+            call_timeout: Duration::from_secs(300),
+            log_module: "provider.terrarium".to_string(),
+        }
+    }
+}
+
+/// Why a component could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read the component {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error(
+        "{path} is a core WebAssembly module, not a component; build the provider with \
+         `cargo build --target wasm32-wasip2` (which emits components) or wrap it with `wasm-tools component new`"
+    )]
+    CoreModule { path: PathBuf },
+    #[error("{path} is not a WebAssembly file (it does not start with the \\0asm magic)")]
+    NotWasm { path: PathBuf },
+    #[error("{path} is not a valid component: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error(
+        "{path} was built for {package} version {found}, but this terrarium speaks version {expected}; \
+         rebuild the provider against terrarium-sdk for {package}@{expected}, or use a terrarium release that speaks {found}"
+    )]
+    WorldVersion { path: PathBuf, package: &'static str, found: String, expected: &'static str },
+    #[error(
+        "{path} does not export {export}; a Terrarium provider is a component built with terrarium-sdk \
+         (its exports: {exports})"
+    )]
+    NotAProvider { path: PathBuf, export: &'static str, exports: String },
+    #[error("{path} imports something Terrarium does not provide to providers: {message}")]
+    Imports { path: PathBuf, message: String },
+    #[error("cannot set up the WebAssembly engine: {0}")]
+    Engine(String),
+}
+
+/// A failed guest call: a trap, an exceeded limit, or output the host could not read.
+#[derive(Debug, thiserror::Error)]
+pub enum GuestError {
+    #[error("the provider crashed: {message}")]
+    Trap { message: String, output: String },
+    #[error("the provider took longer than {limit:?} and was stopped")]
+    Timeout { limit: Duration },
+    #[error("the provider returned something malformed: {0}")]
+    Malformed(#[from] ConvertError),
+    #[error("the provider could not be instantiated: {0}")]
+    Instantiate(String),
+}
+
+impl GuestError {
+    /// Whether the instance that produced this error must be thrown away.
+    pub fn poisons_instance(&self) -> bool {
+        !matches!(self, GuestError::Malformed(_))
+    }
+}
+
+/// A loaded, linked provider component, ready to be instantiated any number of times.
+pub struct Runtime {
+    engine: Engine,
+    pre: TerrariumProviderPre<HostState>,
+    settings: RuntimeSettings,
+    path: PathBuf,
+}
+
+/// How often the engine's epoch advances; call timeouts are measured in these ticks.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+fn engine_config() -> Config {
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    // Epochs interrupt a guest that runs past its call timeout (an infinite loop must not
+    // hang Terraform); the check costs a load and compare per loop header.
+    config.epoch_interruption(true);
+    config.max_wasm_stack(1 << 20);
+    config
+}
+
+/// One engine per process: every component shares it and its epoch ticker.
+fn shared_engine() -> Result<Engine, LoadError> {
+    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
+    ENGINE
+        .get_or_init(|| {
+            let engine = Engine::new(&engine_config()).map_err(|e| format!("{e:#}"))?;
+            let ticker = engine.weak();
+            std::thread::Builder::new()
+                .name("terrarium-epoch".into())
+                .spawn(move || {
+                    while let Some(engine) = ticker.upgrade() {
+                        engine.increment_epoch();
+                        drop(engine);
+                        std::thread::sleep(EPOCH_TICK);
+                    }
+                })
+                .map_err(|e| format!("cannot start the epoch thread: {e}"))?;
+            Ok(engine)
+        })
+        .clone()
+        .map_err(LoadError::Engine)
+}
+
+impl Runtime {
+    /// Loads and links a provider component from a file.
+    pub fn load(path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+        Runtime::from_bytes(&bytes, path, settings)
+    }
+
+    pub fn from_bytes(bytes: &[u8], path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
+        let path = path.to_path_buf();
+        check_component_header(bytes, &path)?;
+        let engine = shared_engine()?;
+        let component = Component::new(&engine, bytes)
+            .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
+        check_world_version(&engine, &component, &path)?;
+
+        let mut linker: Linker<HostState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        TerrariumProvider::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
+            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        let instance_pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| LoadError::Imports { path: path.clone(), message: format!("{e:#}") })?;
+        let pre = TerrariumProviderPre::new(instance_pre)
+            .map_err(|e| LoadError::NotAProvider { path: path.clone(), export: PROVIDER_EXPORT, exports: format!("{e:#}") })?;
+        Ok(Runtime { engine, pre, settings, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn settings(&self) -> &RuntimeSettings {
+        &self.settings
+    }
+
+    /// A fresh instance with its own memory and WASI context.
+    pub async fn instantiate(&self) -> Result<GuestInstance, GuestError> {
+        let output = GuestOutput::new(&self.settings.log_module);
+        let mut store = Store::new(&self.engine, HostState::new(&self.settings, &output));
+        store.limiter(|s| &mut s.limits);
+        store.set_epoch_deadline(ticks(self.settings.call_timeout));
+        let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| classify(e, &output, &self.settings))?;
+        Ok(GuestInstance { store, bindings, output, settings: self.settings.clone() })
+    }
+}
+
+fn ticks(d: Duration) -> u64 {
+    (d.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
+}
+
+fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        return Err(LoadError::NotWasm { path: path.to_path_buf() });
+    }
+    // Bytes 4..8: version and layer. Core modules are version 1, layer 0.
+    if bytes[4..8] == [1, 0, 0, 0] {
+        return Err(LoadError::CoreModule { path: path.to_path_buf() });
+    }
+    Ok(())
+}
+
+fn check_world_version(engine: &Engine, component: &Component, path: &Path) -> Result<(), LoadError> {
+    let ty = component.component_type();
+    let names: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
+    if names.iter().any(|n| n == PROVIDER_EXPORT) {
+        return Ok(());
+    }
+    let prefix = format!("{WORLD_PACKAGE}/provider@");
+    if let Some(found) = names.iter().find_map(|n| n.strip_prefix(&prefix)) {
+        return Err(LoadError::WorldVersion {
+            path: path.to_path_buf(),
+            package: WORLD_PACKAGE,
+            found: found.to_string(),
+            expected: WORLD_VERSION,
+        });
+    }
+    Err(LoadError::NotAProvider {
+        path: path.to_path_buf(),
+        export: PROVIDER_EXPORT,
+        exports: if names.is_empty() { "none".into() } else { names.join(", ") },
+    })
+}
+
+fn classify(err: wasmtime::Error, output: &GuestOutput, settings: &RuntimeSettings) -> GuestError {
+    if matches!(err.downcast_ref::<wasmtime::Trap>(), Some(wasmtime::Trap::Interrupt)) {
+        return GuestError::Timeout { limit: settings.call_timeout };
+    }
+    GuestError::Trap { message: format!("{err:#}"), output: output.tail() }
+}
+
+/// One live instance of the provider. It serves one call at a time; after a trap it must be
+/// dropped (the component model forbids re-entering it).
+pub struct GuestInstance {
+    store: Store<HostState>,
+    bindings: TerrariumProvider,
+    output: GuestOutput,
+    settings: RuntimeSettings,
+}
+
+impl GuestInstance {
+    /// Runs one guest call with a fresh time budget, turning traps and timeouts into
+    /// [`GuestError`]s.
+    pub async fn call<R>(
+        &mut self,
+        f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, GuestError> {
+        self.output.clear();
+        self.store.set_epoch_deadline(ticks(self.settings.call_timeout));
+        let guest = self.bindings.terrarium_provider_provider();
+        f(guest, &mut self.store).await.map_err(|e| classify(e, &self.output, &self.settings))
+    }
+}
+
+/// A component file's load state, shared by everything that serves it.
+pub type SharedRuntime = Arc<Runtime>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_check_names_the_problem() {
+        let p = Path::new("x.wasm");
+        assert!(matches!(check_component_header(b"hello world", p), Err(LoadError::NotWasm { .. })));
+        assert!(matches!(check_component_header(b"\0asm\x01\0\0\0", p), Err(LoadError::CoreModule { .. })));
+        assert!(check_component_header(b"\0asm\x0d\0\x01\0", p).is_ok());
+    }
+}

@@ -1,0 +1,68 @@
+//! Data source RPCs: validate and read.
+
+use terrarium_model::{Diagnostic, Type};
+use wasmtime::Store;
+
+use super::types::*;
+use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
+use crate::runtime::{self, HostState, guest};
+
+const KIND: &str = "data source";
+
+impl Provider {
+    fn data_source_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+        self.schemas
+            .data_source(name)
+            .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.data_source_names())])
+    }
+
+    pub async fn validate_data_source_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
+        let subject = Subject { rpc: "ValidateDataResourceConfig", kind: KIND, name: type_name };
+        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+            let ty = self.data_source_type(type_name)?;
+            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
+            let diags = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_validate_data_source_config(s, type_name, &config).await
+                })
+                .await?;
+            Ok(runtime::diagnostics_from_wit(diags))
+        };
+        run().await.unwrap_or_else(|d| d)
+    }
+
+    pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let subject = Subject { rpc: "ReadDataSource", kind: KIND, name: &request.type_name };
+        let run = async || -> Result<ReadDataSourceResponse, Vec<Diagnostic>> {
+            let ty = self.data_source_type(&request.type_name)?;
+            let wit_request = guest::ReadDataSourceRequest {
+                type_name: request.type_name.clone(),
+                config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
+                provider_meta: self.decode_optional(
+                    subject,
+                    "provider_meta",
+                    request.provider_meta.as_ref(),
+                    self.schemas.provider_meta(),
+                )?,
+                client: client_capabilities(request.client),
+            };
+            let r = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_data_source(s, &wit_request).await)
+                .await?;
+            let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
+            let state = if terrarium_model::has_errors(&diagnostics) {
+                None
+            } else {
+                match self.encode(subject, "state", r.state, ty, Knownness::WhollyKnown) {
+                    Ok(v) => Some(v),
+                    Err(d) => {
+                        diagnostics.extend(d);
+                        None
+                    }
+                }
+            };
+            Ok(ReadDataSourceResponse { state, deferred: deferred_from_wit(r.deferred), diagnostics })
+        };
+        run().await.unwrap_or_else(|diagnostics| ReadDataSourceResponse { diagnostics, ..Default::default() })
+    }
+}

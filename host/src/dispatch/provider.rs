@@ -1,0 +1,105 @@
+//! Provider-level RPCs: provider config validation, configuration, functions, stop.
+
+use terrarium_model::{Diagnostic, Type};
+use wasmtime::Store;
+
+use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
+use super::{Knownness, Provider, Subject, client_capabilities};
+use crate::runtime::{self, HostState, guest, wit};
+
+impl Provider {
+    pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
+        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, self.schemas.provider())?);
+            let diags = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_validate_provider_config(s, &config).await
+                })
+                .await?;
+            Ok(runtime::diagnostics_from_wit(diags))
+        };
+        run().await.unwrap_or_else(|d| d)
+    }
+
+    /// Configures the provider and records the request, so that every instance created later
+    /// is configured the same way before it serves a call.
+    pub async fn configure(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
+        let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
+        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+            let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
+            let wit_request = wit_configure(request, &config);
+            let diags = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, &wit_request).await)
+                .await?;
+            let diags = runtime::diagnostics_from_wit(diags);
+            if !terrarium_model::has_errors(&diags) {
+                *self.configured.lock().await = Some(wit_request);
+            }
+            Ok(diags)
+        };
+        run().await.unwrap_or_else(|d| d)
+    }
+
+    pub async fn call_function(&self, name: &str, arguments: &[DynamicValue]) -> CallFunctionResponse {
+        let subject = Subject { rpc: "CallFunction", kind: "function", name };
+        let fail = |text: String, argument: Option<i64>| CallFunctionResponse {
+            result: None,
+            error: Some(FunctionError { text, argument }),
+        };
+        let Some(function) = self.schemas.function(name) else {
+            let known: Vec<&str> = self.schema().functions.keys().map(String::as_str).collect();
+            return fail(format!("This provider has no function {name:?}. Its functions are: {}.", known.join(", ")), None);
+        };
+        let fixed = function.parameters.len();
+        if arguments.len() < fixed || (function.variadic.is_none() && arguments.len() > fixed) {
+            return fail(format!("{name} takes {fixed} arguments, but {} were given", arguments.len()), None);
+        }
+        let mut args = Vec::with_capacity(arguments.len());
+        for (i, arg) in arguments.iter().enumerate() {
+            let param = function.parameters.get(i).or(function.variadic.as_ref());
+            let ty = param.map(|p| p.ty.clone()).unwrap_or(Type::Dynamic);
+            match crate::codec::decode_dynamic_value(&arg.msgpack, &arg.json, &ty) {
+                Ok(v) => args.push(runtime::value_to_wit(&v)),
+                Err(e) => return fail(format!("argument {} could not be decoded: {e}", i + 1), Some(i as i64)),
+            }
+        }
+        let result = self
+            .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_call_function(s, name, &args).await)
+            .await;
+        match result {
+            Ok(Ok(value)) => match self.encode(subject, "result", value, &function.return_type, Knownness::MayBeUnknown) {
+                Ok(dv) => CallFunctionResponse { result: Some(dv), error: None },
+                Err(diags) => fail(diags.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("\n"), None),
+            },
+            Ok(Err(e)) => fail(e.text, e.argument.map(i64::from)),
+            Err(diags) => fail(diags.iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect::<Vec<_>>().join("\n"), None),
+        }
+    }
+
+    /// Asks the guest to stop. Returns an error text if it could not.
+    ///
+    /// A call in progress holds the instance, so a busy instance is not waited for: the call
+    /// finishes on its own (or hits its time limit) and Terraform stops sending new work.
+    pub async fn stop(&self) -> Option<String> {
+        let Ok(mut slot) = self.instance.try_lock() else {
+            return None;
+        };
+        let instance = slot.as_mut()?;
+        match instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await).await {
+            Ok(err) => err,
+            Err(e) => {
+                *slot = None;
+                Some(e.to_string())
+            }
+        }
+    }
+}
+
+fn wit_configure(request: &ConfigureRequest, config: &terrarium_model::Value) -> guest::ConfigureRequest {
+    guest::ConfigureRequest {
+        terraform_version: request.terraform_version.clone(),
+        config: runtime::value_to_wit(config),
+        client: client_capabilities(request.client),
+    }
+}

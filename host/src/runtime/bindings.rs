@@ -1,0 +1,339 @@
+//! Host bindings for the WIT world, and conversions between them and the neutral model.
+//!
+//! The generated records are the protocol-neutral shape of every guest call; dispatch builds
+//! them with the helpers here, so neither side needs a second set of request structs.
+
+use terrarium_model::flat::{self, FlatAttribute, FlatBlock, FlatError, FlatNestedBlock, FlatNode, FlatSchemaError};
+use terrarium_model::schema::{
+    self as ms, AttributeType, BlockNesting, Description, Function, ObjectNesting, Parameter, ProviderSchema,
+    ServerCapabilities, TextKind,
+};
+use terrarium_model::{AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Type, TypeError, Value};
+
+wasmtime::component::bindgen!({
+    world: "terrarium-provider",
+    path: "../wit",
+    exports: { default: async },
+});
+
+pub use exports::terrarium::provider::provider as guest;
+pub use terrarium::provider::log as wit_log;
+pub use terrarium::provider::types as wit;
+
+/// The WIT package and version this host speaks; a component must export exactly this.
+pub const WORLD_PACKAGE: &str = "terrarium:provider";
+pub const WORLD_VERSION: &str = "0.1.0";
+/// The name under which a component exports the provider interface.
+pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.1.0";
+
+/// A value, schema or diagnostic from the guest that cannot be understood.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    #[error("malformed value: {0}")]
+    Value(#[from] FlatError),
+    #[error("malformed schema: {0}")]
+    Schema(#[from] FlatSchemaError),
+    #[error("{0}")]
+    Type(#[from] TypeError),
+    #[error("{0}")]
+    Other(String),
+}
+
+// ---- values ----
+
+pub fn value_to_wit(value: &Value) -> wit::Value {
+    let nodes = flat::flatten(value).into_iter().map(node_to_wit).collect();
+    wit::Value { nodes }
+}
+
+pub fn value_from_wit(value: wit::Value) -> Result<Value, ConvertError> {
+    let nodes = value.nodes.into_iter().map(node_from_wit).collect();
+    Ok(flat::unflatten(nodes)?)
+}
+
+fn node_to_wit(node: FlatNode) -> wit::Node {
+    match node {
+        FlatNode::Null => wit::Node::Null,
+        FlatNode::Unknown(r) => wit::Node::Unknown(refinements_to_wit(r)),
+        FlatNode::Bool(b) => wit::Node::Bool(b),
+        FlatNode::Number(n) => wit::Node::Number(number_to_wit(n)),
+        FlatNode::String(s) => wit::Node::String(s),
+        FlatNode::List(c) => wit::Node::List(c),
+        FlatNode::Set(c) => wit::Node::Set(c),
+        FlatNode::Tuple(c) => wit::Node::Tuple(c),
+        FlatNode::Map(e) => wit::Node::Map(entries_to_wit(e)),
+        FlatNode::Object(e) => wit::Node::Object(entries_to_wit(e)),
+        FlatNode::Dynamic(ty, value) => wit::Node::Dynamic(wit::Typed { type_: ty, value }),
+    }
+}
+
+fn node_from_wit(node: wit::Node) -> FlatNode {
+    match node {
+        wit::Node::Null => FlatNode::Null,
+        wit::Node::Unknown(r) => FlatNode::Unknown(refinements_from_wit(r)),
+        wit::Node::Bool(b) => FlatNode::Bool(b),
+        wit::Node::Number(n) => FlatNode::Number(number_from_wit(n)),
+        wit::Node::String(s) => FlatNode::String(s),
+        wit::Node::List(c) => FlatNode::List(c),
+        wit::Node::Set(c) => FlatNode::Set(c),
+        wit::Node::Tuple(c) => FlatNode::Tuple(c),
+        wit::Node::Map(e) => FlatNode::Map(e.into_iter().map(|e| (e.key, e.value)).collect()),
+        wit::Node::Object(e) => FlatNode::Object(e.into_iter().map(|e| (e.key, e.value)).collect()),
+        wit::Node::Dynamic(t) => FlatNode::Dynamic(t.type_, t.value),
+    }
+}
+
+fn entries_to_wit(entries: Vec<(String, u32)>) -> Vec<wit::Entry> {
+    entries.into_iter().map(|(key, value)| wit::Entry { key, value }).collect()
+}
+
+fn number_to_wit(n: Number) -> wit::Number {
+    match n {
+        Number::Int(i) => wit::Number::Int(i),
+        Number::Float(f) => wit::Number::Float(f),
+        Number::Decimal(d) => wit::Number::Decimal(d),
+    }
+}
+
+fn number_from_wit(n: wit::Number) -> Number {
+    match n {
+        wit::Number::Int(i) => Number::Int(i),
+        wit::Number::Float(f) => Number::Float(f),
+        // An invalid decimal stays as text; the schema check reports it with its path.
+        wit::Number::Decimal(d) => Number::parse(&d).unwrap_or(Number::Decimal(d)),
+    }
+}
+
+fn refinements_to_wit(r: Refinements) -> wit::Refinements {
+    let bound = |b: NumberBound| wit::NumberBound { value: number_to_wit(b.value), inclusive: b.inclusive };
+    wit::Refinements {
+        nullable: r.nullable,
+        string_prefix: r.string_prefix,
+        number_lower: r.number_lower.map(bound),
+        number_upper: r.number_upper.map(bound),
+        length_lower: r.length_lower,
+        length_upper: r.length_upper,
+    }
+}
+
+fn refinements_from_wit(r: wit::Refinements) -> Refinements {
+    let bound = |b: wit::NumberBound| NumberBound { value: number_from_wit(b.value), inclusive: b.inclusive };
+    Refinements {
+        nullable: r.nullable,
+        string_prefix: r.string_prefix,
+        number_lower: r.number_lower.map(bound),
+        number_upper: r.number_upper.map(bound),
+        length_lower: r.length_lower,
+        length_upper: r.length_upper,
+    }
+}
+
+// ---- paths and diagnostics ----
+
+pub fn path_from_wit(path: Vec<wit::PathStep>) -> AttributePath {
+    AttributePath(
+        path.into_iter()
+            .map(|s| match s {
+                wit::PathStep::Attribute(a) => PathStep::Attribute(a),
+                wit::PathStep::Key(k) => PathStep::Key(k),
+                wit::PathStep::Index(i) => PathStep::Index(i),
+            })
+            .collect(),
+    )
+}
+
+pub fn diagnostics_from_wit(diags: Vec<wit::Diagnostic>) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .map(|d| Diagnostic {
+            severity: match d.severity {
+                wit::Severity::Error => Severity::Error,
+                wit::Severity::Warning => Severity::Warning,
+            },
+            summary: d.summary,
+            detail: d.detail,
+            attribute: path_from_wit(d.attribute),
+        })
+        .collect()
+}
+
+pub fn client_capabilities(deferral_allowed: bool, write_only_attributes_allowed: bool) -> wit::ClientCapabilities {
+    wit::ClientCapabilities { deferral_allowed, write_only_attributes_allowed }
+}
+
+// ---- schemas ----
+
+fn description_from_wit(d: wit::Description) -> Description {
+    Description {
+        text: d.text,
+        kind: match d.kind {
+            wit::TextKind::Plain => TextKind::Plain,
+            wit::TextKind::Markdown => TextKind::Markdown,
+        },
+    }
+}
+
+fn attribute_from_wit(block: usize, a: wit::Attribute) -> Result<FlatAttribute, ConvertError> {
+    let kind_error = || FlatSchemaError::AttributeKind { block, name: a.name.clone() };
+    let (ty, nested) = match (&a.type_, a.nested) {
+        (Some(t), None) => (AttributeType::Type(Type::from_json(t)?), None),
+        (None, Some(n)) => {
+            let nesting = match n.nesting {
+                wit::ObjectNesting::Single => ObjectNesting::Single,
+                wit::ObjectNesting::List => ObjectNesting::List,
+                wit::ObjectNesting::Set => ObjectNesting::Set,
+                wit::ObjectNesting::Map => ObjectNesting::Map,
+            };
+            (AttributeType::default(), Some((nesting, n.block)))
+        }
+        _ => return Err(kind_error().into()),
+    };
+    Ok(FlatAttribute {
+        attribute: ms::Attribute {
+            name: a.name,
+            ty,
+            description: description_from_wit(a.description),
+            required: a.required,
+            optional: a.optional,
+            computed: a.computed,
+            sensitive: a.sensitive,
+            write_only: a.write_only,
+            deprecated: a.deprecated,
+            deprecation_message: a.deprecation_message,
+        },
+        nested,
+    })
+}
+
+fn block_from_wit(index: usize, b: wit::Block) -> Result<FlatBlock, ConvertError> {
+    Ok(FlatBlock {
+        attributes: b.attributes.into_iter().map(|a| attribute_from_wit(index, a)).collect::<Result<_, _>>()?,
+        block_types: b
+            .block_types
+            .into_iter()
+            .map(|nb| FlatNestedBlock {
+                type_name: nb.type_name,
+                block: nb.block,
+                nesting: match nb.nesting {
+                    wit::BlockNesting::Single => BlockNesting::Single,
+                    wit::BlockNesting::List => BlockNesting::List,
+                    wit::BlockNesting::Set => BlockNesting::Set,
+                    wit::BlockNesting::Map => BlockNesting::Map,
+                    wit::BlockNesting::Group => BlockNesting::Group,
+                },
+                min_items: nb.min_items,
+                max_items: nb.max_items,
+            })
+            .collect(),
+        description: description_from_wit(b.description),
+        deprecated: b.deprecated,
+        deprecation_message: b.deprecation_message,
+    })
+}
+
+pub fn schema_from_wit(s: wit::Schema) -> Result<ms::Schema, ConvertError> {
+    let blocks = s.blocks.into_iter().enumerate().map(|(i, b)| block_from_wit(i, b)).collect::<Result<Vec<_>, _>>()?;
+    Ok(ms::Schema { version: s.version, block: flat::unflatten_block(blocks)? })
+}
+
+fn named_schemas(
+    kind: &str,
+    list: Vec<wit::NamedSchema>,
+) -> Result<std::collections::BTreeMap<String, ms::Schema>, ConvertError> {
+    let mut out = std::collections::BTreeMap::new();
+    for n in list {
+        let schema = schema_from_wit(n.schema).map_err(|e| ConvertError::Other(format!("{kind} {:?}: {e}", n.name)))?;
+        if out.insert(n.name.clone(), schema).is_some() {
+            return Err(ConvertError::Other(format!("{kind} {:?} is declared twice", n.name)));
+        }
+    }
+    Ok(out)
+}
+
+fn parameter_from_wit(p: wit::Parameter) -> Result<Parameter, ConvertError> {
+    Ok(Parameter {
+        name: p.name,
+        ty: Type::from_json(&p.type_)?,
+        description: description_from_wit(p.description),
+        allow_null: p.allow_null,
+        allow_unknown: p.allow_unknown,
+    })
+}
+
+fn function_from_wit(f: wit::Function) -> Result<(String, Function), ConvertError> {
+    let name = f.name.clone();
+    let convert = || -> Result<Function, ConvertError> {
+        Ok(Function {
+            parameters: f.parameters.into_iter().map(parameter_from_wit).collect::<Result<_, _>>()?,
+            variadic: f.variadic.map(parameter_from_wit).transpose()?,
+            return_type: Type::from_json(&f.return_)?,
+            summary: f.summary,
+            description: description_from_wit(f.description),
+            deprecation_message: f.deprecation_message,
+        })
+    };
+    let function = convert().map_err(|e| ConvertError::Other(format!("function {name:?}: {e}")))?;
+    Ok((name, function))
+}
+
+/// The guest's schema in neutral form, with the diagnostics it reported alongside.
+pub fn provider_schema_from_wit(s: wit::ProviderSchema) -> Result<(ProviderSchema, Vec<Diagnostic>), ConvertError> {
+    let schema = ProviderSchema {
+        provider: schema_from_wit(s.provider).map_err(|e| ConvertError::Other(format!("provider schema: {e}")))?,
+        provider_meta: s.provider_meta.map(schema_from_wit).transpose()?,
+        resources: named_schemas("resource", s.resources)?,
+        data_sources: named_schemas("data source", s.data_sources)?,
+        functions: s.functions.into_iter().map(function_from_wit).collect::<Result<_, _>>()?,
+        ephemeral_resources: named_schemas("ephemeral resource", s.ephemeral_resources)?,
+        list_resources: named_schemas("list resource", s.list_resources)?,
+        actions: named_schemas("action", s.actions)?,
+        capabilities: ServerCapabilities {
+            plan_destroy: s.capabilities.plan_destroy,
+            get_provider_schema_optional: s.capabilities.get_provider_schema_optional,
+            move_resource_state: s.capabilities.move_resource_state,
+            generate_resource_config: s.capabilities.generate_resource_config,
+        },
+    };
+    Ok((schema, diagnostics_from_wit(s.diagnostics)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn values_round_trip_through_wit() {
+        let v = Value::Object(BTreeMap::from([
+            ("n".to_string(), Value::Number(Number::Decimal("1e400".into()))),
+            (
+                "u".to_string(),
+                Value::Unknown(Refinements {
+                    nullable: Some(false),
+                    string_prefix: Some("ab".into()),
+                    ..Default::default()
+                }),
+            ),
+            ("s".to_string(), Value::Set(vec![Value::string("x")])),
+        ]));
+        assert_eq!(value_from_wit(value_to_wit(&v)).unwrap(), v);
+    }
+
+    #[test]
+    fn attribute_with_both_type_and_nested_is_refused() {
+        let a = wit::Attribute {
+            name: "a".into(),
+            type_: Some("\"string\"".into()),
+            nested: Some(wit::NestedAttributes { nesting: wit::ObjectNesting::Single, block: 1 }),
+            description: wit::Description { text: String::new(), kind: wit::TextKind::Plain },
+            required: false,
+            optional: true,
+            computed: false,
+            sensitive: false,
+            write_only: false,
+            deprecated: false,
+            deprecation_message: String::new(),
+        };
+        assert!(attribute_from_wit(0, a).is_err());
+    }
+}

@@ -1,0 +1,226 @@
+//! What a guest instance can reach: its WASI context (clocks and random only), its own
+//! memory limits, captured stdout/stderr, and the log import.
+
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use wasmtime::component::ResourceTable;
+use wasmtime::{StoreLimits, StoreLimitsBuilder};
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::bindings::{wit, wit_log};
+use super::RuntimeSettings;
+
+/// The store data of one guest instance.
+pub struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) limits: StoreLimits,
+    /// The log module name guest records are written under (`provider.<name>`).
+    module: String,
+}
+
+impl HostState {
+    pub fn new(settings: &RuntimeSettings, output: &GuestOutput) -> HostState {
+        // Deny by default: no preopened directories, no environment, no arguments, no
+        // network (the default socket check refuses every address), stdin empty.
+        let wasi = WasiCtx::builder()
+            .stdout(output.clone())
+            .stderr(output.clone())
+            .allow_ip_name_lookup(false)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .build();
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(settings.max_memory_bytes)
+            .instances(settings.max_instances)
+            .tables(settings.max_tables)
+            .table_elements(settings.max_table_elements)
+            .trap_on_grow_failure(true)
+            .build();
+        HostState { wasi, table: ResourceTable::new(), limits, module: settings.log_module.clone() }
+    }
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+fn level_of(level: wit_log::Level) -> tracing::Level {
+    match level {
+        wit_log::Level::Trace => tracing::Level::TRACE,
+        wit_log::Level::Debug => tracing::Level::DEBUG,
+        wit_log::Level::Info => tracing::Level::INFO,
+        wit_log::Level::Warn => tracing::Level::WARN,
+        wit_log::Level::Error => tracing::Level::ERROR,
+    }
+}
+
+// Forwarding to the hclog writer in `crate::logging`.
+fn log_enabled(level: tracing::Level) -> bool {
+    level <= tracing::level_filters::LevelFilter::current()
+}
+
+fn log_emit(level: tracing::Level, module: &str, message: &str, fields: &[(String, serde_json::Value)]) {
+    let fields = serde_json::Value::Object(fields.iter().cloned().collect());
+    match level {
+        tracing::Level::TRACE => tracing::trace!(module, %fields, "{message}"),
+        tracing::Level::DEBUG => tracing::debug!(module, %fields, "{message}"),
+        tracing::Level::INFO => tracing::info!(module, %fields, "{message}"),
+        tracing::Level::WARN => tracing::warn!(module, %fields, "{message}"),
+        tracing::Level::ERROR => tracing::error!(module, %fields, "{message}"),
+    }
+}
+
+/// Guest log records can be arbitrarily large; keep one record within Terraform's 64 KiB
+/// stderr line buffer so it is never split into fragments.
+const MAX_LOG_FIELD_BYTES: usize = 16 * 1024;
+
+fn truncated(s: String) -> String {
+    if s.len() <= MAX_LOG_FIELD_BYTES {
+        return s;
+    }
+    let mut end = MAX_LOG_FIELD_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…(truncated)", &s[..end])
+}
+
+/// The `types` interface declares no functions.
+impl wit::Host for HostState {}
+
+impl wit_log::Host for HostState {
+    fn enabled(&mut self, level: wit_log::Level) -> bool {
+        log_enabled(level_of(level))
+    }
+
+    fn log(&mut self, level: wit_log::Level, message: String, fields: Vec<wit_log::Field>) {
+        let level = level_of(level);
+        if !log_enabled(level) {
+            return;
+        }
+        let fields: Vec<(String, serde_json::Value)> = fields
+            .into_iter()
+            .take(64)
+            .map(|f| {
+                let value = serde_json::from_str(&f.value).unwrap_or(serde_json::Value::String(f.value));
+                (truncated(f.key), value)
+            })
+            .collect();
+        log_emit(level, &self.module, &truncated(message), &fields);
+    }
+}
+
+/// A guest's stdout and stderr: each complete line goes to the host log at DEBUG, and the
+/// last few KiB are kept so that a trap (a Rust panic prints its message to stderr first)
+/// can be reported with what the guest said.
+#[derive(Clone)]
+pub struct GuestOutput {
+    inner: Arc<Mutex<OutputState>>,
+}
+
+struct OutputState {
+    tail: VecDeque<u8>,
+    line: Vec<u8>,
+    module: String,
+}
+
+const OUTPUT_TAIL_BYTES: usize = 4096;
+const OUTPUT_LINE_BYTES: usize = 8192;
+
+impl GuestOutput {
+    pub fn new(module: &str) -> GuestOutput {
+        GuestOutput {
+            inner: Arc::new(Mutex::new(OutputState {
+                tail: VecDeque::with_capacity(OUTPUT_TAIL_BYTES),
+                line: Vec::new(),
+                module: module.to_string(),
+            })),
+        }
+    }
+
+    /// The last bytes the guest wrote, as text, trimmed.
+    pub fn tail(&self) -> String {
+        let state = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes: Vec<u8> = state.tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+
+    /// Forgets what was written so far (called before each guest call).
+    pub fn clear(&self) {
+        let mut state = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        state.tail.clear();
+    }
+
+    fn write(&self, buf: &[u8]) {
+        let mut state = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        for &b in buf {
+            if state.tail.len() == OUTPUT_TAIL_BYTES {
+                state.tail.pop_front();
+            }
+            state.tail.push_back(b);
+            if b == b'\n' || state.line.len() >= OUTPUT_LINE_BYTES {
+                let line = std::mem::take(&mut state.line);
+                let text = String::from_utf8_lossy(&line);
+                log_emit(tracing::Level::DEBUG, &state.module, text.trim_end(), &[(
+                    "stream".to_string(),
+                    serde_json::Value::from("guest-output"),
+                )]);
+                if b != b'\n' {
+                    state.line.push(b);
+                }
+            } else {
+                state.line.push(b);
+            }
+        }
+    }
+}
+
+impl IsTerminal for GuestOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for GuestOutput {
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+impl tokio::io::AsyncWrite for GuestOutput {
+    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.write(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_keeps_only_the_tail() {
+        let out = GuestOutput::new("provider.test");
+        out.write(&vec![b'a'; 10_000]);
+        out.write(b"\npanicked at src/lib.rs:1:1: boom\n");
+        let tail = out.tail();
+        assert!(tail.ends_with("panicked at src/lib.rs:1:1: boom"));
+        assert!(tail.len() <= OUTPUT_TAIL_BYTES);
+        out.clear();
+        assert_eq!(out.tail(), "");
+    }
+}
