@@ -5,6 +5,7 @@
 //! host's codec turns wire bytes into these values; the runtime and the SDK move them across
 //! the WIT boundary with [`flat`].
 
+pub mod conform;
 mod diagnostic;
 pub mod flat;
 mod path;

@@ -1,0 +1,217 @@
+//! `terrarium inspect`: a component's schema, in the JSON shape `terraform providers schema
+//! -json` uses for one provider (the object under `provider_schemas["<source>"]`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value as Json, json};
+use terrarium_model::schema::{
+    Attribute, AttributeType, Block, BlockNesting, Description, Function, ObjectNesting, Parameter, ProviderSchema,
+    Schema, TextKind,
+};
+
+use crate::dispatch::Provider;
+use crate::runtime::{Runtime, RuntimeSettings};
+
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// The provider component (.wasm) to inspect.
+    pub component: PathBuf,
+    /// Print the whole `terraform providers schema -json` document, with the provider under
+    /// this source address (for example registry.terraform.io/hashicorp/null).
+    #[arg(long, value_name = "SOURCE")]
+    pub source: Option<String>,
+}
+
+pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
+    let runtime = Runtime::load(&args.component, RuntimeSettings::default())?;
+    let provider = super::tokio_runtime()?.block_on(Provider::start(Arc::new(runtime)))?;
+    for d in provider.schema_diagnostics() {
+        eprintln!("{d}");
+    }
+    let body = provider_json(provider.schema());
+    let out = match &args.source {
+        Some(source) => json!({ "format_version": "1.0", "provider_schemas": { source.clone(): body } }),
+        None => body,
+    };
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// The provider object of `terraform providers schema -json` (Terraform's `jsonprovider`
+/// format: empty collections and false flags are omitted, `description_kind` always shown).
+pub fn provider_json(s: &ProviderSchema) -> Json {
+    let mut o = Map::new();
+    o.insert("provider".into(), schema_json(&s.provider));
+    let schemas = |m: &std::collections::BTreeMap<String, Schema>| -> Json {
+        Json::Object(m.iter().map(|(k, v)| (k.clone(), schema_json(v))).collect())
+    };
+    if !s.resources.is_empty() {
+        o.insert("resource_schemas".into(), schemas(&s.resources));
+    }
+    if !s.data_sources.is_empty() {
+        o.insert("data_source_schemas".into(), schemas(&s.data_sources));
+    }
+    if !s.ephemeral_resources.is_empty() {
+        o.insert("ephemeral_resource_schemas".into(), schemas(&s.ephemeral_resources));
+    }
+    if !s.functions.is_empty() {
+        o.insert(
+            "functions".into(),
+            Json::Object(s.functions.iter().map(|(k, f)| (k.clone(), function_json(f))).collect()),
+        );
+    }
+    Json::Object(o)
+}
+
+fn schema_json(s: &Schema) -> Json {
+    json!({ "version": s.version, "block": block_json(&s.block) })
+}
+
+fn kind(d: &Description) -> &'static str {
+    match d.kind {
+        TextKind::Plain => "plain",
+        TextKind::Markdown => "markdown",
+    }
+}
+
+fn describe(o: &mut Map<String, Json>, d: &Description) {
+    if !d.text.is_empty() {
+        o.insert("description".into(), d.text.clone().into());
+    }
+    o.insert("description_kind".into(), kind(d).into());
+}
+
+fn flag(o: &mut Map<String, Json>, name: &str, on: bool) {
+    if on {
+        o.insert(name.into(), true.into());
+    }
+}
+
+fn block_json(b: &Block) -> Json {
+    let mut o = Map::new();
+    if !b.attributes.is_empty() {
+        o.insert("attributes".into(), attributes_json(&b.attributes));
+    }
+    if !b.block_types.is_empty() {
+        let types = b.block_types.iter().map(|nb| {
+            let mut t = Map::new();
+            let mode = match nb.nesting {
+                BlockNesting::Single => "single",
+                BlockNesting::List => "list",
+                BlockNesting::Set => "set",
+                BlockNesting::Map => "map",
+                BlockNesting::Group => "group",
+            };
+            t.insert("nesting_mode".into(), mode.into());
+            t.insert("block".into(), block_json(&nb.block));
+            if nb.min_items > 0 {
+                t.insert("min_items".into(), nb.min_items.into());
+            }
+            if nb.max_items > 0 {
+                t.insert("max_items".into(), nb.max_items.into());
+            }
+            (nb.type_name.clone(), Json::Object(t))
+        });
+        o.insert("block_types".into(), Json::Object(types.collect()));
+    }
+    describe(&mut o, &b.description);
+    flag(&mut o, "deprecated", b.deprecated);
+    Json::Object(o)
+}
+
+fn attributes_json(attrs: &[Attribute]) -> Json {
+    Json::Object(attrs.iter().map(|a| (a.name.clone(), attribute_json(a))).collect())
+}
+
+fn attribute_json(a: &Attribute) -> Json {
+    let mut o = Map::new();
+    match &a.ty {
+        AttributeType::Type(t) => {
+            o.insert("type".into(), t.to_json_value());
+        }
+        AttributeType::Nested { nesting, attributes } => {
+            let mode = match nesting {
+                ObjectNesting::Single => "single",
+                ObjectNesting::List => "list",
+                ObjectNesting::Set => "set",
+                ObjectNesting::Map => "map",
+            };
+            o.insert("nested_type".into(), json!({ "attributes": attributes_json(attributes), "nesting_mode": mode }));
+        }
+    }
+    describe(&mut o, &a.description);
+    flag(&mut o, "deprecated", a.deprecated);
+    flag(&mut o, "required", a.required);
+    flag(&mut o, "optional", a.optional);
+    flag(&mut o, "computed", a.computed);
+    flag(&mut o, "sensitive", a.sensitive);
+    flag(&mut o, "write_only", a.write_only);
+    Json::Object(o)
+}
+
+fn parameter_json(p: &Parameter) -> Json {
+    let mut o = Map::new();
+    o.insert("name".into(), p.name.clone().into());
+    if !p.description.text.is_empty() {
+        o.insert("description".into(), p.description.text.clone().into());
+    }
+    flag(&mut o, "is_nullable", p.allow_null);
+    o.insert("type".into(), p.ty.to_json_value());
+    Json::Object(o)
+}
+
+fn function_json(f: &Function) -> Json {
+    let mut o = Map::new();
+    if !f.description.text.is_empty() {
+        o.insert("description".into(), f.description.text.clone().into());
+    }
+    if !f.summary.is_empty() {
+        o.insert("summary".into(), f.summary.clone().into());
+    }
+    if !f.deprecation_message.is_empty() {
+        o.insert("deprecation_message".into(), f.deprecation_message.clone().into());
+    }
+    o.insert("return_type".into(), f.return_type.to_json_value());
+    if !f.parameters.is_empty() {
+        o.insert("parameters".into(), Json::Array(f.parameters.iter().map(parameter_json).collect()));
+    }
+    if let Some(v) = &f.variadic {
+        o.insert("variadic_parameter".into(), parameter_json(v));
+    }
+    Json::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrarium_model::Type;
+
+    #[test]
+    fn matches_terraforms_shape_for_a_small_provider() {
+        let mut s = ProviderSchema::default();
+        s.resources.insert(
+            "null_resource".into(),
+            Schema {
+                version: 0,
+                block: Block {
+                    attributes: vec![Attribute {
+                        name: "id".into(),
+                        ty: AttributeType::Type(Type::String),
+                        computed: true,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                },
+            },
+        );
+        let expected = json!({
+            "provider": {"version": 0, "block": {"description_kind": "plain"}},
+            "resource_schemas": {"null_resource": {"version": 0, "block": {
+                "attributes": {"id": {"type": "string", "description_kind": "plain", "computed": true}},
+                "description_kind": "plain"
+            }}}
+        });
+        assert_eq!(provider_json(&s), expected);
+    }
+}
