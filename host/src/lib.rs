@@ -21,4 +21,4 @@ pub mod logging;
 pub mod plugin;
 pub mod proto;
 pub mod runtime;
-pub mod server;
+// pub mod server; (enabled once the codec lands)
