@@ -1,1 +1,23 @@
+//! Harness for Terrarium's end-to-end tests: a real `terraform` driving the `terrarium` host,
+//! which serves the example provider components.
+//!
+//! * [`artifacts`]: finds what the build produced (the `terrarium` binary, the example
+//!   components), the terraform to run and the Go null provider 2.1.2. Nothing is built here:
+//!   `make test` builds first, and a missing artifact fails with a message saying so.
+//! * [`mirror`]: filesystem mirrors with providers installed the way a user would
+//!   (`terrarium install`), one per [`Provider`], installed once per test process.
+//! * [`workspace`]: a temporary Terraform working directory with its own CLI config, and
+//!   terraform runs with captured stdout, stderr and exit code.
+//! * [`json`]: helpers for terraform's `-json` outputs: schemas, diagnostics, comparisons.
+//!
+//! Environment overrides: `TERRAFORM` (any terraform binary instead of `scripts/terraform`),
+//! `TERRARIUM_BIN`, `TERRARIUM_COMPONENTS_DIR`, `TERRARIUM_GO_NULL`.
 
+pub mod artifacts;
+pub mod json;
+pub mod mirror;
+pub mod workspace;
+
+pub use artifacts::Artifacts;
+pub use mirror::Provider;
+pub use workspace::{Run, Workspace};

