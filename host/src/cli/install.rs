@@ -623,23 +623,18 @@ pub fn cli_config_block(mirror: &Path, source: &ProviderSource) -> String {
     )
 }
 
-/// An HCL string literal: escapes quotes and backslashes, and template sequences so that a path
-/// containing `${` is taken literally.
+/// A string literal for the CLI config file. Terraform parses that file as HCL 1, where only
+/// backslash escapes are special (`${` is literal there, unlike in HCL 2 configurations).
 fn hcl_quote(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    for c in text.chars() {
         match c {
             '"' => quoted.push_str("\\\""),
             '\\' => quoted.push_str("\\\\"),
             '\n' => quoted.push_str("\\n"),
             '\r' => quoted.push_str("\\r"),
             '\t' => quoted.push_str("\\t"),
-            '$' | '%' if chars.peek() == Some(&'{') => {
-                quoted.push(c);
-                quoted.push(c);
-            }
             c => quoted.push(c),
         }
     }
@@ -1016,10 +1011,10 @@ mod tests {
         );
         assert_eq!(
             block,
-            "provider_installation {\n  filesystem_mirror {\n    path    = \"/data/my \\\"mirror\\\" $${x}\"\n    \
+            "provider_installation {\n  filesystem_mirror {\n    path    = \"/data/my \\\"mirror\\\" ${x}\"\n    \
              include = [\"example.com/acme/widgets\"]\n  }\n  direct {\n    exclude = [\"example.com/acme/widgets\"]\n  }\n}\n"
         );
-        assert_eq!(hcl_quote(r"C:\dir\%{a}"), r#""C:\\dir\\%%{a}""#);
+        assert_eq!(hcl_quote(r"C:\dir\%{a}"), r#""C:\\dir\\%{a}""#);
     }
 
     #[test]
