@@ -41,6 +41,16 @@ mod number_tests {
     }
 
     #[test]
+    fn huge_exponents_keep_their_value() {
+        let n = Number::parse("1.5e5000").unwrap();
+        assert_eq!(n.to_string(), "15e4999");
+        assert!(n.same_value(&Number::parse("15e4999").unwrap()));
+        assert_eq!(Number::parse("-0.0015e-5000").unwrap().to_string(), "-15e-5004");
+        assert_eq!(Number::parse("1e9223372036854775807"), None);
+        assert_eq!(Number::parse("1e99999999999999999999"), None);
+    }
+
+    #[test]
     fn displays_canonically() {
         assert_eq!(Number::Float(2.5).to_string(), "2.5");
         assert_eq!(Number::Float(1e21).to_string(), "1000000000000000000000");

@@ -100,7 +100,8 @@ fn is_decimal_syntax(t: &str) -> bool {
         while i < b.len() && b[i].is_ascii_digit() {
             i += 1;
         }
-        if i == s {
+        // Exponents beyond nine digits are refused: they could overflow the arithmetic below.
+        if i == s || b[s..i].iter().skip_while(|d| **d == b'0').count() > 9 {
             return false;
         }
     }
@@ -128,8 +129,15 @@ fn canonical_decimal(t: &str) -> String {
     let point = int_part.len() as i64 + exp;
     // Huge exponents would make gigantic strings; keep them in exponent form.
     if !(-4096..=4096).contains(&point) {
-        let d = digits.trim_start_matches('0');
-        return format!("{}{}e{}", if neg { "-" } else { "" }, if d.is_empty() { "0" } else { d }, point);
+        // value = 0.DIGITS x 10^point = D x 10^(point - leading zeros - len(D)), D being the
+        // digits without leading and trailing zeros.
+        let significant = digits.trim_start_matches('0');
+        let d = significant.trim_end_matches('0');
+        if d.is_empty() {
+            return "0".into();
+        }
+        let exp = point - (digits.len() - significant.len()) as i64 - d.len() as i64;
+        return format!("{}{d}e{exp}", if neg { "-" } else { "" });
     }
     let mut s = String::new();
     if point <= 0 {
