@@ -126,16 +126,27 @@ fn install(format: Format, filter: LevelFilter) -> Output {
 /// `fields` follow in order. A field that reuses a reserved hclog key
 /// (`@level`, ...) is written as `_@level` so it cannot forge the record.
 pub fn emit(level: Level, module: &str, message: &str, fields: &[(String, Value)]) {
-    let output = output();
+    if let Some(line) = render(output(), level, module, message, fields) {
+        write_line(&mut std::io::stderr().lock(), &line);
+    }
+}
+
+/// The line [`emit`] writes under `output`, or `None` when filtered out.
+fn render(
+    output: Output,
+    level: Level,
+    module: &str,
+    message: &str,
+    fields: &[(String, Value)],
+) -> Option<String> {
     if level > output.filter {
-        return;
+        return None;
     }
     let fields = fields.iter().map(|(key, value)| (key.as_str(), value));
-    let line = match output.format {
+    Some(match output.format {
         Format::Hclog => hclog_line(level, module, message, fields, Utc::now()),
         Format::Human => human_line(level, module, message, fields),
-    };
-    write_line(&mut std::io::stderr().lock(), &line);
+    })
 }
 
 /// One hclog JSON record, newline included.
@@ -502,6 +513,39 @@ mod tests {
         assert_eq!(parse_tf_log(Some("OFF")), LevelFilter::OFF);
         assert_eq!(parse_tf_log(Some("JSON")), LevelFilter::TRACE);
         assert_eq!(parse_tf_log(Some("verbose")), LevelFilter::TRACE);
+    }
+
+    #[test]
+    fn emitted_records_honour_the_filter_and_format() {
+        let fields = vec![("id".to_owned(), Value::from("abc"))];
+        let hclog = Output {
+            format: Format::Hclog,
+            filter: LevelFilter::INFO,
+        };
+        assert_eq!(
+            render(hclog, Level::DEBUG, "provider", "hidden", &fields),
+            None
+        );
+        let line = render(hclog, Level::INFO, "provider", "shown", &fields).unwrap();
+        let record = json(&line);
+        assert_eq!(record["@level"], "info");
+        assert_eq!(record["@module"], "provider");
+        assert_eq!(record["id"], "abc");
+
+        let off = Output {
+            format: Format::Hclog,
+            filter: LevelFilter::OFF,
+        };
+        assert_eq!(render(off, Level::ERROR, "provider", "x", &[]), None);
+
+        let human = Output {
+            format: Format::Human,
+            filter: LevelFilter::TRACE,
+        };
+        assert_eq!(
+            render(human, Level::TRACE, "provider", "step", &fields).as_deref(),
+            Some("TRACE provider: step id=abc\n")
+        );
     }
 
     #[test]

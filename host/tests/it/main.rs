@@ -1,0 +1,5 @@
+//! The `terrarium` crate's integration tests, as one test binary.
+//!
+//! Each module covers one concern; add new ones here.
+
+mod handshake;
