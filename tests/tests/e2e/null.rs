@@ -60,6 +60,16 @@ data "null_data_source" "values" {
 
 data "null_data_source" "defaults" {}
 
+# Edge cases where the Go provider's SDK has its own ideas (an empty inputs map reads back
+# as null); a drop-in must agree.
+resource "null_resource" "empty_triggers" {
+  triggers = {}
+}
+
+data "null_data_source" "empty_inputs" {
+  inputs = {}
+}
+
 output "values" {
   value = data.null_data_source.values.outputs
 }
@@ -207,6 +217,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         "null_resource.triggered",
         "null_resource.counted[0]",
         "null_resource.counted[1]",
+        "null_resource.empty_triggers",
     ] {
         ensure!(
             actions.contains(&(address.to_owned(), vec!["create".to_owned()])),
@@ -229,7 +240,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     ensure!(
         apply
             .stdout
-            .contains("Resources: 4 added, 0 changed, 0 destroyed."),
+            .contains("Resources: 5 added, 0 changed, 0 destroyed."),
         "{apply}"
     );
     let state = workspace.state_json()?;
@@ -358,6 +369,46 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     )?;
     record.push(("apply -refresh-only".into(), observe_text(&refresh_only)));
 
+    // Outputs, as scripts read them.
+    let outputs = workspace
+        .json(&["output", "-json"])
+        .context("output -json")?;
+    ensure!(
+        outputs["default"]["value"] == "default",
+        "{}",
+        pretty(&outputs)
+    );
+    ensure!(
+        outputs["values"]["value"] == json!({"a": "1", "trigger": new_triggered_id}),
+        "{}",
+        pretty(&outputs)
+    );
+    record.push(("output".into(), normalise(outputs)));
+
+    // Replacement on request (`-replace`), the other way to force one.
+    let replace = workspace
+        .ok(&[
+            "apply",
+            "-replace=null_resource.plain",
+            "-auto-approve",
+            "-input=false",
+            "-no-color",
+        ])
+        .context("apply -replace")?;
+    ensure!(
+        replace
+            .stdout
+            .contains("Resources: 1 added, 0 changed, 1 destroyed."),
+        "{replace}"
+    );
+    let state = workspace.state_json()?;
+    ensure!(
+        decimal_id(&state, "null_resource.plain")? != plain_id,
+        "-replace kept the id"
+    );
+    ensure!(decimal_id(&state, "null_resource.triggered")? == new_triggered_id);
+    record.push(("apply -replace".into(), observe_apply(&replace, &state)));
+
     // import: hashicorp/null 2.1.2 does not support it, and says so.
     workspace.write("imported.tf", IMPORT_TF)?;
     let import = workspace
@@ -391,7 +442,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     ensure!(
         destroy
             .stdout
-            .contains("Destroy complete! Resources: 4 destroyed."),
+            .contains("Destroy complete! Resources: 5 destroyed."),
         "{destroy}"
     );
     let list = workspace.ok(&["state", "list"])?;
