@@ -1,0 +1,72 @@
+//! Data sources: the [`DataSource`] trait an author implements, and [`AnyDataSource`], the
+//! object-safe form the provider lists them in.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use terrarium_model::{Diagnostic, Value};
+
+use crate::diag::{Diagnostics, Result};
+use crate::resource::known_state;
+use crate::rpc::{ReadDataSourceRequest, ReadDataSourceResponse};
+use crate::schema::Schema;
+use crate::value::from_value;
+
+/// A data source: reads something and returns it as a state.
+///
+/// `State` is the Rust form of the schema, as for a [`Resource`](crate::Resource). Terraform
+/// reads a data source only once its configuration is wholly known, so only null needs
+/// handling: computed attributes are null in the configuration it receives.
+pub trait DataSource {
+    /// The data source type name as written in configurations: `"<provider>_<name>"`.
+    const TYPE_NAME: &'static str;
+
+    /// The Rust form of the data source's state.
+    type State: Serialize + DeserializeOwned;
+
+    fn schema(&self) -> Schema;
+
+    /// Checks a configuration beyond what the schema says; attributes may be unknown here.
+    fn validate(&self, config: &Value) -> Result<()> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// Reads the data: `config` is the configuration, the result is the state with every
+    /// computed attribute set.
+    fn read(&self, config: Self::State) -> Result<Self::State>;
+}
+
+/// A data source as the provider lists it: every [`DataSource`] is one, so
+/// `Box::new(MyDataSource)` is all a provider writes.
+pub trait AnyDataSource {
+    fn type_name(&self) -> &str;
+    fn data_source_schema(&self) -> Schema;
+    fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
+    fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse;
+}
+
+impl<D: DataSource> AnyDataSource for D {
+    fn type_name(&self) -> &str {
+        D::TYPE_NAME
+    }
+
+    fn data_source_schema(&self) -> Schema {
+        DataSource::schema(self)
+    }
+
+    fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
+        DataSource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default()
+    }
+
+    fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let ty = DataSource::schema(self).implied_type();
+        let result = from_value(&request.config)
+            .map_err(Diagnostics::from)
+            .and_then(|config| DataSource::read(self, config))
+            .and_then(|state| known_state(&state, &ty, "read"));
+        match result {
+            Ok(state) => ReadDataSourceResponse { state, diagnostics: Vec::new() },
+            Err(d) => ReadDataSourceResponse { state: Value::Null, diagnostics: d.into_vec() },
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Diagnostics: how provider code reports errors (and warnings) to Terraform.
+
+use std::fmt;
+
+use terrarium_model::{AttributePath, Diagnostic};
+
+/// What provider code returns when it fails: one or more diagnostics, each with a summary,
+/// a detail and optionally the attribute it is about. Terraform shows the attribute's line
+/// in the configuration when a path is given.
+///
+/// ```
+/// use terrarium_sdk::{Diagnostics, Result};
+///
+/// fn check_port(port: i64) -> Result<()> {
+///     if !(1..=65535).contains(&port) {
+///         return Err(Diagnostics::attribute_error(
+///             "port",
+///             "Invalid port",
+///             format!("{port} is not between 1 and 65535."),
+///         ));
+///     }
+///     Ok(())
+/// }
+/// assert!(check_port(0).is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diagnostics(Vec<Diagnostic>);
+
+/// `Result` with [`Diagnostics`] as the error: the return type of provider code.
+pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
+
+impl Diagnostics {
+    /// No diagnostics.
+    pub fn new() -> Self {
+        Diagnostics(Vec::new())
+    }
+
+    /// One error about the whole object.
+    pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostics(vec![Diagnostic::error(summary, detail)])
+    }
+
+    /// One error about one attribute (`"name"`, or an [`AttributePath`] for nested ones).
+    pub fn attribute_error(path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostics(vec![Diagnostic::error(summary, detail).at(path.into_path())])
+    }
+
+    /// One warning about the whole object.
+    pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostics(vec![Diagnostic::warning(summary, detail)])
+    }
+
+    pub fn push(&mut self, diagnostic: impl Into<Diagnostic>) {
+        self.0.push(diagnostic.into());
+    }
+
+    /// Adds an error about one attribute; handy when checking several attributes before
+    /// returning them all at once.
+    pub fn push_attribute_error(&mut self, path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) {
+        self.0.push(Diagnostic::error(summary, detail).at(path.into_path()));
+    }
+
+    pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
+        self.0.extend(other);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.0.iter()
+    }
+
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.0
+    }
+
+    /// `Ok(())` when there are no errors (warnings alone do not fail), else `Err(self)`:
+    /// ends a function that collected diagnostics with `push`.
+    pub fn into_result(self) -> Result<()> {
+        if self.has_errors() { Err(self) } else { Ok(()) }
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Self {
+        Diagnostics(vec![d])
+    }
+}
+
+impl From<Vec<Diagnostic>> for Diagnostics {
+    fn from(v: Vec<Diagnostic>) -> Self {
+        Diagnostics(v)
+    }
+}
+
+impl From<crate::value::Error> for Diagnostics {
+    fn from(e: crate::value::Error) -> Self {
+        Diagnostics(vec![e.to_diagnostic()])
+    }
+}
+
+impl From<Diagnostics> for Vec<Diagnostic> {
+    fn from(d: Diagnostics) -> Self {
+        d.0
+    }
+}
+
+impl FromIterator<Diagnostic> for Diagnostics {
+    fn from_iter<I: IntoIterator<Item = Diagnostic>>(iter: I) -> Self {
+        Diagnostics(iter.into_iter().collect())
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Turns any error into [`Diagnostics`] with a summary of what was being done, like
+/// `anyhow::Context`:
+///
+/// ```
+/// use terrarium_sdk::{Result, ResultExt};
+///
+/// fn parse_port(text: &str) -> Result<u16> {
+///     text.parse::<u16>().context("Invalid port")
+/// }
+/// let err = parse_port("http").unwrap_err();
+/// assert_eq!(err.iter().next().unwrap().summary, "Invalid port");
+/// ```
+pub trait ResultExt<T> {
+    /// On error: an error diagnostic with this summary and the error's text as detail.
+    fn context(self, summary: impl Into<String>) -> Result<T>;
+    /// The same, about one attribute.
+    fn attribute_context(self, path: impl IntoPath, summary: impl Into<String>) -> Result<T>;
+}
+
+impl<T, E: fmt::Display> ResultExt<T> for std::result::Result<T, E> {
+    fn context(self, summary: impl Into<String>) -> Result<T> {
+        self.map_err(|e| Diagnostics::error(summary, e.to_string()))
+    }
+
+    fn attribute_context(self, path: impl IntoPath, summary: impl Into<String>) -> Result<T> {
+        self.map_err(|e| Diagnostics::attribute_error(path, summary, e.to_string()))
+    }
+}
+
+/// Something that names an attribute: a top-level attribute name, or a full path.
+pub trait IntoPath {
+    fn into_path(self) -> AttributePath;
+}
+
+impl IntoPath for AttributePath {
+    fn into_path(self) -> AttributePath {
+        self
+    }
+}
+
+impl IntoPath for &AttributePath {
+    fn into_path(self) -> AttributePath {
+        self.clone()
+    }
+}
+
+impl IntoPath for &str {
+    fn into_path(self) -> AttributePath {
+        AttributePath::attribute(self)
+    }
+}
+
+impl IntoPath for String {
+    fn into_path(self) -> AttributePath {
+        AttributePath::attribute(self)
+    }
+}

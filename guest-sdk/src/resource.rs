@@ -1,0 +1,419 @@
+//! Managed resources: the [`Resource`] trait an author implements, and [`AnyResource`],
+//! the object-safe form the provider lists them in.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use terrarium_sdk::schema::{Attribute, Schema};
+//! use terrarium_sdk::{Attr, Resource, Result};
+//!
+//! /// The state of a `demo_greeting`: the Rust form of its schema.
+//! #[derive(Serialize, Deserialize)]
+//! struct Greeting {
+//!     id: Attr<String>,
+//!     name: String,
+//!     text: Attr<String>,
+//! }
+//!
+//! struct GreetingResource;
+//!
+//! impl Resource for GreetingResource {
+//!     const TYPE_NAME: &'static str = "demo_greeting";
+//!     type State = Greeting;
+//!
+//!     fn schema(&self) -> Schema {
+//!         Schema::new()
+//!             .attribute(Attribute::string("id").computed())
+//!             .attribute(Attribute::string("name").required().requires_replace())
+//!             .attribute(Attribute::string("text").computed())
+//!     }
+//!
+//!     fn create(&self, planned: Greeting) -> Result<Greeting> {
+//!         let text = format!("Hello, {}!", planned.name);
+//!         Ok(Greeting { id: planned.name.clone().into(), text: text.into(), ..planned })
+//!     }
+//! }
+//! ```
+//!
+//! Everything else has a default: the plan (see [`crate::plan`](crate::plan)), read (the
+//! state is kept as it is), delete (nothing to do), update, import and upgrade (refused with
+//! a clear error). Override what the resource needs.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use terrarium_model::{AttributePath, Diagnostic, Type, Value};
+
+use crate::diag::{Diagnostics, Result};
+use crate::plan::{default_plan, first_unknown};
+use crate::rpc::{
+    ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, PlanRequest, PlanResponse,
+    ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+};
+use crate::schema::Schema;
+use crate::value::{conform, from_value, to_value, upgrade_raw};
+
+/// A managed resource type.
+///
+/// `State` is the Rust form of the schema: one field per attribute (and nested block), of a
+/// type that can hold every value the attribute can have at that point. The same struct
+/// reads the planned state in `create`, the prior state in `update`, and so on. Use
+/// [`Attr<T>`](crate::Attr) for computed attributes (unknown in a plan) and anything that
+/// may be null; plain `T` only for required attributes that cannot be unknown at apply.
+pub trait Resource {
+    /// The resource type name as written in configurations: `"<provider>_<name>"`.
+    const TYPE_NAME: &'static str;
+
+    /// The Rust form of the resource's state.
+    type State: Serialize + DeserializeOwned;
+
+    /// The schema Terraform sees, with the plan behaviour the SDK applies.
+    fn schema(&self) -> Schema;
+
+    /// Checks a configuration beyond what the schema says. Any attribute may be unknown
+    /// here (it may depend on a resource not yet created): read it as raw [`Value`]s, or into
+    /// a struct of [`Attr`](crate::Attr) fields.
+    fn validate(&self, config: &Value) -> Result<()> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// Adjusts the plan after the SDK's default plan (see [`crate::plan`](crate::plan)).
+    /// Not called when the resource is being destroyed.
+    fn plan(&self, plan: &mut Plan) -> Result<()> {
+        let _ = plan;
+        Ok(())
+    }
+
+    /// Creates the resource. `planned` holds the configuration, with computed attributes
+    /// unknown; return the new state, with every attribute known.
+    fn create(&self, planned: Self::State) -> Result<Self::State>;
+
+    /// Refreshes the state from the real world. `Ok(None)` means the resource no longer
+    /// exists, and Terraform will plan to create it. By default the state is kept as it is.
+    fn read(&self, current: Self::State) -> Result<Option<Self::State>> {
+        Ok(Some(current))
+    }
+
+    /// Updates the resource in place. Only called when something changed that does not
+    /// require replacement; a resource whose every configurable attribute
+    /// [`requires_replace`](crate::schema::Attribute::requires_replace) never sees it. By
+    /// default an error.
+    fn update(&self, prior: Self::State, planned: Self::State) -> Result<Self::State> {
+        let _ = (prior, planned);
+        Err(Diagnostics::error(
+            "Update not supported",
+            format!(
+                "The provider cannot update a {} in place. This is a bug in the provider: its schema should mark the changed attributes as requiring replacement.",
+                Self::TYPE_NAME
+            ),
+        ))
+    }
+
+    /// Deletes the resource. By default nothing is done: Terraform forgets it.
+    fn delete(&self, prior: Self::State) -> Result<()> {
+        let _ = prior;
+        Ok(())
+    }
+
+    /// Builds a state from the ID a user passes to `terraform import`; Terraform then calls
+    /// [`read`](Self::read) with it. See [`import_passthrough`] for the usual case. By
+    /// default import is refused.
+    fn import(&self, id: &str) -> Result<Self::State> {
+        let _ = id;
+        Err(Diagnostics::error(
+            "Import not supported",
+            format!("Resources of type {} cannot be imported.", Self::TYPE_NAME),
+        ))
+    }
+
+    /// Turns a state written with an older schema version into the current one. `raw` is the stored JSON state, decoded without a schema
+    /// (objects, tuples, strings, numbers, bools and nulls); the result is fitted to the
+    /// current schema the same lenient way. Only called when `version` is lower than
+    /// [`Schema::version`]; states of the current version need no code.
+    fn upgrade(&self, version: i64, raw: Value) -> Result<Value> {
+        let _ = raw;
+        Err(Diagnostics::error(
+            "Cannot upgrade state",
+            format!("The provider cannot upgrade {} state from schema version {version}.", Self::TYPE_NAME),
+        ))
+    }
+}
+
+/// A state holding only an ID: the usual import, for resources whose ID is all
+/// [`Resource::read`] needs. Every other attribute is null until read fills it in, so the
+/// state type must accept nulls there (`Option` or `Attr` fields).
+///
+/// ```
+/// # use terrarium_sdk::{schema::{Attribute, Schema}, Attr, import_passthrough};
+/// #[derive(serde::Deserialize)]
+/// struct State { id: Attr<String>, name: Option<String> }
+/// let schema = Schema::new()
+///     .attribute(Attribute::string("id").computed())
+///     .attribute(Attribute::string("name").optional());
+/// let state: State = import_passthrough(&schema, "abc").unwrap();
+/// assert_eq!(state.id, Attr::Known("abc".to_string()));
+/// ```
+pub fn import_passthrough<S: DeserializeOwned>(schema: &Schema, id: &str) -> Result<S> {
+    if schema.root().attribute_named("id").is_none() {
+        return Err(Diagnostics::error(
+            "Import not supported",
+            "The resource has no \"id\" attribute to import into. This is a bug in the provider.",
+        ));
+    }
+    let object = null_object(schema);
+    let Value::Object(mut attrs) = object else {
+        return Err(Diagnostics::error("Import failed", "The resource schema is not an object."));
+    };
+    attrs.insert("id".to_string(), Value::string(id));
+    Ok(from_value(&Value::Object(attrs))?)
+}
+
+/// An object of the schema's type with every attribute null.
+fn null_object(schema: &Schema) -> Value {
+    match schema.implied_type() {
+        Type::Object(o) => Value::Object(o.attributes.into_keys().map(|k| (k, Value::Null)).collect()),
+        _ => Value::Null,
+    }
+}
+
+/// A plan in progress, handed to [`Resource::plan`] after the default plan has been made.
+///
+/// Change [`planned_state`](Self::planned_state) (raw, or typed with
+/// [`set_planned`](Self::set_planned)) and [`requires_replace`](Self::requires_replace) as
+/// needed.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    prior_state: Value,
+    proposed_new_state: Value,
+    config: Value,
+    ty: Type,
+    /// What Terraform will show and apply.
+    pub planned_state: Value,
+    /// Attributes whose change replaces the resource; empty for an update in place.
+    pub requires_replace: Vec<AttributePath>,
+}
+
+impl Plan {
+    /// Null when the resource is being created.
+    pub fn prior_state(&self) -> &Value {
+        &self.prior_state
+    }
+
+    /// What Terraform proposed: the configuration with prior values kept for computed
+    /// attributes it leaves unset.
+    pub fn proposed_new_state(&self) -> &Value {
+        &self.proposed_new_state
+    }
+
+    pub fn config(&self) -> &Value {
+        &self.config
+    }
+
+    pub fn is_create(&self) -> bool {
+        self.prior_state.is_null()
+    }
+
+    pub fn is_replace(&self) -> bool {
+        !self.requires_replace.is_empty()
+    }
+
+    /// Reads the planned state into the resource's state type.
+    pub fn planned<T: DeserializeOwned>(&self) -> Result<T> {
+        Ok(from_value(&self.planned_state)?)
+    }
+
+    /// Reads the prior state (null on create: read it into an `Option`).
+    pub fn prior<T: DeserializeOwned>(&self) -> Result<T> {
+        Ok(from_value(&self.prior_state)?)
+    }
+
+    /// Replaces the planned state with `state`, fitted to the schema.
+    pub fn set_planned<T: Serialize>(&mut self, state: &T) -> Result<()> {
+        self.planned_state = conform(to_value(state)?, &self.ty)?;
+        Ok(())
+    }
+
+    /// The planned value of a top-level attribute (null when there is no such attribute).
+    pub fn attribute(&self, name: &str) -> &Value {
+        self.planned_state.attr(name).unwrap_or(&Value::Null)
+    }
+
+    /// Sets the planned value of a top-level attribute.
+    pub fn set_attribute(&mut self, name: &str, value: Value) -> Result<()> {
+        match &mut self.planned_state {
+            Value::Object(attrs) if attrs.contains_key(name) => {
+                attrs.insert(name.to_string(), value);
+                Ok(())
+            }
+            _ => Err(Diagnostics::error(
+                "Invalid plan",
+                format!("The provider tried to plan attribute {name:?}, which the schema does not have."),
+            )),
+        }
+    }
+
+    /// Whether a top-level attribute's planned value differs from its prior value.
+    pub fn changed(&self, name: &str) -> bool {
+        let prior = self.prior_state.attr(name).unwrap_or(&Value::Null);
+        !crate::value::same_value(prior, self.attribute(name))
+    }
+}
+
+/// A resource type as the provider lists it: every [`Resource`] is one, so
+/// `Box::new(MyResource)` is all a provider writes. Its methods take the protocol's requests
+/// (see [`crate::rpc`]) and are what [`crate::Server`] calls.
+pub trait AnyResource {
+    fn type_name(&self) -> &str;
+    fn resource_schema(&self) -> Schema;
+    fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
+    fn plan_change(&self, request: PlanRequest) -> PlanResponse;
+    fn apply_change(&self, request: ApplyRequest) -> ApplyResponse;
+    fn read_resource(&self, request: ReadRequest) -> ReadResponse;
+    fn import_state(&self, request: ImportRequest) -> ImportResponse;
+    fn upgrade_state(&self, request: UpgradeRequest) -> UpgradeResponse;
+}
+
+impl<R: Resource> AnyResource for R {
+    fn type_name(&self) -> &str {
+        R::TYPE_NAME
+    }
+
+    fn resource_schema(&self) -> Schema {
+        Resource::schema(self)
+    }
+
+    fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
+        Resource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default()
+    }
+
+    fn plan_change(&self, request: PlanRequest) -> PlanResponse {
+        let schema = Resource::schema(self);
+        let (planned_state, requires_replace) =
+            default_plan(&schema, &request.prior_state, &request.proposed_new_state, &request.config);
+        let mut response = PlanResponse {
+            planned_state,
+            requires_replace,
+            planned_private: request.prior_private,
+            diagnostics: Vec::new(),
+        };
+        if request.proposed_new_state.is_null() {
+            return response;
+        }
+        let mut plan = Plan {
+            prior_state: request.prior_state,
+            proposed_new_state: request.proposed_new_state,
+            config: request.config,
+            ty: schema.implied_type(),
+            planned_state: response.planned_state,
+            requires_replace: response.requires_replace,
+        };
+        if let Err(d) = Resource::plan(self, &mut plan) {
+            response.diagnostics.extend(d);
+        }
+        response.planned_state = plan.planned_state;
+        response.requires_replace = plan.requires_replace;
+        response
+    }
+
+    fn apply_change(&self, request: ApplyRequest) -> ApplyResponse {
+        let ApplyRequest { prior_state, planned_state, planned_private, .. } = request;
+        let mut response = ApplyResponse { new_state: Value::Null, private: planned_private, diagnostics: Vec::new() };
+        if planned_state.is_null() {
+            // Destroy. On failure the resource still exists: keep its state.
+            let result = from_value(&prior_state).map_err(Diagnostics::from).and_then(|s| Resource::delete(self, s));
+            if let Err(d) = result {
+                response.new_state = prior_state;
+                response.diagnostics.extend(d);
+            }
+            return response;
+        }
+        let ty = Resource::schema(self).implied_type();
+        let result = if prior_state.is_null() {
+            // On failure nothing was created: the new state stays null.
+            from_value(&planned_state).map_err(Diagnostics::from).and_then(|p| Resource::create(self, p))
+        } else {
+            // On failure the resource is as it was.
+            response.new_state = prior_state.clone();
+            let prior = from_value(&prior_state).map_err(Diagnostics::from);
+            let planned = from_value(&planned_state).map_err(Diagnostics::from);
+            prior.and_then(|prior| planned.and_then(|planned| Resource::update(self, prior, planned)))
+        };
+        match result.and_then(|state| known_state(&state, &ty, "apply")) {
+            Ok(state) => response.new_state = state,
+            Err(d) => response.diagnostics.extend(d),
+        }
+        response
+    }
+
+    fn read_resource(&self, request: ReadRequest) -> ReadResponse {
+        let mut response = ReadResponse { new_state: Value::Null, private: request.private, diagnostics: Vec::new() };
+        let ty = Resource::schema(self).implied_type();
+        let result = from_value(&request.current_state)
+            .map_err(Diagnostics::from)
+            .and_then(|current| Resource::read(self, current))
+            .and_then(|state| match state {
+                Some(state) => known_state(&state, &ty, "read"),
+                None => Ok(Value::Null),
+            });
+        match result {
+            Ok(state) => response.new_state = state,
+            Err(d) => {
+                // The resource has not gone away because reading it failed.
+                response.new_state = request.current_state;
+                response.diagnostics.extend(d);
+            }
+        }
+        response
+    }
+
+    fn import_state(&self, request: ImportRequest) -> ImportResponse {
+        let ty = Resource::schema(self).implied_type();
+        let result = Resource::import(self, &request.id).and_then(|state| known_state(&state, &ty, "import"));
+        match result {
+            Ok(state) => ImportResponse {
+                imported: vec![ImportedResource { type_name: R::TYPE_NAME.to_string(), state, private: Vec::new() }],
+                diagnostics: Vec::new(),
+            },
+            Err(d) => ImportResponse { imported: Vec::new(), diagnostics: d.into_vec() },
+        }
+    }
+
+    fn upgrade_state(&self, request: UpgradeRequest) -> UpgradeResponse {
+        let schema = Resource::schema(self);
+        let current = schema.schema_version();
+        let ty = schema.implied_type();
+        let result = if request.version == current {
+            Ok(request.raw_state)
+        } else if request.version < current {
+            Resource::upgrade(self, request.version, request.raw_state)
+        } else {
+            Err(Diagnostics::error(
+                "State written by a newer provider",
+                format!(
+                    "The {} state has schema version {}, but this provider only knows versions up to {current}. Use the provider version that wrote the state, or newer.",
+                    R::TYPE_NAME,
+                    request.version
+                ),
+            ))
+        };
+        match result.and_then(|raw| Ok(upgrade_raw(raw, &ty)?)) {
+            Ok(upgraded_state) => UpgradeResponse { upgraded_state, diagnostics: Vec::new() },
+            Err(d) => UpgradeResponse { upgraded_state: Value::Null, diagnostics: d.into_vec() },
+        }
+    }
+}
+
+/// Serializes a state the provider returned, fits it to the schema type, and refuses
+/// unknowns: what Terraform stores must be wholly known.
+pub(crate) fn known_state<S: Serialize>(state: &S, ty: &Type, operation: &str) -> Result<Value> {
+    let value = conform(to_value(state)?, ty)?;
+    if let Some(path) = first_unknown(&value, &AttributePath::root()) {
+        return Err(Diagnostics::from(
+            Diagnostic::error(
+                "Provider returned an unknown value",
+                format!("After {operation}, {path} is still unknown; the provider must set every computed attribute. This is a bug in the provider."),
+            )
+            .at(path),
+        ));
+    }
+    Ok(value)
+}

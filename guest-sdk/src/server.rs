@@ -1,0 +1,207 @@
+//! [`Server`]: serves the provider protocol for one [`Provider`], in the neutral model's
+//! terms. The component's exports call it (through [`crate::export!`]); tests call it
+//! directly, natively.
+
+use std::collections::BTreeMap;
+
+use terrarium_model::schema::ProviderSchema;
+use terrarium_model::{Diagnostic, Value};
+
+use crate::data_source::AnyDataSource;
+use crate::function::FunctionError;
+use crate::provider::Provider;
+use crate::resource::AnyResource;
+use crate::rpc::{
+    ApplyRequest, ApplyResponse, ConfigureRequest, ImportRequest, ImportResponse, PlanRequest, PlanResponse,
+    ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+};
+
+/// Routes each protocol call to the provider, resource type, data source or function it is
+/// for.
+///
+/// ```
+/// use terrarium_sdk::{Provider, Server};
+///
+/// #[derive(Default)]
+/// struct Empty;
+/// impl Provider for Empty {}
+///
+/// let server = Server::new(Empty);
+/// let (schema, diagnostics) = server.get_schema();
+/// assert!(schema.resources.is_empty() && diagnostics.is_empty());
+/// ```
+pub struct Server<P> {
+    provider: P,
+}
+
+impl<P: Provider> Server<P> {
+    pub fn new(provider: P) -> Self {
+        Server { provider }
+    }
+
+    pub fn provider(&self) -> &P {
+        &self.provider
+    }
+
+    /// The whole schema, and any mistakes found in it (duplicate names, invalid attribute
+    /// flags) as error diagnostics.
+    pub fn get_schema(&self) -> (ProviderSchema, Vec<Diagnostic>) {
+        let mut diagnostics = Vec::new();
+        let provider_schema = self.provider.schema();
+        diagnostics.extend(provider_schema.check());
+        let mut schema = ProviderSchema { provider: provider_schema.to_model(), ..ProviderSchema::default() };
+
+        for r in self.provider.resources() {
+            let s = r.resource_schema();
+            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("resource type", r.type_name(), d)));
+            insert_unique(&mut schema.resources, r.type_name(), s.to_model(), "resource type", &mut diagnostics);
+        }
+        for d in self.provider.data_sources() {
+            let s = d.data_source_schema();
+            diagnostics.extend(s.check().into_iter().map(|diag| in_schema_of("data source", d.type_name(), diag)));
+            insert_unique(&mut schema.data_sources, d.type_name(), s.to_model(), "data source", &mut diagnostics);
+        }
+        for f in self.provider.functions() {
+            let signature = f.function_signature().to_model();
+            insert_unique(&mut schema.functions, f.name(), signature, "function", &mut diagnostics);
+        }
+        (schema, diagnostics)
+    }
+
+    pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
+        self.provider.validate(config).err().map(|d| d.into_vec()).unwrap_or_default()
+    }
+
+    pub fn validate_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
+        self.with_resource(type_name, |r| r.validate_config(config)).unwrap_or_else(|d| vec![d])
+    }
+
+    pub fn validate_data_source_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
+        self.with_data_source(type_name, |d| d.validate_config(config)).unwrap_or_else(|d| vec![d])
+    }
+
+    pub fn configure(&mut self, request: ConfigureRequest) -> Vec<Diagnostic> {
+        self.provider.configure(request).err().map(|d| d.into_vec()).unwrap_or_default()
+    }
+
+    pub fn read_resource(&self, request: ReadRequest) -> ReadResponse {
+        let type_name = request.type_name.clone();
+        let current = request.current_state.clone();
+        let private = request.private.clone();
+        self.with_resource(&type_name, move |r| r.read_resource(request)).unwrap_or_else(|d| ReadResponse {
+            new_state: current,
+            private,
+            diagnostics: vec![d],
+        })
+    }
+
+    pub fn plan_resource_change(&self, request: PlanRequest) -> PlanResponse {
+        let type_name = request.type_name.clone();
+        let proposed = request.proposed_new_state.clone();
+        let private = request.prior_private.clone();
+        self.with_resource(&type_name, move |r| r.plan_change(request)).unwrap_or_else(|d| PlanResponse {
+            planned_state: proposed,
+            requires_replace: Vec::new(),
+            planned_private: private,
+            diagnostics: vec![d],
+        })
+    }
+
+    pub fn apply_resource_change(&self, request: ApplyRequest) -> ApplyResponse {
+        let type_name = request.type_name.clone();
+        let prior = request.prior_state.clone();
+        let private = request.planned_private.clone();
+        self.with_resource(&type_name, move |r| r.apply_change(request)).unwrap_or_else(|d| ApplyResponse {
+            new_state: prior,
+            private,
+            diagnostics: vec![d],
+        })
+    }
+
+    pub fn import_resource_state(&self, request: ImportRequest) -> ImportResponse {
+        let type_name = request.type_name.clone();
+        self.with_resource(&type_name, move |r| r.import_state(request))
+            .unwrap_or_else(|d| ImportResponse { imported: Vec::new(), diagnostics: vec![d] })
+    }
+
+    pub fn upgrade_resource_state(&self, request: UpgradeRequest) -> UpgradeResponse {
+        let type_name = request.type_name.clone();
+        self.with_resource(&type_name, move |r| r.upgrade_state(request))
+            .unwrap_or_else(|d| UpgradeResponse { upgraded_state: Value::Null, diagnostics: vec![d] })
+    }
+
+    pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let type_name = request.type_name.clone();
+        self.with_data_source(&type_name, move |d| d.read_data(request))
+            .unwrap_or_else(|d| ReadDataSourceResponse { state: Value::Null, diagnostics: vec![d] })
+    }
+
+    pub fn call_function(&self, name: &str, arguments: Vec<Value>) -> Result<Value, FunctionError> {
+        let functions = self.provider.functions();
+        let Some(f) = functions.iter().find(|f| f.name() == name) else {
+            let known: Vec<&str> = functions.iter().map(|f| f.name()).collect();
+            return Err(FunctionError::new(format!(
+                "this provider has no function {name:?} (it has: {})",
+                list_or_none(&known)
+            )));
+        };
+        f.call_function(arguments)
+    }
+
+    pub fn stop(&self) -> Option<String> {
+        self.provider.stop().err()
+    }
+
+    fn with_resource<T>(&self, type_name: &str, f: impl FnOnce(&dyn AnyResource) -> T) -> Result<T, Diagnostic> {
+        let resources = self.provider.resources();
+        match resources.iter().find(|r| r.type_name() == type_name) {
+            Some(r) => Ok(f(r.as_ref())),
+            None => {
+                let known: Vec<&str> = resources.iter().map(|r| r.type_name()).collect();
+                Err(unknown_type("resource type", type_name, &known))
+            }
+        }
+    }
+
+    fn with_data_source<T>(&self, type_name: &str, f: impl FnOnce(&dyn AnyDataSource) -> T) -> Result<T, Diagnostic> {
+        let data_sources = self.provider.data_sources();
+        match data_sources.iter().find(|d| d.type_name() == type_name) {
+            Some(d) => Ok(f(d.as_ref())),
+            None => {
+                let known: Vec<&str> = data_sources.iter().map(|d| d.type_name()).collect();
+                Err(unknown_type("data source", type_name, &known))
+            }
+        }
+    }
+}
+
+fn unknown_type(kind: &str, name: &str, known: &[&str]) -> Diagnostic {
+    Diagnostic::error(
+        format!("Unknown {kind}"),
+        format!("This provider has no {kind} {name:?}. It has: {}.", list_or_none(known)),
+    )
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+}
+
+fn in_schema_of(kind: &str, name: &str, mut d: Diagnostic) -> Diagnostic {
+    d.detail = format!("In the schema of {kind} {name:?}: {}", d.detail);
+    d
+}
+
+fn insert_unique<T>(
+    map: &mut BTreeMap<String, T>,
+    name: &str,
+    value: T,
+    kind: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if map.insert(name.to_string(), value).is_some() {
+        diagnostics.push(Diagnostic::error(
+            "Invalid provider schema",
+            format!("The provider declares {kind} {name:?} more than once."),
+        ));
+    }
+}

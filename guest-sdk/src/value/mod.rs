@@ -1,0 +1,140 @@
+//! Typed access to values: serde between Terraform [`Value`]s and the author's structs, and
+//! reconciling a serialized value with the schema type it belongs to.
+//!
+//! Mapping (both directions):
+//!
+//! | Terraform value           | Rust                                                       |
+//! |---------------------------|------------------------------------------------------------|
+//! | object (a block)          | struct with one field per attribute (extra attributes are ignored when reading) |
+//! | map                       | `BTreeMap<String, T>` / `HashMap<String, T>`                |
+//! | list, set                 | `Vec<T>` (and other sequences)                              |
+//! | tuple                     | Rust tuple                                                  |
+//! | string                    | `String`, `&str`, or a unit-only enum (variant name)        |
+//! | number                    | any integer or float type; `String` to keep it exact        |
+//! | bool                      | `bool`                                                      |
+//! | null                      | `Option<T>` (`None`) or [`Attr<T>`](crate::Attr) (`Null`)  |
+//! | unknown                   | [`Attr<T>`](crate::Attr) (`Unknown`) only                  |
+//!
+//! A null read into a plain `T`, or an unknown read into anything but `Attr<T>`, is an
+//! error naming the attribute path. Reading a value of a `dynamic` attribute reads the value
+//! inside it.
+
+mod conform;
+mod de;
+mod equal;
+mod ser;
+
+use std::fmt;
+
+use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
+
+pub use conform::{conform, infer_type, upgrade_raw};
+pub use equal::same_value;
+
+/// Reads a value into `T`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use terrarium_sdk::{Attr, Value, from_value};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Thing { id: Attr<String>, size: i64 }
+///
+/// let value = Value::Object(BTreeMap::from([
+///     ("id".to_string(), Value::unknown()),
+///     ("size".to_string(), Value::Number(3.into())),
+/// ]));
+/// let thing: Thing = from_value(&value).unwrap();
+/// assert!(thing.id.is_unknown());
+/// assert_eq!(thing.size, 3);
+/// ```
+pub fn from_value<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Result<T, Error> {
+    T::deserialize(de::ValueDeserializer::new(value, AttributePath::root()))
+}
+
+/// Writes `T` as a value. Structs become objects, maps become maps, sequences become lists
+/// (use [`conform`] to turn them into the sets, tuples or objects a schema asks for).
+pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
+    value.serialize(ser::ValueSerializer)
+}
+
+/// A value that does not fit the Rust type (or schema type) it was read into or written as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    path: AttributePath,
+    message: String,
+    /// Whether `path` has been set; errors from serde's derived code start without one and
+    /// get the path of the value being decoded when they pass through it.
+    located: bool,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Error { path: AttributePath::root(), message: message.into(), located: false }
+    }
+
+    pub(crate) fn at(path: &AttributePath, message: impl Into<String>) -> Self {
+        Error { path: path.clone(), message: message.into(), located: true }
+    }
+
+    /// Gives the error a path unless it already has a more precise one.
+    pub(crate) fn locate(mut self, path: &AttributePath) -> Self {
+        if !self.located {
+            self.path = path.clone();
+            self.located = true;
+        }
+        self
+    }
+
+    /// Puts the error one step deeper: the caller is the parent of the value at fault.
+    pub(crate) fn within(mut self, step: PathStep) -> Self {
+        self.path.0.insert(0, step);
+        self.located = true;
+        self
+    }
+
+    /// Where in the value the problem is.
+    pub fn path(&self) -> &AttributePath {
+        &self.path
+    }
+
+    /// What is wrong, without the path.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// An error diagnostic about the attribute at fault.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let summary = if self.path.is_root() { "Invalid value" } else { "Invalid attribute value" };
+        Diagnostic::error(summary, self.to_string()).at(self.path.clone())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_root() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path, self.message) }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl serde::de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::new(msg.to_string())
+    }
+}
+
+impl serde::ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::new(msg.to_string())
+    }
+}
+
+impl From<Error> for Diagnostic {
+    fn from(e: Error) -> Self {
+        e.to_diagnostic()
+    }
+}
+
+#[cfg(test)]
+mod tests;
