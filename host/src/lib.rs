@@ -16,9 +16,9 @@
 
 pub mod cli;
 pub mod codec;
-// pub mod dispatch; (enabled once the codec lands)
+pub mod dispatch;
 pub mod logging;
 pub mod plugin;
 pub mod proto;
 pub mod runtime;
-// pub mod server; (enabled once the codec lands)
+pub mod server;

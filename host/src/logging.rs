@@ -121,6 +121,11 @@ fn install(format: Format, filter: LevelFilter) -> Output {
     *OUTPUT.get_or_init(|| Output { format, filter })
 }
 
+/// Whether a record at `level` would be written (lets callers skip building it).
+pub fn enabled(level: Level) -> bool {
+    level <= output().filter
+}
+
 /// Writes one record to stderr, in the installed format (hclog JSON if none
 /// was), if `level` passes the installed threshold. `module` becomes `@module`;
 /// `fields` follow in order. A field that reuses a reserved hclog key

@@ -1,3 +1,52 @@
-//! The `terrarium` command line (serve and inspect are wired in once the codec lands).
+//! The `terrarium` command line. Terraform runs the installed executable with no arguments,
+//! which means `serve`.
 
+pub mod inspect;
 pub mod install;
+pub mod serve;
+
+use clap::{Parser, Subcommand};
+
+/// Run Terraform providers as sandboxed WebAssembly components.
+#[derive(Parser, Debug)]
+#[command(name = "terrarium", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve a provider component to Terraform (what the installed executable does when
+    /// Terraform starts it).
+    Serve(serve::ServeArgs),
+    /// Install a provider component into a filesystem mirror Terraform can install from.
+    Install(install::InstallArgs),
+    /// Print a provider component's schema as `terraform providers schema -json` shows it.
+    Inspect(inspect::InspectArgs),
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> anyhow::Result<std::process::ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        None => serve::run(&serve::ServeArgs::default()),
+        Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Install(args)) => {
+            crate::logging::init_human();
+            install::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(Command::Inspect(args)) => {
+            crate::logging::init_human();
+            inspect::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The tokio runtime every command uses. Two worker threads: a provider process mostly waits
+/// on Terraform, and each extra thread costs start-up time and memory.
+pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+}

@@ -38,7 +38,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let settings = RuntimeSettings { log_module: log_module(), ..RuntimeSettings::default() };
 
-    super::tokio_runtime()?.block_on(async move {
+    let runtime = super::tokio_runtime()?;
+    let served = runtime.block_on(async move {
         let service = match load(&component, settings).await {
             Ok(provider) => ProviderService::new(Arc::new(provider)),
             Err(message) => {
@@ -49,7 +50,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         };
         let routes = tonic::service::Routes::new(service.into_server());
         plugin::serve(env, routes).await
-    })?;
+    });
+    // Do not wait for guest calls still running on blocking threads: Terraform kills a
+    // provider that has not exited 2 s after Shutdown.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    served?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -186,9 +186,9 @@ impl Provider {
         if !diags.is_empty() {
             return Err(diags);
         }
-        codec::encode_msgpack(&value, ty).map(DynamicValue::msgpack).map_err(|e| {
-            vec![invalid_result(subject, what, AttributePath::root(), &format!("it cannot be encoded: {e}"))]
-        })
+        codec::encode_msgpack(&value, ty)
+            .map(DynamicValue::msgpack)
+            .map_err(|e| vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))])
     }
 }
 

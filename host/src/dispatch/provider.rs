@@ -5,7 +5,7 @@ use wasmtime::Store;
 
 use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
 use super::{Knownness, Provider, Subject, client_capabilities};
-use crate::runtime::{self, HostState, guest, wit};
+use crate::runtime::{self, HostState, guest};
 
 impl Provider {
     pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {

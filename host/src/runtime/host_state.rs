@@ -62,22 +62,6 @@ fn level_of(level: wit_log::Level) -> tracing::Level {
     }
 }
 
-// Forwarding to the hclog writer in `crate::logging`.
-fn log_enabled(level: tracing::Level) -> bool {
-    level <= tracing::level_filters::LevelFilter::current()
-}
-
-fn log_emit(level: tracing::Level, module: &str, message: &str, fields: &[(String, serde_json::Value)]) {
-    let fields = serde_json::Value::Object(fields.iter().cloned().collect());
-    match level {
-        tracing::Level::TRACE => tracing::trace!(module, %fields, "{message}"),
-        tracing::Level::DEBUG => tracing::debug!(module, %fields, "{message}"),
-        tracing::Level::INFO => tracing::info!(module, %fields, "{message}"),
-        tracing::Level::WARN => tracing::warn!(module, %fields, "{message}"),
-        tracing::Level::ERROR => tracing::error!(module, %fields, "{message}"),
-    }
-}
-
 /// Guest log records can be arbitrarily large; keep one record within Terraform's 64 KiB
 /// stderr line buffer so it is never split into fragments.
 const MAX_LOG_FIELD_BYTES: usize = 16 * 1024;
@@ -98,12 +82,12 @@ impl wit::Host for HostState {}
 
 impl wit_log::Host for HostState {
     fn enabled(&mut self, level: wit_log::Level) -> bool {
-        log_enabled(level_of(level))
+        crate::logging::enabled(level_of(level))
     }
 
     fn log(&mut self, level: wit_log::Level, message: String, fields: Vec<wit_log::Field>) {
         let level = level_of(level);
-        if !log_enabled(level) {
+        if !crate::logging::enabled(level) {
             return;
         }
         let fields: Vec<(String, serde_json::Value)> = fields
@@ -114,7 +98,7 @@ impl wit_log::Host for HostState {
                 (truncated(f.key), value)
             })
             .collect();
-        log_emit(level, &self.module, &truncated(message), &fields);
+        crate::logging::emit(level, &self.module, &truncated(message), &fields);
     }
 }
 
@@ -169,7 +153,7 @@ impl GuestOutput {
             if b == b'\n' || state.line.len() >= OUTPUT_LINE_BYTES {
                 let line = std::mem::take(&mut state.line);
                 let text = String::from_utf8_lossy(&line);
-                log_emit(tracing::Level::DEBUG, &state.module, text.trim_end(), &[(
+                crate::logging::emit(tracing::Level::DEBUG, &state.module, text.trim_end(), &[(
                     "stream".to_string(),
                     serde_json::Value::from("guest-output"),
                 )]);
