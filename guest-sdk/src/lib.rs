@@ -113,6 +113,9 @@ macro_rules! export {
                 }
             }
 
+            // Only a component has the world's export names; a native build of the provider
+            // crate (for its unit tests) links without them.
+            #[cfg(target_arch = "wasm32")]
             $crate::__private::bindings::__export_terrarium_provider!(
                 __TerrariumExport with_types_in $crate::__private::bindings
             );
