@@ -21,10 +21,17 @@ pub struct InspectArgs {
     /// this source address (for example registry.terraform.io/hashicorp/null).
     #[arg(long, value_name = "SOURCE")]
     pub source: Option<String>,
+    /// Compile the component instead of using the compiled-component cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
-    let runtime = Runtime::load(&args.component, RuntimeSettings::default())?;
+    let mut settings = RuntimeSettings::default();
+    if args.no_cache {
+        settings.cache_dir = None;
+    }
+    let runtime = Runtime::load(&args.component, settings)?;
     let provider = super::tokio_runtime()?.block_on(Provider::start(Arc::new(runtime)))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");

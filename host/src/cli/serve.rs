@@ -18,6 +18,10 @@ pub struct ServeArgs {
     /// The provider component to serve [default: `provider.wasm` beside this executable].
     #[arg(long, value_name = "FILE")]
     pub component: Option<PathBuf>,
+    /// Compile the component on every start instead of using the compiled-component cache
+    /// (also: TERRARIUM_NO_CACHE=1, for the executable Terraform starts).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -36,7 +40,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some(path) => path.clone(),
         None => default_component()?,
     };
-    let settings = RuntimeSettings { log_module: log_module(), ..RuntimeSettings::default() };
+    let mut settings = RuntimeSettings { log_module: log_module(), ..RuntimeSettings::default() };
+    if args.no_cache {
+        settings.cache_dir = None;
+    }
 
     let runtime = super::tokio_runtime()?;
     let served = runtime.block_on(async move {

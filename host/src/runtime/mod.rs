@@ -3,6 +3,7 @@
 //! becomes an error for one call rather than a crash or a hang.
 
 mod bindings;
+pub mod cache;
 mod host_state;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +32,8 @@ pub struct RuntimeSettings {
     pub call_timeout: Duration,
     /// The log module guest records are written under.
     pub log_module: String,
+    /// Where compiled components are cached; `None` compiles on every start.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for RuntimeSettings {
@@ -42,6 +45,11 @@ impl Default for RuntimeSettings {
             max_table_elements: 1 << 20,
             call_timeout: Duration::from_secs(300),
             log_module: "provider.terrarium".to_string(),
+            cache_dir: if std::env::var_os("TERRARIUM_NO_CACHE").is_some_and(|v| !v.is_empty()) {
+                None
+            } else {
+                cache::default_dir()
+            },
         }
     }
 }
@@ -151,8 +159,9 @@ impl Runtime {
         let path = path.to_path_buf();
         check_component_header(bytes, &path)?;
         let engine = shared_engine()?;
-        let component = Component::new(&engine, bytes)
+        let (component, outcome) = cache::load(&engine, bytes, settings.cache_dir.as_deref())
             .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
+        tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
         check_world_version(&engine, &component, &path)?;
 
         let mut linker: Linker<HostState> = Linker::new(&engine);
