@@ -15,6 +15,9 @@
 //!   unknown and computed attributes that have no value yet (say, in a newly added nested
 //!   block) unknown;
 //! - **no change**: the prior state exactly.
+//!
+//! Before any of that, attributes the configuration leaves unset get their
+//! [default](crate::schema::Attribute::default), if they have one, as if it were configured.
 
 use terrarium_model::schema::{BlockNesting, ObjectNesting};
 use terrarium_model::{AttributePath, Value};
@@ -33,6 +36,7 @@ pub(crate) fn default_plan(
     if proposed.is_null() {
         return (Value::Null, Vec::new());
     }
+    let (config, proposed) = &with_defaults(root.attributes(), config.clone(), proposed.clone());
     if prior.is_null() {
         let planned = mark_unknown(root.attributes(), root.blocks(), proposed.clone());
         return (clear_write_only(root.attributes(), root.blocks(), planned), Vec::new());
@@ -58,6 +62,22 @@ pub(crate) fn default_plan(
         }
     }
     (clear_write_only(root.attributes(), root.blocks(), planned), Vec::new())
+}
+
+/// Fills in the [defaults](crate::schema::Attribute::default) of the top-level attributes the
+/// configuration leaves null, in the configuration and the proposal alike (where Terraform
+/// proposed the prior value), so that the rest of the plan sees them as configured.
+fn with_defaults(attributes: &[Attribute], mut config: Value, mut proposed: Value) -> (Value, Value) {
+    if let (Value::Object(config_attrs), Value::Object(proposed_attrs)) = (&mut config, &mut proposed) {
+        for a in attributes {
+            let Some(default) = a.default_value() else { continue };
+            if config_attrs.get(a.name()).is_some_and(Value::is_null) {
+                config_attrs.insert(a.name().to_string(), default.clone());
+                proposed_attrs.insert(a.name().to_string(), default.clone());
+            }
+        }
+    }
+    (config, proposed)
 }
 
 /// Marks computed attributes that are null unknown, at every depth. In a proposal a
@@ -229,5 +249,49 @@ pub(crate) fn first_unknown(value: &Value, path: &AttributePath) -> Option<Attri
         Value::Object(m) => m.iter().find_map(|(k, v)| first_unknown(v, &path.attr(k.clone()))),
         Value::Dynamic(d) => first_unknown(&d.value, path),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::schema::Attribute;
+
+    fn object(entries: &[(&str, Value)]) -> Value {
+        Value::Object(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>())
+    }
+
+    #[test]
+    fn defaults_are_planned_as_if_configured() {
+        let schema = Schema::new()
+            .attribute(Attribute::string("id").computed())
+            .attribute(Attribute::bool("upper").optional().computed().requires_replace().default(Value::Bool(true)));
+        let unset = object(&[("id", Value::Null), ("upper", Value::Null)]);
+
+        // Create: the default, not "known after apply".
+        let (planned, replace) = default_plan(&schema, &Value::Null, &unset, &unset);
+        assert_eq!(planned, object(&[("id", Value::unknown()), ("upper", Value::Bool(true))]));
+        assert!(replace.is_empty());
+
+        // Unset after being `false`: Terraform proposes the prior `false`, the default wins
+        // and, as the attribute requires replacement, the resource is replaced.
+        let prior = object(&[("id", Value::string("x")), ("upper", Value::Bool(false))]);
+        let proposed = object(&[("id", Value::string("x")), ("upper", Value::Bool(false))]);
+        let (planned, replace) = default_plan(&schema, &prior, &proposed, &unset);
+        assert_eq!(replace, vec![AttributePath::attribute("upper")]);
+        assert_eq!(planned, object(&[("id", Value::unknown()), ("upper", Value::Bool(true))]));
+
+        // Unset and already the default: no change.
+        let prior = object(&[("id", Value::string("x")), ("upper", Value::Bool(true))]);
+        let (planned, replace) = default_plan(&schema, &prior, &prior.clone(), &unset);
+        assert_eq!((planned, replace), (prior, Vec::new()));
+    }
+
+    #[test]
+    fn a_default_needs_an_optional_computed_top_level_attribute() {
+        let schema = Schema::new().attribute(Attribute::bool("a").optional().default(Value::Bool(true)));
+        assert_eq!(schema.check().len(), 1);
     }
 }

@@ -219,6 +219,7 @@ pub struct Attribute {
     deprecation_message: String,
     replace: ReplaceRule,
     unknown_on_update: bool,
+    default: Option<Value>,
 }
 
 /// When a change of an attribute's value replaces the resource.
@@ -272,6 +273,7 @@ impl Attribute {
             deprecation_message: String::new(),
             replace: ReplaceRule::Never,
             unknown_on_update: false,
+            default: None,
         }
     }
 
@@ -358,8 +360,29 @@ impl Attribute {
         self
     }
 
+    /// The value planned when the configuration leaves the attribute unset, so that the plan
+    /// shows it rather than "(known after apply)". The attribute must be optional and
+    /// computed (the provider sets it when the configuration does not), at the top level of
+    /// a resource schema. The default plan treats it as if it were written in the
+    /// configuration: changing it replaces the resource if the attribute
+    /// [`requires_replace`](Self::requires_replace).
+    ///
+    /// ```
+    /// use terrarium_sdk::{schema::Attribute, Value};
+    /// let upper = Attribute::bool("upper").optional().computed().default(Value::Bool(true));
+    /// ```
+    pub fn default(mut self, value: Value) -> Self {
+        self.default = Some(value);
+        self
+    }
+
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The value planned when the configuration leaves the attribute unset.
+    pub fn default_value(&self) -> Option<&Value> {
+        self.default.as_ref()
     }
 
     pub fn kind(&self) -> &AttributeKind {
@@ -430,6 +453,12 @@ impl Attribute {
         }
         if self.write_only && self.computed {
             problem("a write-only attribute cannot be computed");
+        }
+        if self.default.is_some() && !(self.optional && self.computed) {
+            problem("an attribute with a default must be optional and computed");
+        }
+        if self.default.is_some() && path.0.len() > 1 {
+            problem("defaults apply to top-level attributes only");
         }
         if let AttributeKind::Nested(_, attributes) = &self.kind {
             let block = Block { attributes: attributes.clone(), ..Block::default() };
