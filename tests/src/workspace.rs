@@ -331,13 +331,14 @@ fn read_in_background<R: Read + Send + 'static>(pipe: Option<R>) -> thread::Join
 /// Kills the child's process group (it leads one: see `process_group(0)`), then the child.
 pub fn kill_group(child: &mut Child) {
     #[cfg(unix)]
+    if let Ok(pgid) = libc::pid_t::try_from(child.id())
+        && pgid > 1
     {
-        // `kill -KILL -PGID`: no libc binding needed for one signal.
-        let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{}", child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        // SAFETY: kill(2) with a negative pid signals exactly that process group; pgid > 1
+        // rules out 0 (our own group) and -1 (every process we may signal).
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
     }
     let _ = child.kill();
     let _ = child.wait();

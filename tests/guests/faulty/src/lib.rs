@@ -1,0 +1,229 @@
+//! A deliberately faulty provider, for tests of what the host does with guest bugs.
+//!
+//! It is written against the raw WIT bindings rather than terrarium-sdk, so that it can
+//! return what no SDK would let an author return. Its one resource, `faulty_thing`, behaves
+//! according to its `mode` attribute when applied:
+//!
+//! | mode                  | ApplyResourceChange does                                   |
+//! |-----------------------|------------------------------------------------------------|
+//! | `ok`                  | returns a valid state                                      |
+//! | `panic`               | panics (a trap)                                            |
+//! | `loop`                | loops forever                                              |
+//! | `wrong-type`          | returns a number for the string attribute `value`          |
+//! | `unknown-after-apply` | leaves `value` unknown                                     |
+//! | `bad-tree`            | returns a node list whose child index is out of range      |
+//! | `plan-panic`          | (plan panics instead)                                      |
+
+use std::collections::BTreeMap;
+
+wit_bindgen::generate!({
+    world: "terrarium-provider",
+    path: "../../../wit",
+});
+
+use exports::terrarium::provider::provider::*;
+use terrarium::provider::types::{
+    Attribute, Block, Description, Diagnostic, Entry, NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities,
+    Severity, TextKind, Value,
+};
+
+struct Faulty;
+
+fn text(t: &str) -> Description {
+    Description { text: t.to_string(), kind: TextKind::Plain }
+}
+
+fn attribute(name: &str, required: bool, computed: bool) -> Attribute {
+    Attribute {
+        name: name.to_string(),
+        type_: Some("\"string\"".to_string()),
+        nested: None,
+        description: text(""),
+        required,
+        optional: false,
+        computed,
+        sensitive: false,
+        write_only: false,
+        deprecated: false,
+        deprecation_message: String::new(),
+    }
+}
+
+fn block(attributes: Vec<Attribute>) -> Block {
+    Block { attributes, block_types: vec![], description: text(""), deprecated: false, deprecation_message: String::new() }
+}
+
+/// The root object's attributes, by name (values here are flat strings or unknowns).
+fn attributes(value: &Value) -> BTreeMap<String, Node> {
+    let mut out = BTreeMap::new();
+    if let Some(Node::Object(entries)) = value.nodes.first() {
+        for e in entries {
+            if let Some(n) = value.nodes.get(e.value as usize) {
+                out.insert(e.key.clone(), n.clone());
+            }
+        }
+    }
+    out
+}
+
+fn string_attr(value: &Value, name: &str) -> Option<String> {
+    match attributes(value).remove(name) {
+        Some(Node::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// An object value from (name, node) pairs whose nodes are leaves.
+fn object(attrs: Vec<(&str, Node)>) -> Value {
+    let mut nodes = vec![Node::Null];
+    let mut entries = Vec::new();
+    for (key, node) in attrs {
+        entries.push(Entry { key: key.to_string(), value: nodes.len() as u32 });
+        nodes.push(node);
+    }
+    nodes[0] = Node::Object(entries);
+    Value { nodes }
+}
+
+fn null_value() -> Value {
+    Value { nodes: vec![Node::Null] }
+}
+
+fn unknown() -> Node {
+    Node::Unknown(terrarium::provider::types::Refinements {
+        nullable: None,
+        string_prefix: None,
+        number_lower: None,
+        number_upper: None,
+        length_lower: None,
+        length_upper: None,
+    })
+}
+
+fn error(summary: &str) -> Diagnostic {
+    Diagnostic { severity: Severity::Error, summary: summary.to_string(), detail: String::new(), attribute: vec![] }
+}
+
+impl Guest for Faulty {
+    fn get_schema() -> ProviderSchema {
+        let thing = Schema {
+            version: 0,
+            blocks: vec![block(vec![attribute("mode", true, false), attribute("id", false, true), attribute("value", false, true)])],
+        };
+        ProviderSchema {
+            provider: Schema { version: 0, blocks: vec![block(vec![])] },
+            provider_meta: None,
+            resources: vec![NamedSchema { name: "faulty_thing".into(), schema: thing }],
+            data_sources: vec![],
+            functions: vec![],
+            ephemeral_resources: vec![],
+            list_resources: vec![],
+            actions: vec![],
+            capabilities: ServerCapabilities {
+                plan_destroy: false,
+                get_provider_schema_optional: false,
+                move_resource_state: false,
+                generate_resource_config: false,
+            },
+            diagnostics: vec![],
+        }
+    }
+
+    fn validate_provider_config(_: Value) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn validate_resource_config(_: String, _: Value, _: ClientCapabilities) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn validate_data_source_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn configure(_: ConfigureRequest) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn read_resource(r: ReadResourceRequest) -> ReadResourceResponse {
+        ReadResourceResponse { new_state: r.current_state, private: r.private, deferred: None, diagnostics: vec![] }
+    }
+
+    fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        let proposed = r.proposed_new_state;
+        let planned = match string_attr(&proposed, "mode") {
+            Some(mode) => {
+                if mode == "plan-panic" {
+                    panic!("faulty: deliberate panic in plan");
+                }
+                let prior = attributes(&r.prior_state);
+                let keep = |name: &str| prior.get(name).cloned().unwrap_or_else(unknown);
+                let same_mode = string_attr(&r.prior_state, "mode").as_deref() == Some(mode.as_str());
+                let (id, value) = if same_mode { (keep("id"), keep("value")) } else { (unknown(), unknown()) };
+                object(vec![("id", id), ("mode", Node::String(mode)), ("value", value)])
+            }
+            None => proposed, // destroy: null
+        };
+        PlanResourceChangeResponse {
+            planned_state: planned,
+            requires_replace: vec![],
+            planned_private: vec![],
+            deferred: None,
+            diagnostics: vec![],
+        }
+    }
+
+    fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        let Some(mode) = string_attr(&r.planned_state, "mode") else {
+            return ApplyResourceChangeResponse { new_state: null_value(), private: vec![], diagnostics: vec![] };
+        };
+        let value = match mode.as_str() {
+            "ok" => Node::String("fine".into()),
+            "panic" => panic!("faulty: deliberate panic in apply"),
+            "loop" => {
+                let mut n: u64 = 0;
+                loop {
+                    n = std::hint::black_box(n.wrapping_add(1));
+                }
+            }
+            "wrong-type" => Node::Number(terrarium::provider::types::Number::Int(42)),
+            "unknown-after-apply" => unknown(),
+            "bad-tree" => {
+                let state = Value { nodes: vec![Node::List(vec![7])] };
+                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] };
+            }
+            other => {
+                return ApplyResourceChangeResponse {
+                    new_state: null_value(),
+                    private: vec![],
+                    diagnostics: vec![error(&format!("unknown mode {other:?}"))],
+                };
+            }
+        };
+        let state = object(vec![("id", Node::String(format!("thing-{mode}"))), ("mode", Node::String(mode)), ("value", value)]);
+        ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] }
+    }
+
+    fn import_resource_state(_: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        ImportResourceStateResponse { imported: vec![], deferred: None, diagnostics: vec![error("faulty_thing cannot be imported")] }
+    }
+
+    fn upgrade_resource_state(r: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        // Stored state is an object of strings already: hand it back as it came.
+        UpgradeResourceStateResponse { upgraded_state: r.raw_state, diagnostics: vec![] }
+    }
+
+    fn read_data_source(_: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        ReadDataSourceResponse { state: null_value(), deferred: None, diagnostics: vec![error("no data sources")] }
+    }
+
+    fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
+        Err(FunctionError { text: "no functions".into(), argument: None })
+    }
+
+    fn stop() -> Option<String> {
+        None
+    }
+}
+
+export!(Faulty);
