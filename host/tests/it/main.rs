@@ -3,3 +3,4 @@
 //! Each module covers one concern; add new ones here.
 
 mod handshake;
+mod guest_faults;

@@ -1,0 +1,166 @@
+//! What the host does with a buggy guest: every fault becomes an error diagnostic that names
+//! the RPC and the resource type, and the next call is served by a fresh instance.
+//!
+//! The guest is `tests/guests/faulty`, built to wasm32-wasip2 by `make build` (`make test`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use terrarium::codec;
+use terrarium::dispatch::Provider;
+use terrarium::dispatch::types::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
+use terrarium::runtime::{Runtime, RuntimeSettings};
+use terrarium_model::{Diagnostic, Type, Value};
+
+/// The fixture component, next to this test binary's target directory.
+fn fixture() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // TARGET/PROFILE/deps/it-HASH -> TARGET
+    let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
+    let path = target.join("wasm32-wasip2/debug/faulty_provider.wasm");
+    assert!(
+        path.exists(),
+        "{} is missing: build the guest fixtures first (`make build`, or \
+         `cargo build --target wasm32-wasip2 -p faulty-provider`)",
+        path.display()
+    );
+    path
+}
+
+async fn start(call_timeout: Duration) -> Provider {
+    let settings = RuntimeSettings { call_timeout, cache_dir: None, ..RuntimeSettings::default() };
+    let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
+    Provider::start(Arc::new(runtime)).await.expect("fixture starts")
+}
+
+fn thing_type(p: &Provider) -> Type {
+    p.schema().resources["faulty_thing"].block.implied_type()
+}
+
+fn thing(mode: &str, id: Value, value: Value) -> Value {
+    Value::Object(BTreeMap::from([
+        ("id".to_string(), id),
+        ("mode".to_string(), Value::string(mode)),
+        ("value".to_string(), value),
+    ]))
+}
+
+fn encode(p: &Provider, v: &Value) -> DynamicValue {
+    DynamicValue::msgpack(codec::encode_msgpack(v, &thing_type(p)).expect("encodable"))
+}
+
+async fn apply(p: &Provider, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
+    let planned = thing(mode, Value::unknown(), Value::unknown());
+    let config = thing(mode, Value::Null, Value::Null);
+    let out = p
+        .apply_resource_change(&ApplyResourceChangeRequest {
+            type_name: "faulty_thing".into(),
+            prior_state: DynamicValue::default(),
+            planned_state: encode(p, &planned),
+            config: encode(p, &config),
+            ..Default::default()
+        })
+        .await;
+    let state = out.new_state.map(|dv| codec::decode_msgpack(&dv.msgpack, &thing_type(p)).expect("host encoded it"));
+    (state, out.diagnostics)
+}
+
+fn single_error(diags: &[Diagnostic]) -> &Diagnostic {
+    assert_eq!(diags.len(), 1, "expected one diagnostic, got {diags:#?}");
+    assert!(diags[0].is_error(), "{:?}", diags[0]);
+    &diags[0]
+}
+
+#[tokio::test]
+async fn a_trap_names_the_rpc_and_resource_type_and_the_next_call_works() {
+    let p = start(Duration::from_secs(60)).await;
+    let (state, diags) = apply(&p, "panic").await;
+    assert!(state.is_none());
+    let d = single_error(&diags);
+    assert_eq!(d.summary, "Provider crashed");
+    assert!(d.detail.contains("ApplyResourceChange for resource \"faulty_thing\""), "{}", d.detail);
+    // The guest's panic message reaches the user.
+    assert!(d.detail.contains("deliberate panic in apply"), "{}", d.detail);
+
+    let (state, diags) = apply(&p, "ok").await;
+    assert!(diags.is_empty(), "{diags:#?}");
+    assert_eq!(state, Some(thing("ok", Value::string("thing-ok"), Value::string("fine"))));
+}
+
+#[tokio::test]
+async fn a_panic_while_planning_names_plan_resource_change() {
+    let p = start(Duration::from_secs(60)).await;
+    let proposed = thing("plan-panic", Value::Null, Value::Null);
+    let out = p
+        .plan_resource_change(&PlanResourceChangeRequest {
+            type_name: "faulty_thing".into(),
+            proposed_new_state: encode(&p, &proposed),
+            config: encode(&p, &proposed),
+            ..Default::default()
+        })
+        .await;
+    let d = single_error(&out.diagnostics);
+    assert!(d.detail.contains("PlanResourceChange for resource \"faulty_thing\""), "{}", d.detail);
+    assert!(out.planned_state.is_none());
+}
+
+#[tokio::test]
+async fn a_value_of_the_wrong_type_is_refused_with_its_path() {
+    let p = start(Duration::from_secs(60)).await;
+    let (state, diags) = apply(&p, "wrong-type").await;
+    assert!(state.is_none(), "a malformed value must never reach Terraform");
+    let d = single_error(&diags);
+    assert_eq!(d.summary, "Provider returned an invalid value");
+    assert_eq!(d.attribute.to_string(), "value");
+    assert!(d.detail.contains("ApplyResourceChange"), "{}", d.detail);
+}
+
+#[tokio::test]
+async fn an_unknown_value_after_apply_is_refused_with_its_path() {
+    let p = start(Duration::from_secs(60)).await;
+    let (state, diags) = apply(&p, "unknown-after-apply").await;
+    assert!(state.is_none());
+    let d = single_error(&diags);
+    assert_eq!(d.attribute.to_string(), "value");
+    assert!(d.detail.contains("unknown"), "{}", d.detail);
+}
+
+#[tokio::test]
+async fn a_malformed_node_tree_is_refused() {
+    let p = start(Duration::from_secs(60)).await;
+    let (state, diags) = apply(&p, "bad-tree").await;
+    assert!(state.is_none());
+    let d = single_error(&diags);
+    assert!(d.detail.contains("malformed"), "{}", d.detail);
+    // The instance is still usable: a malformed result is not a trap.
+    let (_, diags) = apply(&p, "ok").await;
+    assert!(diags.is_empty(), "{diags:#?}");
+}
+
+#[tokio::test]
+async fn an_endless_loop_is_interrupted_at_the_call_timeout() {
+    let p = start(Duration::from_millis(500)).await;
+    let started = std::time::Instant::now();
+    let (state, diags) = apply(&p, "loop").await;
+    // Generous bound: this checks that the call ends at all, not how fast.
+    assert!(started.elapsed() < Duration::from_secs(30), "the loop was not interrupted");
+    assert!(state.is_none());
+    let d = single_error(&diags);
+    assert_eq!(d.summary, "Provider timed out");
+    assert!(d.detail.contains("ApplyResourceChange for resource \"faulty_thing\""), "{}", d.detail);
+
+    let (_, diags) = apply(&p, "ok").await;
+    assert!(diags.is_empty(), "a fresh instance serves the next call: {diags:#?}");
+}
+
+#[tokio::test]
+async fn an_unknown_resource_type_is_a_diagnostic_listing_the_known_ones() {
+    let p = start(Duration::from_secs(60)).await;
+    let out = p
+        .apply_resource_change(&ApplyResourceChangeRequest { type_name: "faulty_nothing".into(), ..Default::default() })
+        .await;
+    let d = single_error(&out.diagnostics);
+    assert!(d.detail.contains("faulty_nothing") && d.detail.contains("faulty_thing"), "{}", d.detail);
+}
