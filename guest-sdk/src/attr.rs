@@ -70,14 +70,17 @@ impl<T> Attr<T> {
         }
     }
 
+    /// Whether the value is null (not set).
     pub fn is_null(&self) -> bool {
         matches!(self, Attr::Null)
     }
 
+    /// Whether the value is not known until apply.
     pub fn is_unknown(&self) -> bool {
         matches!(self, Attr::Unknown)
     }
 
+    /// Whether the value is set and known.
     pub fn is_known(&self) -> bool {
         matches!(self, Attr::Known(_))
     }

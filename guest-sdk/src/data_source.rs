@@ -23,6 +23,7 @@ pub trait DataSource {
     /// The Rust form of the data source's state.
     type State: Serialize + DeserializeOwned;
 
+    /// The schema Terraform sees.
     fn schema(&self) -> Schema;
 
     /// Checks a configuration beyond what the schema says; attributes may be unknown here.
@@ -39,9 +40,13 @@ pub trait DataSource {
 /// A data source as the provider lists it: every [`DataSource`] is one, so
 /// `Box::new(MyDataSource)` is all a provider writes.
 pub trait AnyDataSource {
+    /// The type name, as in [`DataSource::TYPE_NAME`].
     fn type_name(&self) -> &str;
+    /// The schema, as in [`DataSource::schema`].
     fn data_source_schema(&self) -> Schema;
+    /// `ValidateDataResourceConfig`: the data source's own checks.
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
+    /// `ReadDataSource`: decodes the configuration, reads, and fits the result to the schema.
     fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse;
 }
 

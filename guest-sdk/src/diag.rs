@@ -50,6 +50,7 @@ impl Diagnostics {
         Diagnostics(vec![Diagnostic::warning(summary, detail)])
     }
 
+    /// Adds a diagnostic.
     pub fn push(&mut self, diagnostic: impl Into<Diagnostic>) {
         self.0.push(diagnostic.into());
     }
@@ -60,22 +61,27 @@ impl Diagnostics {
         self.0.push(Diagnostic::error(summary, detail).at(path.into_path()));
     }
 
+    /// Adds several diagnostics.
     pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
         self.0.extend(other);
     }
 
+    /// Whether there are no diagnostics at all.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// Whether any diagnostic is an error (warnings alone do not fail a call).
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(Diagnostic::is_error)
     }
 
+    /// The diagnostics, in order.
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
         self.0.iter()
     }
 
+    /// The diagnostics, as a `Vec`.
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.0
     }
@@ -168,6 +174,7 @@ impl<T, E: fmt::Display> ResultExt<T> for std::result::Result<T, E> {
 
 /// Something that names an attribute: a top-level attribute name, or a full path.
 pub trait IntoPath {
+    /// The path this names.
     fn into_path(self) -> AttributePath;
 }
 

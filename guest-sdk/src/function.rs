@@ -68,30 +68,36 @@ impl Signature {
         self
     }
 
+    /// A one-line summary Terraform shows.
     pub fn summary(mut self, text: impl Into<String>) -> Self {
         self.summary = text.into();
         self
     }
 
+    /// A longer description, plain text.
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::plain(text);
         self
     }
 
+    /// A longer description, in Markdown.
     pub fn markdown_description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::markdown(text);
         self
     }
 
+    /// Marks the function deprecated; Terraform warns with `message` when it is called.
     pub fn deprecated(mut self, message: impl Into<String>) -> Self {
         self.deprecation_message = message.into();
         self
     }
 
+    /// What the function returns.
     pub fn return_type(&self) -> &Type {
         &self.return_type
     }
 
+    /// What Terraform sees.
     pub fn to_model(&self) -> model::Function {
         model::Function {
             parameters: self.parameters.iter().map(Parameter::to_model).collect(),
@@ -116,6 +122,7 @@ pub struct Parameter {
 }
 
 impl Parameter {
+    /// A parameter of this type; Terraform converts arguments to it before the call.
     pub fn new(name: impl Into<String>, ty: Type) -> Self {
         Parameter {
             name: name.into(),
@@ -126,6 +133,7 @@ impl Parameter {
         }
     }
 
+    /// What the parameter is for.
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::plain(text);
         self
@@ -162,14 +170,17 @@ pub struct Arguments {
 }
 
 impl Arguments {
+    /// Arguments as the host passed them.
     pub fn new(values: Vec<Value>) -> Self {
         Arguments { values }
     }
 
+    /// How many arguments there are (positional and variadic).
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether there are no arguments.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
@@ -196,12 +207,14 @@ impl Arguments {
 /// one is named.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionError {
+    /// What went wrong.
     pub text: String,
     /// Which argument was at fault, counting from 0.
     pub argument: Option<u32>,
 }
 
 impl FunctionError {
+    /// An error about the call as a whole.
     pub fn new(text: impl Into<String>) -> Self {
         FunctionError { text: text.into(), argument: None }
     }
@@ -231,15 +244,20 @@ pub trait Function {
     /// What the function returns, fitted to the signature's return type.
     type Output: Serialize;
 
+    /// The parameters and return type Terraform sees.
     fn signature(&self) -> Signature;
 
+    /// Runs the function. Arguments were converted to the parameter types by Terraform.
     fn call(&self, args: &Arguments) -> Result<Self::Output, FunctionError>;
 }
 
 /// A function as the provider lists it: every [`Function`] is one.
 pub trait AnyFunction {
+    /// The name, as in [`Function::NAME`].
     fn name(&self) -> &str;
+    /// The signature, as in [`Function::signature`].
     fn function_signature(&self) -> Signature;
+    /// `CallFunction`: runs the function and fits the result to the return type.
     fn call_function(&self, arguments: Vec<Value>) -> Result<Value, FunctionError>;
 }
 

@@ -55,6 +55,8 @@
 //! name. [`Server`] serves the same calls natively, so providers can be unit-tested without
 //! a host.
 
+#![warn(missing_docs)]
+
 // The generated bindings name this crate by its public name, from inside and outside alike.
 extern crate self as terrarium_sdk;
 

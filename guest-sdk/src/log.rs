@@ -19,10 +19,15 @@ use std::fmt;
 /// How important a message is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// Finest detail.
     Trace,
+    /// What a provider author needs to debug.
     Debug,
+    /// Notable events.
     Info,
+    /// Something looks wrong, but the call goes on.
     Warn,
+    /// The call fails.
     Error,
 }
 

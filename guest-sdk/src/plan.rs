@@ -295,3 +295,161 @@ mod tests {
         assert_eq!(schema.check().len(), 1);
     }
 }
+
+#[cfg(test)]
+mod replace_tests {
+    use std::collections::BTreeMap;
+
+    use terrarium_model::{Number, Type};
+
+    use super::*;
+    use crate::schema::{Block, NestedBlock};
+
+    fn obj<const N: usize>(entries: [(&str, Value); N]) -> Value {
+        Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    fn s(text: &str) -> Value {
+        Value::string(text)
+    }
+
+    fn n(i: i64) -> Value {
+        Value::Number(Number::Int(i))
+    }
+
+    /// Grows in place, shrinks by replacement.
+    fn shrinks(prior: &Value, planned: &Value) -> bool {
+        match (prior, planned) {
+            (Value::Number(a), Value::Number(b)) => b.as_f64() < a.as_f64(),
+            _ => true,
+        }
+    }
+
+    fn schema() -> Schema {
+        Schema::new()
+            .attribute(Attribute::string("id").computed())
+            .attribute(Attribute::number("size").required().requires_replace_if(shrinks))
+            .attribute(Attribute::string("password").optional().write_only())
+            .attribute(Attribute::nested(
+                "endpoint",
+                ObjectNesting::Single,
+                vec![Attribute::string("host").required().requires_replace(), Attribute::string("ip").computed()],
+            ))
+            .block(NestedBlock::set(
+                "rule",
+                Block::new().attribute(Attribute::number("port").required().requires_replace()),
+            ))
+            .block(NestedBlock::map(
+                "disk",
+                Block::new().attribute(Attribute::string("kind").optional().requires_replace()),
+            ))
+    }
+
+    fn state(size: i64, host: &str, rules: Vec<i64>, disks: &[(&str, &str)]) -> Value {
+        obj([
+            ("id", s("x")),
+            ("size", n(size)),
+            ("password", Value::Null),
+            ("endpoint", obj([("host", s(host)), ("ip", s("10.0.0.1"))])),
+            ("rule", Value::Set(rules.into_iter().map(|p| obj([("port", n(p))])).collect())),
+            ("disk", Value::Map(disks.iter().map(|(k, v)| (k.to_string(), obj([("kind", s(v))]))).collect())),
+        ])
+    }
+
+    #[test]
+    fn a_custom_rule_decides_which_changes_replace() {
+        let prior = state(10, "a", vec![80], &[]);
+        let (_, replace) = default_plan(&schema(), &prior, &state(20, "a", vec![80], &[]), &Value::Null);
+        assert!(replace.is_empty(), "growing is in place: {replace:?}");
+        let (_, replace) = default_plan(&schema(), &prior, &state(5, "a", vec![80], &[]), &Value::Null);
+        assert_eq!(replace, vec![AttributePath::attribute("size")]);
+    }
+
+    #[test]
+    fn replace_paths_reach_into_nested_values() {
+        let prior = state(10, "a", vec![80, 443], &[("root", "ssd")]);
+
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(10, "b", vec![80, 443], &[("root", "ssd")]), &Value::Null);
+        assert_eq!(replace, vec![AttributePath::attribute("endpoint").attr("host")]);
+
+        // Set elements cannot be lined up: the set as a whole changed. Order alone is no change.
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(10, "a", vec![443, 80], &[("root", "ssd")]), &Value::Null);
+        assert!(replace.is_empty(), "{replace:?}");
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(10, "a", vec![80, 8080], &[("root", "ssd")]), &Value::Null);
+        assert_eq!(replace, vec![AttributePath::attribute("rule")]);
+
+        // Map elements line up by key.
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(10, "a", vec![80, 443], &[("root", "hdd")]), &Value::Null);
+        assert_eq!(replace, vec![AttributePath::attribute("disk").key("root").attr("kind")]);
+        let (_, replace) = default_plan(
+            &schema(),
+            &prior,
+            &state(10, "a", vec![80, 443], &[("root", "ssd"), ("data", "ssd")]),
+            &Value::Null,
+        );
+        assert_eq!(replace, vec![AttributePath::attribute("disk")]);
+    }
+
+    #[test]
+    fn create_marks_nested_computed_attributes_and_clears_write_only_ones() {
+        let config = obj([
+            ("id", Value::Null),
+            ("size", n(1)),
+            ("password", s("secret")),
+            ("endpoint", obj([("host", s("a")), ("ip", Value::Null)])),
+            ("rule", Value::Set(vec![])),
+            ("disk", Value::Map(BTreeMap::new())),
+        ]);
+        let (planned, replace) = default_plan(&schema(), &Value::Null, &config, &config);
+        assert!(replace.is_empty());
+        assert!(planned.attr("id").unwrap().is_unknown());
+        assert!(planned.attr("endpoint").unwrap().attr("ip").unwrap().is_unknown());
+        assert_eq!(planned.attr("password"), Some(&Value::Null), "write-only values are never planned");
+    }
+
+    #[test]
+    fn a_replacement_is_planned_from_the_configuration() {
+        let prior = state(10, "a", vec![], &[]);
+        let config = obj([
+            ("id", Value::Null),
+            ("size", n(10)),
+            ("password", Value::Null),
+            ("endpoint", obj([("host", s("b")), ("ip", Value::Null)])),
+            ("rule", Value::Set(vec![])),
+            ("disk", Value::Map(BTreeMap::new())),
+        ]);
+        let mut proposed = config.clone();
+        if let Value::Object(m) = &mut proposed {
+            m.insert("id".into(), s("x"));
+            m.insert("endpoint".into(), obj([("host", s("b")), ("ip", s("10.0.0.1"))]));
+        }
+        let (planned, replace) = default_plan(&schema(), &prior, &proposed, &config);
+        assert_eq!(replace, vec![AttributePath::attribute("endpoint").attr("host")]);
+        assert!(planned.attr("id").unwrap().is_unknown());
+        assert!(planned.attr("endpoint").unwrap().attr("ip").unwrap().is_unknown());
+    }
+
+    #[test]
+    fn unknown_collections_and_types_pass_through() {
+        let schema = Schema::new()
+            .attribute(Attribute::new("tags", Type::map(Type::String)).optional().computed())
+            .block(NestedBlock::list("item", Block::new().attribute(Attribute::string("v").computed())));
+        let proposed = obj([("tags", Value::unknown()), ("item", Value::unknown())]);
+        let (planned, _) = default_plan(&schema, &Value::Null, &proposed, &proposed);
+        assert_eq!(planned, proposed);
+    }
+
+    #[test]
+    fn first_unknown_finds_the_path() {
+        let value = obj([("a", Value::List(vec![n(1), obj([("b", Value::unknown())])]))]);
+        assert_eq!(
+            first_unknown(&value, &AttributePath::root()),
+            Some(AttributePath::attribute("a").index(1).attr("b"))
+        );
+        assert_eq!(first_unknown(&n(1), &AttributePath::root()), None);
+    }
+}

@@ -34,7 +34,7 @@
 //! }
 //! ```
 //!
-//! Everything else has a default: the plan (see [`crate::plan`](crate::plan)), read (the
+//! Everything else has a default: the plan (see [`crate::plan`]), read (the
 //! state is kept as it is), delete (nothing to do), update, import and upgrade (refused with
 //! a clear error). Override what the resource needs.
 
@@ -76,7 +76,7 @@ pub trait Resource {
         Ok(())
     }
 
-    /// Adjusts the plan after the SDK's default plan (see [`crate::plan`](crate::plan)).
+    /// Adjusts the plan after the SDK's default plan (see [`crate::plan`]).
     /// Not called when the resource is being destroyed.
     fn plan(&self, plan: &mut Plan) -> Result<()> {
         let _ = plan;
@@ -204,14 +204,17 @@ impl Plan {
         &self.proposed_new_state
     }
 
+    /// The configuration (may contain unknown values).
     pub fn config(&self) -> &Value {
         &self.config
     }
 
+    /// Whether the resource is being created (there is no prior state).
     pub fn is_create(&self) -> bool {
         self.prior_state.is_null()
     }
 
+    /// Whether the plan replaces the resource (something in [`requires_replace`](Self::requires_replace) changed).
     pub fn is_replace(&self) -> bool {
         !self.requires_replace.is_empty()
     }
@@ -262,13 +265,21 @@ impl Plan {
 /// `Box::new(MyResource)` is all a provider writes. Its methods take the protocol's requests
 /// (see [`crate::rpc`]) and are what [`crate::Server`] calls.
 pub trait AnyResource {
+    /// The type name, as in [`Resource::TYPE_NAME`].
     fn type_name(&self) -> &str;
+    /// The schema, as in [`Resource::schema`].
     fn resource_schema(&self) -> Schema;
+    /// `ValidateResourceConfig`: the resource's own checks.
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
+    /// `PlanResourceChange`: the default plan, then [`Resource::plan`].
     fn plan_change(&self, request: PlanRequest) -> PlanResponse;
+    /// `ApplyResourceChange`: create, update or delete, by what the plan says.
     fn apply_change(&self, request: ApplyRequest) -> ApplyResponse;
+    /// `ReadResource`: refreshes the state.
     fn read_resource(&self, request: ReadRequest) -> ReadResponse;
+    /// `ImportResourceState`: builds a state from an ID.
     fn import_state(&self, request: ImportRequest) -> ImportResponse;
+    /// `UpgradeResourceState`: fits stored state to the current schema.
     fn upgrade_state(&self, request: UpgradeRequest) -> UpgradeResponse;
 }
 

@@ -2,7 +2,9 @@
 //!
 //! They mirror the WIT records one to one (minus fields this SDK does not use yet), so a
 //! provider can be driven natively, in unit tests, exactly as the host drives the component:
-//! see [`crate::Server`].
+//! see [`crate::Server`]. Fields are those of the WIT records (documented in
+//! `wit/provider.wit`); only the less obvious ones are described here.
+#![allow(missing_docs)]
 
 use terrarium_model::{AttributePath, Diagnostic, Value};
 
@@ -32,6 +34,7 @@ pub struct ReadRequest {
     pub private: Vec<u8>,
 }
 
+/// Reply to [`ReadRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadResponse {
     /// Null when the resource no longer exists.
@@ -52,6 +55,7 @@ pub struct PlanRequest {
     pub prior_private: Vec<u8>,
 }
 
+/// Reply to [`PlanRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanResponse {
     pub planned_state: Value,
@@ -72,6 +76,7 @@ pub struct ApplyRequest {
     pub planned_private: Vec<u8>,
 }
 
+/// Reply to [`ApplyRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApplyResponse {
     pub new_state: Value,
@@ -86,6 +91,7 @@ pub struct ImportRequest {
     pub id: String,
 }
 
+/// One resource an import produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportedResource {
     pub type_name: String,
@@ -93,6 +99,7 @@ pub struct ImportedResource {
     pub private: Vec<u8>,
 }
 
+/// Reply to [`ImportRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportResponse {
     pub imported: Vec<ImportedResource>,
@@ -110,6 +117,7 @@ pub struct UpgradeRequest {
     pub raw_state: Value,
 }
 
+/// Reply to [`UpgradeRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct UpgradeResponse {
     pub upgraded_state: Value,
@@ -123,6 +131,7 @@ pub struct ReadDataSourceRequest {
     pub config: Value,
 }
 
+/// Reply to [`ReadDataSourceRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadDataSourceResponse {
     pub state: Value,

@@ -28,6 +28,7 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// An empty schema, version 0.
     pub fn new() -> Self {
         Schema::default()
     }
@@ -39,11 +40,13 @@ impl Schema {
         self
     }
 
+    /// What the resource type, data source or provider is, in plain text.
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.block = self.block.description(text);
         self
     }
 
+    /// What the resource type, data source or provider is, in Markdown.
     pub fn markdown_description(mut self, text: impl Into<String>) -> Self {
         self.block = self.block.markdown_description(text);
         self
@@ -56,16 +59,19 @@ impl Schema {
         self
     }
 
+    /// Adds an attribute.
     pub fn attribute(mut self, attribute: Attribute) -> Self {
         self.block = self.block.attribute(attribute);
         self
     }
 
+    /// Adds a nested block.
     pub fn block(mut self, block: NestedBlock) -> Self {
         self.block = self.block.block(block);
         self
     }
 
+    /// The schema version.
     pub fn schema_version(&self) -> i64 {
         self.version
     }
@@ -107,40 +113,48 @@ pub struct Block {
 }
 
 impl Block {
+    /// An empty block.
     pub fn new() -> Self {
         Block::default()
     }
 
+    /// What the block is, in plain text.
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::plain(text);
         self
     }
 
+    /// What the block is, in Markdown.
     pub fn markdown_description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::markdown(text);
         self
     }
 
+    /// Terraform warns when a configuration uses the block, showing `message`.
     pub fn deprecated(mut self, message: impl Into<String>) -> Self {
         self.deprecated = true;
         self.deprecation_message = message.into();
         self
     }
 
+    /// Adds an attribute.
     pub fn attribute(mut self, attribute: Attribute) -> Self {
         self.attributes.push(attribute);
         self
     }
 
+    /// Adds a nested block.
     pub fn block(mut self, block: NestedBlock) -> Self {
         self.blocks.push(block);
         self
     }
 
+    /// The attributes, in the order they were added.
     pub fn attributes(&self) -> &[Attribute] {
         &self.attributes
     }
 
+    /// The nested blocks, in the order they were added.
     pub fn blocks(&self) -> &[NestedBlock] {
         &self.blocks
     }
@@ -150,6 +164,7 @@ impl Block {
         self.attributes.iter().find(|a| a.name == name)
     }
 
+    /// What Terraform sees.
     pub fn to_model(&self) -> model::Block {
         model::Block {
             attributes: self.attributes.iter().map(Attribute::to_model).collect(),
@@ -199,7 +214,9 @@ fn is_identifier(name: &str) -> bool {
 /// What an attribute holds: a value of a type, or (protocol 6) nested attributes.
 #[derive(Clone, Debug)]
 pub enum AttributeKind {
+    /// A value of a Terraform type.
     Type(Type),
+    /// An object, or a list, set or map of objects, with these attributes.
     Nested(ObjectNesting, Vec<Attribute>),
 }
 
@@ -241,14 +258,17 @@ impl Attribute {
         Attribute::with_kind(name.into(), AttributeKind::Type(ty))
     }
 
+    /// A string attribute.
     pub fn string(name: impl Into<String>) -> Self {
         Attribute::new(name, Type::String)
     }
 
+    /// A number attribute.
     pub fn number(name: impl Into<String>) -> Self {
         Attribute::new(name, Type::Number)
     }
 
+    /// A bool attribute.
     pub fn bool(name: impl Into<String>) -> Self {
         Attribute::new(name, Type::Bool)
     }
@@ -308,11 +328,13 @@ impl Attribute {
         self
     }
 
+    /// What the attribute is, in plain text.
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::plain(text);
         self
     }
 
+    /// What the attribute is, in Markdown.
     pub fn markdown_description(mut self, text: impl Into<String>) -> Self {
         self.description = Description::markdown(text);
         self
@@ -376,6 +398,7 @@ impl Attribute {
         self
     }
 
+    /// The attribute's name.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -385,26 +408,32 @@ impl Attribute {
         self.default.as_ref()
     }
 
+    /// What the attribute holds.
     pub fn kind(&self) -> &AttributeKind {
         &self.kind
     }
 
+    /// Whether configurations must set it.
     pub fn is_required(&self) -> bool {
         self.required
     }
 
+    /// Whether configurations may set it.
     pub fn is_optional(&self) -> bool {
         self.optional
     }
 
+    /// Whether the provider sets it.
     pub fn is_computed(&self) -> bool {
         self.computed
     }
 
+    /// Whether Terraform hides its value.
     pub fn is_sensitive(&self) -> bool {
         self.sensitive
     }
 
+    /// Whether it is write-only.
     pub fn is_write_only(&self) -> bool {
         self.write_only
     }
@@ -414,10 +443,12 @@ impl Attribute {
         &self.replace
     }
 
+    /// Whether the default plan marks it unknown on every update.
     pub fn is_unknown_on_update(&self) -> bool {
         self.unknown_on_update
     }
 
+    /// What Terraform sees.
     pub fn to_model(&self) -> model::Attribute {
         let ty = match &self.kind {
             AttributeKind::Type(t) => model::AttributeType::Type(t.clone()),
@@ -479,6 +510,7 @@ pub struct NestedBlock {
 }
 
 impl NestedBlock {
+    /// A nested block with any nesting mode.
     pub fn new(name: impl Into<String>, nesting: BlockNesting, block: Block) -> Self {
         NestedBlock { name: name.into(), block, nesting, min_items: 0, max_items: 0, requires_replace: false }
     }
@@ -508,11 +540,13 @@ impl NestedBlock {
         NestedBlock::new(name, BlockNesting::Group, block)
     }
 
+    /// The block must appear at least `n` times.
     pub fn min_items(mut self, n: u64) -> Self {
         self.min_items = n;
         self
     }
 
+    /// The block may appear at most `n` times (0: no limit).
     pub fn max_items(mut self, n: u64) -> Self {
         self.max_items = n;
         self
@@ -524,22 +558,27 @@ impl NestedBlock {
         self
     }
 
+    /// The block's name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The block's content.
     pub fn block(&self) -> &Block {
         &self.block
     }
 
+    /// How the block nests.
     pub fn nesting(&self) -> BlockNesting {
         self.nesting
     }
 
+    /// Whether any change inside it replaces the resource.
     pub fn is_requires_replace(&self) -> bool {
         self.requires_replace
     }
 
+    /// What Terraform sees.
     pub fn to_model(&self) -> model::NestedBlock {
         model::NestedBlock {
             type_name: self.name.clone(),

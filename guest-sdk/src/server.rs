@@ -35,10 +35,12 @@ pub struct Server<P> {
 }
 
 impl<P: Provider> Server<P> {
+    /// Serves `provider`.
     pub fn new(provider: P) -> Self {
         Server { provider }
     }
 
+    /// The provider being served.
     pub fn provider(&self) -> &P {
         &self.provider
     }
@@ -68,22 +70,27 @@ impl<P: Provider> Server<P> {
         (schema, diagnostics)
     }
 
+    /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
         self.provider.validate(config).err().map(|d| d.into_vec()).unwrap_or_default()
     }
 
+    /// `ValidateResourceConfig`, routed by type name.
     pub fn validate_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         self.with_resource(type_name, |r| r.validate_config(config)).unwrap_or_else(|d| vec![d])
     }
 
+    /// `ValidateDataResourceConfig`, routed by type name.
     pub fn validate_data_source_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         self.with_data_source(type_name, |d| d.validate_config(config)).unwrap_or_else(|d| vec![d])
     }
 
+    /// `ConfigureProvider`.
     pub fn configure(&mut self, request: ConfigureRequest) -> Vec<Diagnostic> {
         self.provider.configure(request).err().map(|d| d.into_vec()).unwrap_or_default()
     }
 
+    /// `ReadResource`, routed by type name.
     pub fn read_resource(&self, request: ReadRequest) -> ReadResponse {
         let type_name = request.type_name.clone();
         let current = request.current_state.clone();
@@ -95,6 +102,7 @@ impl<P: Provider> Server<P> {
         })
     }
 
+    /// `PlanResourceChange`, routed by type name.
     pub fn plan_resource_change(&self, request: PlanRequest) -> PlanResponse {
         let type_name = request.type_name.clone();
         let proposed = request.proposed_new_state.clone();
@@ -107,6 +115,7 @@ impl<P: Provider> Server<P> {
         })
     }
 
+    /// `ApplyResourceChange`, routed by type name.
     pub fn apply_resource_change(&self, request: ApplyRequest) -> ApplyResponse {
         let type_name = request.type_name.clone();
         let prior = request.prior_state.clone();
@@ -118,24 +127,28 @@ impl<P: Provider> Server<P> {
         })
     }
 
+    /// `ImportResourceState`, routed by type name.
     pub fn import_resource_state(&self, request: ImportRequest) -> ImportResponse {
         let type_name = request.type_name.clone();
         self.with_resource(&type_name, move |r| r.import_state(request))
             .unwrap_or_else(|d| ImportResponse { imported: Vec::new(), diagnostics: vec![d] })
     }
 
+    /// `UpgradeResourceState`, routed by type name.
     pub fn upgrade_resource_state(&self, request: UpgradeRequest) -> UpgradeResponse {
         let type_name = request.type_name.clone();
         self.with_resource(&type_name, move |r| r.upgrade_state(request))
             .unwrap_or_else(|d| UpgradeResponse { upgraded_state: Value::Null, diagnostics: vec![d] })
     }
 
+    /// `ReadDataSource`, routed by type name.
     pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let type_name = request.type_name.clone();
         self.with_data_source(&type_name, move |d| d.read_data(request))
             .unwrap_or_else(|d| ReadDataSourceResponse { state: Value::Null, diagnostics: vec![d] })
     }
 
+    /// `CallFunction`, routed by name.
     pub fn call_function(&self, name: &str, arguments: Vec<Value>) -> Result<Value, FunctionError> {
         let functions = self.provider.functions();
         let Some(f) = functions.iter().find(|f| f.name() == name) else {
@@ -148,6 +161,7 @@ impl<P: Provider> Server<P> {
         f.call_function(arguments)
     }
 
+    /// `StopProvider`: an error text if the provider could not stop.
     pub fn stop(&self) -> Option<String> {
         self.provider.stop().err()
     }
