@@ -1,1 +1,125 @@
+//! `terrarium/random`: random values for Terraform configurations, in the spirit of
+//! `hashicorp/random`, written on the Terrarium SDK. It is the example to read for how a
+//! provider is put together; `examples/null` is the smallest one.
+//!
+//! ```hcl
+//! resource "random_password" "db" {
+//!   length  = 24
+//!   keepers = { rotation = "2025-q1" } # a new value replaces the password
+//! }
+//!
+//! resource "random_integer" "port" {
+//!   min     = 8000
+//!   max     = 8999
+//!   exclude = [8080, 8443]            # a set of numbers
+//! }
+//!
+//! resource "random_choice" "region" {
+//!   option {                          # a nested block, once per option
+//!     value  = "eu-west-1"
+//!     weight = 3
+//!   }
+//!   option {
+//!     value = "us-east-1"
+//!   }
+//! }
+//!
+//! data "random_shuffle" "az" {
+//!   input = ["a", "b", "c"]
+//!   seed  = "prod"                    # data sources must be deterministic: see shuffle.rs
+//! }
+//!
+//! output "id" {
+//!   value = provider::random::uuid_v5("dns", "example.com")
+//! }
+//! ```
+//!
+//! | Kind        | Name              | What it shows                                             |
+//! |-------------|-------------------|-----------------------------------------------------------|
+//! | resource    | `random_string`   | validation with attribute paths, defaults in the plan      |
+//! | resource    | `random_password` | the same, with a sensitive result                         |
+//! | resource    | `random_integer`  | numbers, a set, import, a plan hook choosing update or replace |
+//! | resource    | `random_uuid`     | the smallest resource                                     |
+//! | resource    | `random_choice`   | a nested block, errors inside it                           |
+//! | data source | `random_shuffle`  | a deterministic (seeded) data source                      |
+//! | function    | `uuid_v5`         | a provider function with an argument error                |
+//!
+//! Every resource has `keepers`: a map that replaces the resource (and so draws a new value)
+//! whenever it changes. Values are drawn once, at create, and kept in the state: reads and
+//! plans never draw again.
 
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use terrarium_sdk::schema::Attribute;
+use terrarium_sdk::{AnyDataSource, AnyFunction, AnyResource, Provider, Result, Type, Value, from_value};
+
+mod choice;
+mod integer;
+pub mod rng;
+mod shuffle;
+mod string;
+mod uuids;
+
+pub use choice::RandomChoice;
+pub use integer::RandomInteger;
+pub use shuffle::RandomShuffle;
+pub use string::{RandomPassword, RandomString};
+pub use uuids::{RandomUuid, UuidV5};
+
+/// The provider. It has no configuration: `provider "random" {}` is empty.
+#[derive(Default)]
+pub struct RandomProvider;
+
+impl Provider for RandomProvider {
+    fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+        vec![
+            Box::new(RandomString),
+            Box::new(RandomPassword),
+            Box::new(RandomInteger),
+            Box::new(RandomUuid),
+            Box::new(RandomChoice),
+        ]
+    }
+
+    fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
+        vec![Box::new(RandomShuffle)]
+    }
+
+    fn functions(&self) -> Vec<Box<dyn AnyFunction + '_>> {
+        vec![Box::new(UuidV5)]
+    }
+}
+
+// Makes `RandomProvider` the component's implementation of the Terrarium world.
+terrarium_sdk::export!(RandomProvider);
+
+/// `keepers` in a state: a map of strings (an element may be null: `{ a = null }`).
+pub type Keepers = Option<BTreeMap<String, Option<String>>>;
+
+/// The `keepers` attribute every resource here has.
+fn keepers_attribute() -> Attribute {
+    Attribute::new("keepers", Type::map(Type::String))
+        .optional()
+        // The whole point of keepers: any change replaces the resource, so its value is
+        // drawn again.
+        .requires_replace()
+        .description("Arbitrary values that, when changed, replace the resource and so draw a new value.")
+}
+
+/// Reads a configuration or a plan, which may not be wholly known yet, into `T`: a struct of
+/// [`Attr`](terrarium_sdk::Attr) fields.
+///
+/// Validation sees configurations before everything in them is known, and an attribute can
+/// be partly known (a set with one unknown element). Here any attribute that is not wholly
+/// known reads as `Attr::Unknown`, so the checks simply skip what they cannot see yet; apply
+/// runs them again on known values.
+fn read_partial<T: DeserializeOwned>(value: &Value) -> Result<T> {
+    let mut value = value.clone();
+    if let Value::Object(attributes) = &mut value {
+        for attribute in attributes.values_mut().filter(|v| v.contains_unknown()) {
+            *attribute = Value::unknown();
+        }
+    }
+    Ok(from_value(&value)?)
+}
