@@ -38,12 +38,25 @@ thread_local! {
 fn with_server<E: Export, T>(f: impl FnOnce(&mut Server<E::Provider>) -> T) -> T {
     SERVER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let server = slot.get_or_insert_with(|| Box::new(Server::new(E::create())));
+        let server = slot.get_or_insert_with(|| {
+            report_panics();
+            Box::new(Server::new(E::create()))
+        });
         // Only `export!` creates the slot, for its one provider type.
         let server =
             server.downcast_mut::<Server<E::Provider>>().expect("a component exports exactly one provider type");
         f(server)
     })
+}
+
+/// A panic in provider code traps, and the host turns the trap into an error diagnostic;
+/// the panic's message and location go to the provider log first, where they help most.
+fn report_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        crate::log::log(crate::log::Level::Error, "the provider panicked", &[("panic", info)]);
+        previous(info);
+    }));
 }
 
 /// A value the host sent that is not a tree: a host bug, reported rather than trusted.

@@ -77,12 +77,18 @@ impl<P: Provider> Server<P> {
 
     /// `ValidateResourceConfig`, routed by type name.
     pub fn validate_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
-        self.with_resource(type_name, |r| r.validate_config(config)).unwrap_or_else(|d| vec![d])
+        match self.resource(type_name) {
+            Ok(r) => r.validate_config(config),
+            Err(d) => vec![d],
+        }
     }
 
     /// `ValidateDataResourceConfig`, routed by type name.
     pub fn validate_data_source_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
-        self.with_data_source(type_name, |d| d.validate_config(config)).unwrap_or_else(|d| vec![d])
+        match self.data_source(type_name) {
+            Ok(d) => d.validate_config(config),
+            Err(d) => vec![d],
+        }
     }
 
     /// `ConfigureProvider`.
@@ -90,62 +96,62 @@ impl<P: Provider> Server<P> {
         self.provider.configure(request).err().map(|d| d.into_vec()).unwrap_or_default()
     }
 
+    // On an unknown type name, each call answers with what it was given: the state stays as
+    // it was, and the diagnostic says which types there are.
+
     /// `ReadResource`, routed by type name.
     pub fn read_resource(&self, request: ReadRequest) -> ReadResponse {
-        let type_name = request.type_name.clone();
-        let current = request.current_state.clone();
-        let private = request.private.clone();
-        self.with_resource(&type_name, move |r| r.read_resource(request)).unwrap_or_else(|d| ReadResponse {
-            new_state: current,
-            private,
-            diagnostics: vec![d],
-        })
+        match self.resource(&request.type_name) {
+            Ok(r) => r.read_resource(request),
+            Err(d) => ReadResponse { new_state: request.current_state, private: request.private, diagnostics: vec![d] },
+        }
     }
 
     /// `PlanResourceChange`, routed by type name.
     pub fn plan_resource_change(&self, request: PlanRequest) -> PlanResponse {
-        let type_name = request.type_name.clone();
-        let proposed = request.proposed_new_state.clone();
-        let private = request.prior_private.clone();
-        self.with_resource(&type_name, move |r| r.plan_change(request)).unwrap_or_else(|d| PlanResponse {
-            planned_state: proposed,
-            requires_replace: Vec::new(),
-            planned_private: private,
-            diagnostics: vec![d],
-        })
+        match self.resource(&request.type_name) {
+            Ok(r) => r.plan_change(request),
+            Err(d) => PlanResponse {
+                planned_state: request.proposed_new_state,
+                requires_replace: Vec::new(),
+                planned_private: request.prior_private,
+                diagnostics: vec![d],
+            },
+        }
     }
 
     /// `ApplyResourceChange`, routed by type name.
     pub fn apply_resource_change(&self, request: ApplyRequest) -> ApplyResponse {
-        let type_name = request.type_name.clone();
-        let prior = request.prior_state.clone();
-        let private = request.planned_private.clone();
-        self.with_resource(&type_name, move |r| r.apply_change(request)).unwrap_or_else(|d| ApplyResponse {
-            new_state: prior,
-            private,
-            diagnostics: vec![d],
-        })
+        match self.resource(&request.type_name) {
+            Ok(r) => r.apply_change(request),
+            Err(d) => {
+                ApplyResponse { new_state: request.prior_state, private: request.planned_private, diagnostics: vec![d] }
+            }
+        }
     }
 
     /// `ImportResourceState`, routed by type name.
     pub fn import_resource_state(&self, request: ImportRequest) -> ImportResponse {
-        let type_name = request.type_name.clone();
-        self.with_resource(&type_name, move |r| r.import_state(request))
-            .unwrap_or_else(|d| ImportResponse { imported: Vec::new(), diagnostics: vec![d] })
+        match self.resource(&request.type_name) {
+            Ok(r) => r.import_state(request),
+            Err(d) => ImportResponse { imported: Vec::new(), diagnostics: vec![d] },
+        }
     }
 
     /// `UpgradeResourceState`, routed by type name.
     pub fn upgrade_resource_state(&self, request: UpgradeRequest) -> UpgradeResponse {
-        let type_name = request.type_name.clone();
-        self.with_resource(&type_name, move |r| r.upgrade_state(request))
-            .unwrap_or_else(|d| UpgradeResponse { upgraded_state: Value::Null, diagnostics: vec![d] })
+        match self.resource(&request.type_name) {
+            Ok(r) => r.upgrade_state(request),
+            Err(d) => UpgradeResponse { upgraded_state: Value::Null, diagnostics: vec![d] },
+        }
     }
 
     /// `ReadDataSource`, routed by type name.
     pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        let type_name = request.type_name.clone();
-        self.with_data_source(&type_name, move |d| d.read_data(request))
-            .unwrap_or_else(|d| ReadDataSourceResponse { state: Value::Null, diagnostics: vec![d] })
+        match self.data_source(&request.type_name) {
+            Ok(d) => d.read_data(request),
+            Err(d) => ReadDataSourceResponse { state: Value::Null, diagnostics: vec![d] },
+        }
     }
 
     /// `CallFunction`, routed by name.
@@ -166,10 +172,10 @@ impl<P: Provider> Server<P> {
         self.provider.stop().err()
     }
 
-    fn with_resource<T>(&self, type_name: &str, f: impl FnOnce(&dyn AnyResource) -> T) -> Result<T, Diagnostic> {
-        let resources = self.provider.resources();
-        match resources.iter().find(|r| r.type_name() == type_name) {
-            Some(r) => Ok(f(r.as_ref())),
+    fn resource(&self, type_name: &str) -> Result<Box<dyn AnyResource + '_>, Diagnostic> {
+        let mut resources = self.provider.resources();
+        match resources.iter().position(|r| r.type_name() == type_name) {
+            Some(i) => Ok(resources.swap_remove(i)),
             None => {
                 let known: Vec<&str> = resources.iter().map(|r| r.type_name()).collect();
                 Err(unknown_type("resource type", type_name, &known))
@@ -177,10 +183,10 @@ impl<P: Provider> Server<P> {
         }
     }
 
-    fn with_data_source<T>(&self, type_name: &str, f: impl FnOnce(&dyn AnyDataSource) -> T) -> Result<T, Diagnostic> {
-        let data_sources = self.provider.data_sources();
-        match data_sources.iter().find(|d| d.type_name() == type_name) {
-            Some(d) => Ok(f(d.as_ref())),
+    fn data_source(&self, type_name: &str) -> Result<Box<dyn AnyDataSource + '_>, Diagnostic> {
+        let mut data_sources = self.provider.data_sources();
+        match data_sources.iter().position(|d| d.type_name() == type_name) {
+            Some(i) => Ok(data_sources.swap_remove(i)),
             None => {
                 let known: Vec<&str> = data_sources.iter().map(|d| d.type_name()).collect();
                 Err(unknown_type("data source", type_name, &known))
