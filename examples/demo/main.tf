@@ -46,3 +46,8 @@ data "null_data_source" "summary" {
 output "message" {
   value = data.null_data_source.summary.outputs["message"]
 }
+
+# A provider function, evaluated by the random component.
+output "namespace_id" {
+  value = provider::random::uuid_v5("dns", "terrarium.example")
+}
