@@ -82,9 +82,12 @@ impl Artifacts {
         std::fs::create_dir_all(&scratch_root)
             .with_context(|| format!("cannot create {}", scratch_root.display()))?;
         remove_stale_scratch(&scratch_root);
-        let scratch_root = scratch_root.join(format!("run-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch_root)
-            .with_context(|| format!("cannot create {}", scratch_root.display()))?;
+        // run-PID-RANDOM: unique even where PIDs repeat (containers, PID namespaces).
+        let scratch_root = tempfile::Builder::new()
+            .prefix(&format!("run-{}-", std::process::id()))
+            .tempdir_in(&scratch_root)
+            .with_context(|| format!("cannot create a directory in {}", scratch_root.display()))?
+            .keep();
 
         Ok(Artifacts {
             repo_root,
@@ -141,7 +144,7 @@ fn exe_name(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
 }
 
-/// Scratch directories of earlier test processes (`run-PID`) that are no longer running: the
+/// Scratch directories of earlier test processes (`run-PID-*`) that are no longer running: the
 /// process-wide mirrors hold copies of the host binary, so they would pile up otherwise.
 fn remove_stale_scratch(root: &Path) {
     if !Path::new("/proc/self").exists() {
@@ -152,7 +155,11 @@ fn remove_stale_scratch(root: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("run-")) else {
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("run-"))
+            .and_then(|n| n.split('-').next())
+        else {
             continue;
         };
         if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
