@@ -76,9 +76,10 @@ impl Resource for RandomInteger {
         let prior: IntegerState = plan.prior()?;
         let range: Range = read_partial(&plan.planned_state)?;
         // A range not known until apply might rule the number out: replace to be safe.
-        let keeps_result = match (prior.result, range.min, range.max, range.exclude.as_ref()) {
-            (Attr::Known(result), Attr::Known(min), Attr::Known(max), exclude @ (Attr::Null | Attr::Known(_))) => {
-                (min..=max).contains(&result) && !exclude.known().is_some_and(|e| e.contains(&result))
+        let keeps_result = match (prior.result, range.min.known(), range.max.known(), &range.exclude) {
+            (_, _, _, Attr::Unknown) => false,
+            (Attr::Known(result), Some(min), Some(max), exclude) => {
+                (*min..=*max).contains(&result) && !exclude.known().is_some_and(|e| e.contains(&result))
             }
             _ => false,
         };

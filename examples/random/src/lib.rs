@@ -123,3 +123,53 @@ fn read_partial<T: DeserializeOwned>(value: &Value) -> Result<T> {
     }
     Ok(from_value(&value)?)
 }
+
+/// The provider driven natively, through the SDK's [`Server`](terrarium_sdk::Server), as the
+/// host drives the component.
+#[cfg(test)]
+mod tests {
+    use terrarium_sdk::rpc::PlanRequest;
+    use terrarium_sdk::{Attr, AttributePath, Resource, Server, conform, to_value};
+
+    use super::*;
+    use crate::integer::IntegerState;
+
+    #[test]
+    fn the_schema_has_no_mistakes() {
+        let (_, diagnostics) = Server::new(RandomProvider).get_schema();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    }
+
+    /// A `random_integer` state (or, with `result` null, a configuration).
+    fn integer(min: i64, max: i64, result: Attr<i64>) -> Value {
+        let id = result.clone().map(|r| r.to_string());
+        let state = IntegerState { id, keepers: None, min, max, exclude: None, seed: None, result };
+        conform(to_value(&state).unwrap(), &RandomInteger.schema().implied_type()).unwrap()
+    }
+
+    #[test]
+    fn a_range_change_keeps_the_number_while_it_is_allowed() {
+        let server = Server::new(RandomProvider);
+        let prior = integer(1, 10, Attr::Known(5));
+        let plan = |min, max| {
+            // What Terraform proposes: the configuration, with the prior computed values.
+            let proposed = integer(min, max, Attr::Known(5));
+            server.plan_resource_change(PlanRequest {
+                type_name: "random_integer".into(),
+                prior_state: prior.clone(),
+                proposed_new_state: proposed,
+                config: integer(min, max, Attr::Null),
+                prior_private: Vec::new(),
+            })
+        };
+
+        let wider = plan(0, 20);
+        assert!(wider.diagnostics.is_empty() && wider.requires_replace.is_empty(), "{wider:?}");
+        assert_eq!(wider.planned_state.attr("result"), Some(&Value::Number(5.into())));
+
+        let excluding = plan(6, 10);
+        assert!(excluding.diagnostics.is_empty(), "{excluding:?}");
+        assert_eq!(excluding.requires_replace, [AttributePath::attribute("min")]);
+        assert!(excluding.planned_state.attr("result").is_some_and(Value::is_unknown));
+    }
+}

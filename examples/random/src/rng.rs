@@ -12,7 +12,7 @@
 //! list. The same seed gives the same draws in every version of this provider: changing the
 //! algorithm would change results users have stored.
 
-use terrarium_sdk::{Result, ResultExt};
+use terrarium_sdk::{Diagnostics, Result, ResultExt};
 
 /// A source of uniformly distributed random numbers.
 pub enum Rng {
@@ -54,8 +54,12 @@ impl Rng {
     }
 
     /// A number in `0..n`, every value equally likely; `n` may be up to 2^64 (the size of
-    /// the whole `i64` range). `n` must not be 0.
+    /// the whole `i64` range).
     pub fn below(&mut self, n: u128) -> Result<u128> {
+        if n == 0 {
+            // Callers check their ranges first; this is the last line of defence.
+            return Err(Diagnostics::error("Nothing to draw from", "A random draw was asked for from an empty range."));
+        }
         if n > u128::from(u64::MAX) {
             return Ok(u128::from(self.next_u64()?));
         }
@@ -71,7 +75,7 @@ impl Rng {
         }
     }
 
-    /// An index into a slice of length `len` (not 0).
+    /// An index into a slice of length `len`.
     pub fn index(&mut self, len: usize) -> Result<usize> {
         // Fits: the result is below `len`.
         Ok(self.below(len as u128)? as usize)
@@ -122,6 +126,7 @@ mod tests {
         }
         assert!(seen.iter().all(|s| *s));
         assert!(rng.below(1 << 64).unwrap() < 1 << 64);
+        assert!(rng.below(0).is_err());
         let u = rng.unit().unwrap();
         assert!((0.0..1.0).contains(&u));
     }

@@ -89,7 +89,10 @@ impl Resource for RandomPassword {
     }
 }
 
+/// The schema both resource types share; only the sensitivity of `result` differs.
 fn string_schema(sensitive: bool) -> Schema {
+    // Optional and computed, with a default: when the configuration leaves one out, the plan
+    // shows the default (`upper = true`) rather than "(known after apply)".
     let class = |name: &str, what: &str| {
         Attribute::bool(name)
             .optional()
