@@ -26,7 +26,7 @@
 //!
 //! data "random_shuffle" "az" {
 //!   input = ["a", "b", "c"]
-//!   seed  = "prod"                    # data sources must be deterministic: see shuffle.rs
+//!   seed  = "prod"                    # deterministic, as data sources must be (see `shuffle`)
 //! }
 //!
 //! output "id" {
@@ -34,15 +34,15 @@
 //! }
 //! ```
 //!
-//! | Kind        | Name              | What it shows                                             |
-//! |-------------|-------------------|-----------------------------------------------------------|
-//! | resource    | `random_string`   | validation with attribute paths, defaults in the plan      |
-//! | resource    | `random_password` | the same, with a sensitive result                         |
+//! | Kind        | Name              | What it shows                                                  |
+//! |-------------|-------------------|----------------------------------------------------------------|
+//! | resource    | `random_string`   | validation with attribute paths, defaults in the plan          |
+//! | resource    | `random_password` | the same, with a sensitive result                              |
 //! | resource    | `random_integer`  | numbers, a set, import, a plan hook choosing update or replace |
-//! | resource    | `random_uuid`     | the smallest resource                                     |
-//! | resource    | `random_choice`   | a nested block, errors inside it                           |
-//! | data source | `random_shuffle`  | a deterministic (seeded) data source                      |
-//! | function    | `uuid_v5`         | a provider function with an argument error                |
+//! | resource    | `random_uuid`     | the smallest resource                                          |
+//! | resource    | `random_choice`   | a nested block, errors inside it                               |
+//! | data source | `random_shuffle`  | a deterministic (seeded) data source                           |
+//! | function    | `uuid_v5`         | a provider function, with an error naming its argument         |
 //!
 //! Every resource has `keepers`: a map that replaces the resource (and so draws a new value)
 //! whenever it changes. Values are drawn once, at create, and kept in the state: reads and
@@ -54,12 +54,12 @@ use serde::de::DeserializeOwned;
 use terrarium_sdk::schema::Attribute;
 use terrarium_sdk::{AnyDataSource, AnyFunction, AnyResource, Provider, Result, Type, Value, from_value};
 
-mod choice;
-mod integer;
+pub mod choice;
+pub mod integer;
 pub mod rng;
-mod shuffle;
-mod string;
-mod uuids;
+pub mod shuffle;
+pub mod string;
+pub mod uuids;
 
 pub use choice::RandomChoice;
 pub use integer::RandomInteger;
