@@ -73,6 +73,10 @@ impl Resource for RandomInteger {
         if plan.is_create() || plan.is_replace() {
             return Ok(());
         }
+        let changed: Vec<&str> = ["min", "max", "exclude"].into_iter().filter(|name| plan.changed(name)).collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
         let prior: IntegerState = plan.prior()?;
         let range: Range = read_partial(&plan.planned_state)?;
         // A range not known until apply might rule the number out: replace to be safe.
@@ -84,11 +88,7 @@ impl Resource for RandomInteger {
             _ => false,
         };
         if !keeps_result {
-            for name in ["min", "max", "exclude"] {
-                if plan.changed(name) {
-                    plan.requires_replace.push(AttributePath::attribute(name));
-                }
-            }
+            plan.requires_replace.extend(changed.into_iter().map(AttributePath::attribute));
             plan.set_attribute("result", Value::unknown())?;
             plan.set_attribute("id", Value::unknown())?;
         }
