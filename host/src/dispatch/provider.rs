@@ -28,15 +28,7 @@ impl Provider {
         let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            let wit_request = wit_configure(request, &config);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, &wit_request).await)
-                .await?;
-            let diags = runtime::diagnostics_from_wit(diags);
-            if !terrarium_model::has_errors(&diags) {
-                *self.configured.lock().await = Some(wit_request);
-            }
-            Ok(diags)
+            self.configure_instance(subject, wit_configure(request, &config)).await
         };
         run().await.unwrap_or_else(|d| d)
     }
@@ -77,22 +69,12 @@ impl Provider {
         }
     }
 
-    /// Asks the guest to stop. Returns an error text if it could not.
+    /// Asks the guest to stop (every idle instance). Returns an error text if it could not.
     ///
-    /// A call in progress holds the instance, so a busy instance is not waited for: the call
-    /// finishes on its own (or hits its time limit) and Terraform stops sending new work.
+    /// Calls in progress are not waited for: they finish on their own (or hit their time
+    /// limit) and Terraform stops sending new work.
     pub async fn stop(&self) -> Option<String> {
-        let Ok(mut slot) = self.instance.try_lock() else {
-            return None;
-        };
-        let instance = slot.as_mut()?;
-        match instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await).await {
-            Ok(err) => err,
-            Err(e) => {
-                *slot = None;
-                Some(e.to_string())
-            }
-        }
+        self.stop_idle().await
     }
 }
 

@@ -8,7 +8,9 @@ use terrarium_model::schema::{
     self as ms, AttributeType, BlockNesting, Description, Function, ObjectNesting, Parameter, ProviderSchema,
     ServerCapabilities, TextKind,
 };
-use terrarium_model::{AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Type, TypeError, Value};
+use terrarium_model::{
+    AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Type, TypeError, Value,
+};
 
 wasmtime::component::bindgen!({
     world: "terrarium-provider",
@@ -16,9 +18,9 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-pub use exports::terrarium::provider::provider as guest;
-pub use terrarium::provider::log as wit_log;
-pub use terrarium::provider::types as wit;
+pub use self::exports::terrarium::provider::provider as guest;
+pub use self::terrarium::provider::log as wit_log;
+pub use self::terrarium::provider::types as wit;
 
 /// The WIT package and version this host speaks; a component must export exactly this.
 pub const WORLD_PACKAGE: &str = "terrarium:provider";

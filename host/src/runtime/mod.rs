@@ -7,11 +7,11 @@ pub mod cache;
 mod host_state;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, Store};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 
 pub use bindings::{
     ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
@@ -25,7 +25,11 @@ pub use host_state::{GuestOutput, HostState};
 pub struct RuntimeSettings {
     /// Linear memory an instance may grow to.
     pub max_memory_bytes: usize,
+    /// Core instances one component instance may create (a store limit).
     pub max_instances: usize,
+    /// Component instances one provider keeps alive at most: one serves one call at a time,
+    /// so this bounds the guest calls in flight (Terraform makes 10 at a time by default).
+    pub instance_pool_size: usize,
     pub max_tables: usize,
     pub max_table_elements: usize,
     /// Wall-clock time one guest call may take before it is interrupted.
@@ -36,11 +40,16 @@ pub struct RuntimeSettings {
     pub cache_dir: Option<PathBuf>,
 }
 
+/// Terraform's default parallelism (10), plus room for validation and function calls made
+/// beside it.
+pub const DEFAULT_INSTANCE_POOL_SIZE: usize = 16;
+
 impl Default for RuntimeSettings {
     fn default() -> Self {
         RuntimeSettings {
             max_memory_bytes: 512 << 20,
             max_instances: 32,
+            instance_pool_size: DEFAULT_INSTANCE_POOL_SIZE,
             max_tables: 32,
             max_table_elements: 1 << 20,
             call_timeout: Duration::from_secs(300),
@@ -115,7 +124,34 @@ pub struct Runtime {
 /// How often the engine's epoch advances; call timeouts are measured in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-fn engine_config() -> Config {
+/// What an engine is built for; runtimes with the same shape share one engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EngineShape {
+    max_memory_bytes: usize,
+    max_table_elements: usize,
+    pool_size: usize,
+}
+
+impl EngineShape {
+    fn of(settings: &RuntimeSettings) -> EngineShape {
+        EngineShape {
+            max_memory_bytes: settings.max_memory_bytes,
+            max_table_elements: settings.max_table_elements,
+            pool_size: settings.instance_pool_size.max(1),
+        }
+    }
+}
+
+/// Core instances, memories and tables one component instance may take from the pool.
+/// A Rust wasm32-wasip2 provider has one memory, a handful of core instances (its module,
+/// the WASI adapter and shims) and a few tables; these leave generous headroom.
+const POOL_CORE_INSTANCES_PER_COMPONENT: u32 = 16;
+const POOL_MEMORIES_PER_COMPONENT: u32 = 2;
+const POOL_TABLES_PER_COMPONENT: u32 = 8;
+
+/// The settings that go into the cache key: code compiled under one of these loads under any
+/// other, because the allocator (pooling or on demand) does not change generated code.
+fn base_config() -> Config {
     let mut config = Config::new();
     config.wasm_component_model(true);
     // Epochs interrupt a guest that runs past its call timeout (an infinite loop must not
@@ -125,27 +161,60 @@ fn engine_config() -> Config {
     config
 }
 
-/// One engine per process: every component shares it and its epoch ticker.
-fn shared_engine() -> Result<Engine, LoadError> {
-    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
-    ENGINE
-        .get_or_init(|| {
-            let engine = Engine::new(&engine_config()).map_err(|e| format!("{e:#}"))?;
-            let ticker = engine.weak();
-            std::thread::Builder::new()
-                .name("terrarium-epoch".into())
-                .spawn(move || {
-                    while let Some(engine) = ticker.upgrade() {
-                        engine.increment_epoch();
-                        drop(engine);
-                        std::thread::sleep(EPOCH_TICK);
-                    }
-                })
-                .map_err(|e| format!("cannot start the epoch thread: {e}"))?;
-            Ok(engine)
+/// The pooling allocator: memories, tables and stacks are reserved once per engine, so an
+/// instantiation reuses a slot (copy-on-write memory image, no mmap per instance) instead of
+/// building one. Slots are sized for several providers' pools, because a process (tests,
+/// `inspect`) can hold more than one provider on the same engine.
+fn pooling_config(shape: EngineShape) -> PoolingAllocationConfig {
+    let components = u32::try_from(shape.pool_size.saturating_mul(4).max(64)).unwrap_or(u32::MAX);
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(components)
+        .total_core_instances(components.saturating_mul(POOL_CORE_INSTANCES_PER_COMPONENT))
+        .total_memories(components.saturating_mul(POOL_MEMORIES_PER_COMPONENT))
+        .total_tables(components.saturating_mul(POOL_TABLES_PER_COMPONENT))
+        // One fiber stack per call in flight (instantiation runs on one too).
+        .total_stacks(components)
+        .max_core_instances_per_component(POOL_CORE_INSTANCES_PER_COMPONENT)
+        .max_memories_per_component(POOL_MEMORIES_PER_COMPONENT)
+        .max_tables_per_component(POOL_TABLES_PER_COMPONENT)
+        .max_memory_size(shape.max_memory_bytes)
+        .table_elements(shape.max_table_elements);
+    pool
+}
+
+/// Engines by shape, one per shape per process: every runtime of that shape shares it and
+/// its epoch ticker.
+fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
+    static ENGINES: Mutex<Vec<(EngineShape, Engine)>> = Mutex::new(Vec::new());
+    let shape = EngineShape::of(settings);
+    let mut engines = ENGINES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, engine)) = engines.iter().find(|(s, _)| *s == shape) {
+        return Ok(engine.clone());
+    }
+    let mut config = base_config();
+    config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling_config(shape)));
+    let engine = match Engine::new(&config) {
+        Ok(engine) => engine,
+        Err(e) => {
+            // The pool reserves address space up front; where that is refused (a low
+            // `ulimit -v`), allocating per instance still works, only slower.
+            tracing::warn!(error = %format!("{e:#}"), "cannot reserve the instance pool; allocating instances on demand");
+            Engine::new(&base_config()).map_err(|e| LoadError::Engine(format!("{e:#}")))?
+        }
+    };
+    let ticker = engine.weak();
+    std::thread::Builder::new()
+        .name("terrarium-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = ticker.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
         })
-        .clone()
-        .map_err(LoadError::Engine)
+        .map_err(|e| LoadError::Engine(format!("cannot start the epoch thread: {e}")))?;
+    engines.push((shape, engine.clone()));
+    Ok(engine)
 }
 
 impl Runtime {
@@ -158,7 +227,7 @@ impl Runtime {
     pub fn from_bytes(bytes: &[u8], path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
         let path = path.to_path_buf();
         check_component_header(bytes, &path)?;
-        let engine = shared_engine()?;
+        let engine = engine_for(&settings)?;
         let (component, outcome) = cache::load(&engine, bytes, settings.cache_dir.as_deref())
             .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
         tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
@@ -171,8 +240,11 @@ impl Runtime {
         let instance_pre = linker
             .instantiate_pre(&component)
             .map_err(|e| LoadError::Imports { path: path.clone(), message: format!("{e:#}") })?;
-        let pre = TerrariumProviderPre::new(instance_pre)
-            .map_err(|e| LoadError::NotAProvider { path: path.clone(), export: PROVIDER_EXPORT, exports: format!("{e:#}") })?;
+        let pre = TerrariumProviderPre::new(instance_pre).map_err(|e| LoadError::NotAProvider {
+            path: path.clone(),
+            export: PROVIDER_EXPORT,
+            exports: format!("{e:#}"),
+        })?;
         Ok(Runtime { engine, pre, settings, path })
     }
 
@@ -190,7 +262,8 @@ impl Runtime {
         let mut store = Store::new(&self.engine, HostState::new(&self.settings, &output));
         store.limiter(|s| &mut s.limits);
         store.set_epoch_deadline(ticks(self.settings.call_timeout));
-        let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| classify(e, &output, &self.settings))?;
+        let bindings =
+            self.pre.instantiate_async(&mut store).await.map_err(|e| classify(e, &output, &self.settings))?;
         Ok(GuestInstance { store, bindings, output, settings: self.settings.clone() })
     }
 }

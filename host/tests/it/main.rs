@@ -4,3 +4,4 @@
 
 mod handshake;
 mod guest_faults;
+mod instance_pool;

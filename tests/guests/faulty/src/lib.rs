@@ -13,8 +13,24 @@
 //! | `unknown-after-apply` | leaves `value` unknown                                     |
 //! | `bad-tree`            | returns a node list whose child index is out of range      |
 //! | `plan-panic`          | (plan panics instead)                                      |
+//! | `slow`                | sleeps 200 ms on the host clock, then returns a state whose |
+//! |                       | `id` names this instance and `value` says whether it was   |
+//! |                       | configured (for instance-pool tests and benchmarks)        |
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether ConfigureProvider has been called on this instance.
+static CONFIGURED: AtomicBool = AtomicBool::new(false);
+
+/// A random token drawn once per instance (std's hash keys come from WASI random), so a
+/// test can tell instances apart.
+fn instance_token() -> u64 {
+    static TOKEN: OnceLock<u64> = OnceLock::new();
+    *TOKEN.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0u8))
+}
 
 wit_bindgen::generate!({
     world: "terrarium-provider",
@@ -142,6 +158,7 @@ impl Guest for Faulty {
     }
 
     fn configure(_: ConfigureRequest) -> Vec<Diagnostic> {
+        CONFIGURED.store(true, Ordering::SeqCst);
         vec![]
     }
 
@@ -179,6 +196,16 @@ impl Guest for Faulty {
         };
         let value = match mode.as_str() {
             "ok" => Node::String("fine".into()),
+            "slow" => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let configured = if CONFIGURED.load(Ordering::SeqCst) { "configured" } else { "unconfigured" };
+                let state = object(vec![
+                    ("id", Node::String(format!("instance-{:016x}", instance_token()))),
+                    ("mode", Node::String(mode)),
+                    ("value", Node::String(configured.into())),
+                ]);
+                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] };
+            }
             "panic" => panic!("faulty: deliberate panic in apply"),
             "loop" => {
                 let mut n: u64 = 0;
