@@ -18,10 +18,12 @@ pub enum Provider {
     GoNull,
     /// examples/random served by terrarium.
     Random,
+    /// tests/guests/faulty: crashes, loops or returns bad values on request.
+    Faulty,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::Null, Provider::GoNull, Provider::Random];
+    pub const ALL: [Provider; 4] = [Provider::Null, Provider::GoNull, Provider::Random, Provider::Faulty];
 
     /// The full source address configurations use (`required_providers`).
     pub fn source(self) -> &'static str {
@@ -30,6 +32,7 @@ impl Provider {
             Provider::Null | Provider::GoNull => "registry.terraform.io/hashicorp/null",
             // Not a drop-in for hashicorp/random, so it does not take its address.
             Provider::Random => "registry.terraform.io/terrarium/random",
+            Provider::Faulty => "registry.terraform.io/terrarium/faulty",
         }
     }
 
@@ -46,7 +49,7 @@ impl Provider {
     pub fn version(self) -> &'static str {
         match self {
             Provider::Null | Provider::GoNull => "2.1.2",
-            Provider::Random => "0.1.0",
+            Provider::Random | Provider::Faulty => "0.1.0",
         }
     }
 
@@ -55,6 +58,7 @@ impl Provider {
         match self {
             Provider::Null => Some("null_provider"),
             Provider::Random => Some("random_provider"),
+            Provider::Faulty => Some("faulty_provider"),
             Provider::GoNull => None,
         }
     }
@@ -72,8 +76,8 @@ impl Provider {
     /// The mirror this provider is installed in, installing it on first use in this process.
     /// Installed packages are never written to afterwards (Terraform's lock file hashes them).
     pub fn mirror(self) -> anyhow::Result<&'static Mirror> {
-        static MIRRORS: [OnceLock<Result<Mirror, String>>; 3] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static MIRRORS: [OnceLock<Result<Mirror, String>>; 4] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let index = Provider::ALL
             .iter()
             .position(|p| *p == self)
