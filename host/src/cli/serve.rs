@@ -1,5 +1,6 @@
 //! `terrarium serve`: what the installed provider executable does when Terraform starts it.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,6 +23,25 @@ pub struct ServeArgs {
     /// (also: TERRARIUM_NO_CACHE=1, for the executable Terraform starts).
     #[arg(long)]
     pub no_cache: bool,
+    /// The most provider instances alive at once, i.e. guest calls in flight
+    /// [default: 16; also: TERRARIUM_MAX_INSTANCES, for the executable Terraform starts].
+    #[arg(long, value_name = "N")]
+    pub max_instances: Option<NonZeroUsize>,
+}
+
+const MAX_INSTANCES_VAR: &str = "TERRARIUM_MAX_INSTANCES";
+
+/// The pool bound from the environment; an unusable value is reported and ignored, because
+/// failing before the handshake would only show Terraform a bare "plugin exited".
+fn max_instances_from_env() -> Option<NonZeroUsize> {
+    let raw = std::env::var(MAX_INSTANCES_VAR).ok().filter(|v| !v.is_empty())?;
+    match raw.trim().parse::<NonZeroUsize>() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            tracing::warn!(value = %raw, error = %e, "ignoring {MAX_INSTANCES_VAR}: not a positive integer");
+            None
+        }
+    }
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -44,17 +64,26 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     if args.no_cache {
         settings.cache_dir = None;
     }
+    if let Some(n) = args.max_instances.or_else(max_instances_from_env) {
+        settings.instance_pool_size = n.get();
+    }
 
     let runtime = super::tokio_runtime()?;
     let served = runtime.block_on(async move {
-        let service = match load(&component, settings).await {
-            Ok(provider) => ProviderService::new(Arc::new(provider)),
-            Err(message) => {
+        // Terraform waits for the handshake line before anything else, and the handshake needs
+        // only the socket and the TLS identity. Loading the component (reading, checking and
+        // mapping the compiled artifact, instantiating it, reading its schema) runs on a
+        // worker meanwhile; RPCs that arrive before it is done wait for it.
+        let loading = tokio::spawn(async move {
+            load(&component, settings).await.map(Arc::new).map_err(|message| {
                 // Keep serving: Terraform then shows the reason as a diagnostic.
                 tracing::error!(component = %component.display(), "{message}");
-                ProviderService::failed(message)
-            }
-        };
+                Arc::<str>::from(message)
+            })
+        });
+        let service = ProviderService::loading(async move {
+            loading.await.unwrap_or_else(|e| Err(Arc::from(format!("loading the provider component failed: {e}"))))
+        });
         let routes = tonic::service::Routes::new(service.into_server());
         plugin::serve(env, routes).await
     });
@@ -66,7 +95,13 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn load(component: &std::path::Path, settings: RuntimeSettings) -> Result<Provider, String> {
-    let runtime = Runtime::load(component, settings).map_err(|e| e.to_string())?;
+    // Reading and deserializing the artifact is blocking work: keep it off the async workers
+    // that are setting up the listener.
+    let path = component.to_path_buf();
+    let runtime = tokio::task::spawn_blocking(move || Runtime::load(&path, settings))
+        .await
+        .map_err(|e| format!("loading the provider component failed: {e}"))?
+        .map_err(|e| e.to_string())?;
     Provider::start(Arc::new(runtime)).await.map_err(|e| format!("{}: {e}", component.display()))
 }
 

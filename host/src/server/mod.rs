@@ -6,6 +6,8 @@ mod provider6;
 
 use std::sync::Arc;
 
+use futures::FutureExt;
+use futures::future::{BoxFuture, Shared};
 use terrarium_model::Diagnostic;
 
 use crate::dispatch::Provider;
@@ -15,24 +17,34 @@ use crate::proto::tfplugin6::provider_server::ProviderServer;
 /// The tfplugin6 service for one provider component, or for a component that failed to
 /// load: then every RPC answers with the load error, so Terraform shows it as a diagnostic
 /// instead of a bare "plugin exited" message.
+///
+/// The provider may still be loading when the service starts (see [`ProviderService::loading`]):
+/// every RPC then waits for it.
 #[derive(Clone)]
 pub struct ProviderService {
-    provider: Result<Arc<Provider>, Arc<str>>,
+    provider: Shared<BoxFuture<'static, Result<Arc<Provider>, Arc<str>>>>,
 }
 
 impl ProviderService {
     pub fn new(provider: Arc<Provider>) -> Self {
-        ProviderService { provider: Ok(provider) }
+        Self::loading(async move { Ok(provider) })
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        ProviderService { provider: Err(Arc::from(message.into())) }
+        let message: Arc<str> = Arc::from(message.into());
+        Self::loading(async move { Err(message) })
     }
 
-    fn provider(&self) -> Result<&Provider, Vec<Diagnostic>> {
-        match &self.provider {
+    /// A service whose provider is still being loaded by `provider` (an error is the message
+    /// every RPC answers with). The future should already be running, e.g. a spawned task.
+    pub fn loading(provider: impl Future<Output = Result<Arc<Provider>, Arc<str>>> + Send + 'static) -> Self {
+        ProviderService { provider: provider.boxed().shared() }
+    }
+
+    async fn provider(&self) -> Result<Arc<Provider>, Vec<Diagnostic>> {
+        match self.provider.clone().await {
             Ok(p) => Ok(p),
-            Err(message) => Err(provider6::load_failure(message)),
+            Err(message) => Err(provider6::load_failure(&message)),
         }
     }
 

@@ -26,7 +26,7 @@ fn one<T: Send + 'static>(item: T) -> EventStream<T> {
 #[tonic::async_trait]
 impl provider_server::Provider for ProviderService {
     async fn get_metadata(&self, _: Request<get_metadata::Request>) -> Reply<get_metadata::Response> {
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(get_metadata::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -42,7 +42,7 @@ impl provider_server::Provider for ProviderService {
     }
 
     async fn get_provider_schema(&self, _: Request<get_provider_schema::Request>) -> Reply<get_provider_schema::Response> {
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(get_provider_schema::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -64,7 +64,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<validate_provider_config::Request>,
     ) -> Reply<validate_provider_config::Response> {
         let r = r.into_inner();
-        let diags = match self.provider() {
+        let diags = match self.provider().await {
             Ok(p) => p.validate_provider_config(&dynamic_value(r.config)).await,
             Err(d) => d,
         };
@@ -76,7 +76,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<validate_resource_config::Request>,
     ) -> Reply<validate_resource_config::Response> {
         let r = r.into_inner();
-        let diags = match self.provider() {
+        let diags = match self.provider().await {
             Ok(p) => {
                 p.validate_resource_config(&r.type_name, &dynamic_value(r.config), client_capabilities(r.client_capabilities))
                     .await
@@ -91,7 +91,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<validate_data_resource_config::Request>,
     ) -> Reply<validate_data_resource_config::Response> {
         let r = r.into_inner();
-        let diags = match self.provider() {
+        let diags = match self.provider().await {
             Ok(p) => p.validate_data_source_config(&r.type_name, &dynamic_value(r.config)).await,
             Err(d) => d,
         };
@@ -103,7 +103,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<upgrade_resource_state::Request>,
     ) -> Reply<upgrade_resource_state::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(upgrade_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -141,7 +141,7 @@ impl provider_server::Provider for ProviderService {
 
     async fn configure_provider(&self, r: Request<configure_provider::Request>) -> Reply<configure_provider::Response> {
         let r = r.into_inner();
-        let diags = match self.provider() {
+        let diags = match self.provider().await {
             Ok(p) => {
                 p.configure(&dt::ConfigureRequest {
                     terraform_version: r.terraform_version,
@@ -157,7 +157,7 @@ impl provider_server::Provider for ProviderService {
 
     async fn read_resource(&self, r: Request<read_resource::Request>) -> Reply<read_resource::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(read_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -181,7 +181,7 @@ impl provider_server::Provider for ProviderService {
 
     async fn plan_resource_change(&self, r: Request<plan_resource_change::Request>) -> Reply<plan_resource_change::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(plan_resource_change::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -212,7 +212,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<apply_resource_change::Request>,
     ) -> Reply<apply_resource_change::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(apply_resource_change::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -240,7 +240,7 @@ impl provider_server::Provider for ProviderService {
         r: Request<import_resource_state::Request>,
     ) -> Reply<import_resource_state::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(import_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -279,7 +279,7 @@ impl provider_server::Provider for ProviderService {
 
     async fn read_data_source(&self, r: Request<read_data_source::Request>) -> Reply<read_data_source::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(read_data_source::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -350,7 +350,7 @@ impl provider_server::Provider for ProviderService {
     }
 
     async fn get_functions(&self, _: Request<get_functions::Request>) -> Reply<get_functions::Response> {
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => return ok(get_functions::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
@@ -362,7 +362,7 @@ impl provider_server::Provider for ProviderService {
 
     async fn call_function(&self, r: Request<call_function::Request>) -> Reply<call_function::Response> {
         let r = r.into_inner();
-        let p = match self.provider() {
+        let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => {
                 let text = d.iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect::<Vec<_>>().join("\n");
@@ -442,7 +442,7 @@ impl provider_server::Provider for ProviderService {
     }
 
     async fn stop_provider(&self, _: Request<stop_provider::Request>) -> Reply<stop_provider::Response> {
-        let error = match self.provider() {
+        let error = match self.provider().await {
             Ok(p) => p.stop().await.unwrap_or_default(),
             Err(_) => String::new(),
         };
