@@ -32,7 +32,7 @@ TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests test demo clean
+.PHONY: help setup build build-host build-guests test demo clean bench
 
 help:
 	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -53,6 +53,8 @@ test: build
 
 demo: build
 	TERRARIUM_BIN=$(TERRARIUM_BIN) COMPONENT_DIR=$(COMPONENT_DIR) scripts/demo
+
+bench: setup ; bench/run $(BENCH_ARGS)
 
 # Build outputs of this checkout only (never the shared CI target directory).
 clean:

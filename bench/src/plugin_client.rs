@@ -1,0 +1,442 @@
+//! Playing Terraform's side of go-plugin for one provider process: start it with the magic
+//! cookie and a client certificate (AutoMTLS, as Terraform does), read the handshake line,
+//! dial the socket over mutual TLS and make calls. Protocol 6 uses the host crate's generated
+//! client; protocol 5 (the Go null provider 2.1.2) uses the few tfplugin5 messages the
+//! benchmarks need, declared below (their field numbers are the same as tfplugin6's).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use base64::Engine as _;
+use hyper_util::rt::TokioIo;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+use terrarium::plugin;
+use terrarium::proto::plugin::Empty;
+use terrarium::proto::plugin::grpc_controller_client::GrpcControllerClient;
+use terrarium::proto::tfplugin6 as pb6;
+use terrarium::proto::tfplugin6::provider_client::ProviderClient;
+use terrarium_model::{Type, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::net::UnixStream;
+use tokio::process::{Child, Command};
+use tokio_rustls::TlsConnector;
+use tonic::codegen::http::Uri;
+use tonic::codegen::http::uri::PathAndQuery;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::within;
+
+const MAGIC_COOKIE: (&str, &str) =
+    ("TF_PLUGIN_MAGIC_COOKIE", "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    V5,
+    V6,
+}
+
+/// How to start a provider process.
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    pub protocol: Protocol,
+}
+
+impl Launch {
+    pub fn new(program: &Path, protocol: Protocol) -> Launch {
+        Launch { program: program.to_path_buf(), args: vec![], env: vec![], protocol }
+    }
+}
+
+/// Terraform's client identity: a self-signed P-521 CA certificate, as go-plugin makes it.
+struct ClientIdentity {
+    certificate: CertificateDer<'static>,
+    key: PrivatePkcs8KeyDer<'static>,
+    pem: String,
+}
+
+fn client_identity() -> anyhow::Result<ClientIdentity> {
+    use rcgen::{BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
+    let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)?;
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
+    params.distinguished_name.push(DnType::CommonName, "localhost");
+    params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+        KeyUsagePurpose::KeyAgreement,
+        KeyUsagePurpose::KeyCertSign,
+    ];
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
+    let certificate = params.self_signed(&key)?;
+    Ok(ClientIdentity {
+        pem: certificate.pem(),
+        certificate: certificate.der().clone(),
+        key: PrivatePkcs8KeyDer::from(key.serialize_der()),
+    })
+}
+
+/// Accepts exactly the certificate printed in the handshake line (as go-plugin's client
+/// does), checking the handshake signatures made with its key.
+#[derive(Debug)]
+struct PinnedServer {
+    certificate: CertificateDer<'static>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl ServerCertVerifier for PinnedServer {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.certificate.as_ref() {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General("not the certificate printed in the handshake".into()))
+        }
+    }
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
+
+#[derive(Clone)]
+struct Connector {
+    socket: PathBuf,
+    tls: Arc<rustls::ClientConfig>,
+}
+
+impl tonic::codegen::Service<Uri> for Connector {
+    type Response = TokioIo<Box<dyn Io>>;
+    type Error = std::io::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _uri: Uri) -> Self::Future {
+        let socket = self.socket.clone();
+        let tls = self.tls.clone();
+        Box::pin(async move {
+            let stream = UnixStream::connect(&socket).await?;
+            let name = ServerName::try_from("localhost").map_err(std::io::Error::other)?;
+            let io: Box<dyn Io> = Box::new(TlsConnector::from(tls).connect(name, stream).await?);
+            Ok(TokioIo::new(io))
+        })
+    }
+}
+
+/// A provider process that has printed its handshake line.
+pub struct RunningPlugin {
+    child: Child,
+    protocol: Protocol,
+    channel: Channel,
+}
+
+const PATIENCE: Duration = Duration::from_secs(60);
+
+impl RunningPlugin {
+    /// Starts the process and returns once it has printed its handshake line (the channel
+    /// connects lazily, so no RPC has been made yet).
+    pub async fn start(launch: &Launch) -> anyhow::Result<RunningPlugin> {
+        let identity = client_identity()?;
+        let mut command = Command::new(&launch.program);
+        command
+            .args(&launch.args)
+            .env(MAGIC_COOKIE.0, MAGIC_COOKIE.1)
+            .env("PLUGIN_PROTOCOL_VERSIONS", if launch.protocol == Protocol::V5 { "5" } else { "6" })
+            .env("PLUGIN_CLIENT_CERT", &identity.pem)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        for (k, v) in &launch.env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().with_context(|| format!("cannot start {}", launch.program.display()))?;
+        let stdout = child.stdout.take().context("no stdout pipe")?;
+        let mut line = String::new();
+        let mut reader = BufReader::new(stdout);
+        within(PATIENCE, "the handshake line", async { Ok(reader.read_line(&mut line).await?) }).await?;
+        // Keep draining stdout so that a provider writing more never blocks on a full pipe.
+        tokio::spawn(async move {
+            let mut sink = tokio::io::sink();
+            let _ = tokio::io::copy(&mut reader, &mut sink).await;
+        });
+        let fields: Vec<&str> = line.trim_end().split('|').collect();
+        if fields.len() < 6 || fields[2] != "unix" {
+            bail!("{}: unexpected handshake line {line:?}", launch.program.display());
+        }
+        let certificate = CertificateDer::from(
+            base64::engine::general_purpose::STANDARD_NO_PAD
+                .decode(fields[5].trim_end_matches('='))
+                .context("the handshake's certificate is not base64")?,
+        );
+        let provider = plugin::tls::crypto_provider();
+        let mut tls = rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(PinnedServer { certificate, provider }))
+            .with_client_auth_cert(
+                vec![identity.certificate.clone()],
+                PrivateKeyDer::Pkcs8(identity.key.clone_key()),
+            )?;
+        tls.alpn_protocols = vec![b"h2".to_vec()];
+        let connector = Connector { socket: PathBuf::from(fields[3]), tls: Arc::new(tls) };
+        let channel = Endpoint::from_static("http://unused").connect_with_connector_lazy(connector);
+        Ok(RunningPlugin { child, protocol: launch.protocol, channel })
+    }
+
+    /// Makes the first call Terraform makes, GetProviderSchema, and waits for its answer.
+    pub async fn ready(self) -> anyhow::Result<RunningPlugin> {
+        match self.protocol {
+            Protocol::V6 => {
+                let response = within(PATIENCE, "GetProviderSchema", async {
+                    Ok(ProviderClient::new(self.channel.clone())
+                        .max_decoding_message_size(usize::MAX)
+                        .get_provider_schema(pb6::get_provider_schema::Request {})
+                        .await?)
+                })
+                .await?;
+                errors_in(&response.get_ref().diagnostics)?;
+            }
+            Protocol::V5 => {
+                let _: v5::Opaque = within(PATIENCE, "GetSchema", self.unary_v5("GetSchema", v5::Opaque {})).await?;
+            }
+        }
+        Ok(self)
+    }
+
+    async fn unary_v5<Req, Resp>(&self, method: &'static str, request: Req) -> anyhow::Result<Resp>
+    where
+        Req: prost::Message + Send + Sync + 'static,
+        Resp: prost::Message + Default + Send + Sync + 'static,
+    {
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        grpc.ready().await?;
+        let path = PathAndQuery::try_from(format!("/tfplugin5.Provider/{method}"))?;
+        let response =
+            grpc.unary(tonic::Request::new(request), path, tonic_prost::ProstCodec::<Req, Resp>::default()).await?;
+        Ok(response.into_inner())
+    }
+
+    /// ConfigureProvider with an empty configuration (both nulls have no provider arguments).
+    pub async fn configure_empty(&mut self) -> anyhow::Result<()> {
+        // msgpack: an empty map, i.e. an object with no attributes.
+        let config = vec![0x80];
+        match self.protocol {
+            Protocol::V6 => {
+                let response = ProviderClient::new(self.channel.clone())
+                    .configure_provider(pb6::configure_provider::Request {
+                        terraform_version: "1.15.5".into(),
+                        config: Some(pb6::DynamicValue { msgpack: config, json: vec![] }),
+                        ..Default::default()
+                    })
+                    .await?;
+                errors_in(&response.get_ref().diagnostics)
+            }
+            Protocol::V5 => {
+                let response: v5::DiagnosticsOnly = self
+                    .unary_v5(
+                        "Configure",
+                        v5::Configure {
+                            terraform_version: "1.15.5".into(),
+                            config: Some(v5::DynamicValue { msgpack: config, json: vec![] }),
+                        },
+                    )
+                    .await?;
+                v5_errors(&response.diagnostics)
+            }
+        }
+    }
+
+    /// One ReadResource call; fails unless a new state came back without errors.
+    pub async fn read_resource(&mut self, type_name: &str, state: &[u8]) -> anyhow::Result<()> {
+        match self.protocol {
+            Protocol::V6 => {
+                let response = ProviderClient::new(self.channel.clone())
+                    .read_resource(pb6::read_resource::Request {
+                        type_name: type_name.into(),
+                        current_state: Some(pb6::DynamicValue { msgpack: state.to_vec(), json: vec![] }),
+                        ..Default::default()
+                    })
+                    .await?;
+                errors_in(&response.get_ref().diagnostics)?;
+                if response.get_ref().new_state.is_none() {
+                    bail!("ReadResource returned no state");
+                }
+            }
+            Protocol::V5 => {
+                let response: v5::ReadResourceResponse = self
+                    .unary_v5(
+                        "ReadResource",
+                        v5::ReadResourceRequest {
+                            type_name: type_name.into(),
+                            current_state: Some(v5::DynamicValue { msgpack: state.to_vec(), json: vec![] }),
+                        },
+                    )
+                    .await?;
+                v5_errors(&response.diagnostics)?;
+                if response.new_state.is_none() {
+                    bail!("ReadResource returned no state");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `n` concurrent ApplyResourceChange calls on the faulty fixture's `slow` mode, each of
+    /// which waits 200 ms on the host clock inside the guest.
+    pub async fn slow_applies(&mut self, n: usize) -> anyhow::Result<()> {
+        let ty = Type::from_json(r#"["object",{"id":"string","mode":"string","value":"string"}]"#)?;
+        let object = |id: Value, value: Value| {
+            Value::Object(
+                [("id".to_string(), id), ("mode".to_string(), Value::string("slow")), ("value".to_string(), value)]
+                    .into_iter()
+                    .collect(),
+            )
+        };
+        let planned = terrarium::codec::encode_msgpack(&object(Value::unknown(), Value::unknown()), &ty)?;
+        let config = terrarium::codec::encode_msgpack(&object(Value::Null, Value::Null), &ty)?;
+        let calls = (0..n).map(|_| {
+            let mut client = ProviderClient::new(self.channel.clone());
+            let request = pb6::apply_resource_change::Request {
+                type_name: "faulty_thing".into(),
+                prior_state: Some(pb6::DynamicValue { msgpack: vec![0xc0], json: vec![] }),
+                planned_state: Some(pb6::DynamicValue { msgpack: planned.clone(), json: vec![] }),
+                config: Some(pb6::DynamicValue { msgpack: config.clone(), json: vec![] }),
+                ..Default::default()
+            };
+            async move {
+                let response = client.apply_resource_change(request).await?;
+                errors_in(&response.get_ref().diagnostics)
+            }
+        });
+        for result in futures::future::join_all(calls).await {
+            result?;
+        }
+        Ok(())
+    }
+
+    /// GRPCController/Shutdown, then wait for the process (killing it after 5 s).
+    pub async fn stop(mut self) {
+        let _ = tokio::time::timeout(
+            Duration::from_secs(2),
+            GrpcControllerClient::new(self.channel.clone()).shutdown(Empty {}),
+        )
+        .await;
+        if tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await.is_err() {
+            let _ = self.child.kill().await;
+        }
+    }
+}
+
+fn errors_in(diags: &[pb6::Diagnostic]) -> anyhow::Result<()> {
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == pb6::diagnostic::Severity::Error as i32)
+        .map(|d| format!("{}: {}", d.summary, d.detail))
+        .collect();
+    if errors.is_empty() { Ok(()) } else { bail!("the provider answered with errors: {}", errors.join("; ")) }
+}
+
+fn v5_errors(diags: &[v5::Diagnostic]) -> anyhow::Result<()> {
+    // Severity 1 is ERROR in tfplugin5 as in tfplugin6.
+    let errors: Vec<String> =
+        diags.iter().filter(|d| d.severity == 1).map(|d| format!("{}: {}", d.summary, d.detail)).collect();
+    if errors.is_empty() { Ok(()) } else { bail!("the Go provider answered with errors: {}", errors.join("; ")) }
+}
+
+/// The tfplugin5 messages used here (fields the benchmarks do not need are left out; protobuf
+/// skips them when decoding).
+mod v5 {
+    /// A message whose content is not looked at (GetSchema's request and response).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Opaque {}
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DynamicValue {
+        #[prost(bytes = "vec", tag = "1")]
+        pub msgpack: Vec<u8>,
+        #[prost(bytes = "vec", tag = "2")]
+        pub json: Vec<u8>,
+    }
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Diagnostic {
+        #[prost(int32, tag = "1")]
+        pub severity: i32,
+        #[prost(string, tag = "2")]
+        pub summary: String,
+        #[prost(string, tag = "3")]
+        pub detail: String,
+    }
+
+    /// Configure.Request{1 terraform_version; 2 config}.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Configure {
+        #[prost(string, tag = "1")]
+        pub terraform_version: String,
+        #[prost(message, optional, tag = "2")]
+        pub config: Option<DynamicValue>,
+    }
+
+    /// Configure.Response{1 diagnostics}.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct DiagnosticsOnly {
+        #[prost(message, repeated, tag = "1")]
+        pub diagnostics: Vec<Diagnostic>,
+    }
+
+    /// ReadResource.Request{1 type_name; 2 current_state}.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ReadResourceRequest {
+        #[prost(string, tag = "1")]
+        pub type_name: String,
+        #[prost(message, optional, tag = "2")]
+        pub current_state: Option<DynamicValue>,
+    }
+
+    /// ReadResource.Response{1 new_state; 2 diagnostics}.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ReadResourceResponse {
+        #[prost(message, optional, tag = "1")]
+        pub new_state: Option<DynamicValue>,
+        #[prost(message, repeated, tag = "2")]
+        pub diagnostics: Vec<Diagnostic>,
+    }
+}

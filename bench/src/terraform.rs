@@ -1,0 +1,221 @@
+//! `terraform plan` and `terraform apply` on N `null_resource`s, ours against Go's, with the
+//! same configuration and the same terraform.
+//!
+//! Both providers are reached through `dev_overrides` in a CLI configuration, pointing at a
+//! directory whose `terraform-provider-null` is a small shell wrapper that runs the real
+//! provider under `/usr/bin/time`. Every provider process terraform starts thus writes its
+//! user and system CPU time and its peak RSS to a file; the wrapper is the same for both
+//! providers and `time` measures only its child.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+
+use crate::{Row, Setup, median, verdict};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Which {
+    Ours,
+    Go,
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Ours => "ours",
+            Which::Go => "go",
+        }
+    }
+}
+
+/// What one terraform command cost.
+#[derive(Default, Clone, Copy)]
+struct Sample {
+    wall_s: f64,
+    provider_cpu_s: f64,
+    peak_rss_mb: f64,
+    processes: usize,
+}
+
+struct Prepared {
+    cli_config: PathBuf,
+    times_dir: PathBuf,
+}
+
+fn prepare(setup: &Setup, which: Which) -> anyhow::Result<Prepared> {
+    let root = setup.dir.join(format!("tf-{}", which.name()));
+    let wrap = root.join("provider");
+    let times_dir = root.join("times");
+    let cache_home = root.join("cache");
+    std::fs::create_dir_all(&wrap)?;
+    std::fs::create_dir_all(&times_dir)?;
+    std::fs::create_dir_all(&cache_home)?;
+    let real = match which {
+        Which::Ours => format!(
+            "XDG_CACHE_HOME='{}' exec /usr/bin/time -f '%U %S %M' -o \"$TERRARIUM_BENCH_TIMES/$$\" '{}' serve --component '{}'",
+            cache_home.display(),
+            setup.terrarium.display(),
+            setup.null_component.display()
+        ),
+        Which::Go => {
+            format!("exec /usr/bin/time -f '%U %S %M' -o \"$TERRARIUM_BENCH_TIMES/$$\" '{}'", setup.go_null.display())
+        }
+    };
+    let script = wrap.join("terraform-provider-null");
+    std::fs::write(&script, format!("#!/bin/sh\n{real}\n"))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    let cli_config = root.join("terraformrc");
+    std::fs::write(
+        &cli_config,
+        format!(
+            "provider_installation {{\n  dev_overrides {{\n    \"hashicorp/null\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
+            wrap.display()
+        ),
+    )?;
+    Ok(Prepared { cli_config, times_dir })
+}
+
+fn workdir(setup: &Setup, which: Which, size: usize) -> anyhow::Result<PathBuf> {
+    let dir = setup.dir.join(format!("tf-{}", which.name())).join(format!("work-{size}"));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("main.tf"),
+        format!(
+            "terraform {{\n  required_providers {{\n    null = {{ source = \"hashicorp/null\" }}\n  }}\n}}\n\n\
+             resource \"null_resource\" \"r\" {{\n  count = {size}\n}}\n"
+        ),
+    )?;
+    Ok(dir)
+}
+
+fn run(setup: &Setup, prepared: &Prepared, dir: &Path, args: &[&str]) -> anyhow::Result<Sample> {
+    for entry in std::fs::read_dir(&prepared.times_dir)? {
+        std::fs::remove_file(entry?.path())?;
+    }
+    let started = Instant::now();
+    let output = Command::new(&setup.terraform)
+        .args(args)
+        .current_dir(dir)
+        .env("TF_CLI_CONFIG_FILE", &prepared.cli_config)
+        .env("TF_IN_AUTOMATION", "1")
+        .env("CHECKPOINT_DISABLE", "1")
+        .env("TERRARIUM_BENCH_TIMES", &prepared.times_dir)
+        .env_remove("TF_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {}", setup.terraform.display()))?;
+    let wall_s = started.elapsed().as_secs_f64();
+    if !output.status.success() {
+        bail!(
+            "terraform {} failed in {}:\n{}{}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let mut sample = Sample { wall_s, ..Sample::default() };
+    for entry in std::fs::read_dir(&prepared.times_dir)? {
+        let text = std::fs::read_to_string(entry?.path())?;
+        // `time` may prefix a line such as "Command terminated by signal 9".
+        let Some(line) = text.lines().last() else { continue };
+        let fields: Vec<f64> = line.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+        if let [user, sys, rss_kb] = fields[..] {
+            sample.provider_cpu_s += user + sys;
+            sample.peak_rss_mb = sample.peak_rss_mb.max(rss_kb / 1024.0);
+            sample.processes += 1;
+        }
+    }
+    Ok(sample)
+}
+
+fn plan(setup: &Setup, p: &Prepared, dir: &Path) -> anyhow::Result<Sample> {
+    run(setup, p, dir, &["plan", "-input=false", "-no-color", "-lock=false"])
+}
+
+fn apply(setup: &Setup, p: &Prepared, dir: &Path) -> anyhow::Result<Sample> {
+    for name in ["terraform.tfstate", "terraform.tfstate.backup"] {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    run(setup, p, dir, &["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"])
+}
+
+pub fn run_all(setup: &Setup) -> anyhow::Result<Vec<Row>> {
+    let ours = prepare(setup, Which::Ours)?;
+    let go = prepare(setup, Which::Go)?;
+    let mut rows = Vec::new();
+    for &size in &setup.sizes {
+        eprintln!("== terraform plan / apply, {size} null_resource(s), {} alternating runs", setup.runs);
+        let dirs = [(Which::Ours, workdir(setup, Which::Ours, size)?), (Which::Go, workdir(setup, Which::Go, size)?)];
+        // One unmeasured round each: fills our compile cache and the OS page cache.
+        for (which, dir) in &dirs {
+            let p = if *which == Which::Ours { &ours } else { &go };
+            plan(setup, p, dir)?;
+        }
+        let mut samples: Vec<(Which, &str, Sample)> = Vec::new();
+        for i in 0..setup.runs {
+            let order: Vec<&(Which, PathBuf)> =
+                if i % 2 == 0 { dirs.iter().collect() } else { dirs.iter().rev().collect() };
+            for (which, dir) in order {
+                let p = if *which == Which::Ours { &ours } else { &go };
+                let s = plan(setup, p, dir)?;
+                eprintln!(
+                    "   {:<4} plan  {:>7.3} s  cpu {:.3} s  rss {:.1} MB  ({} processes)",
+                    which.name(),
+                    s.wall_s,
+                    s.provider_cpu_s,
+                    s.peak_rss_mb,
+                    s.processes
+                );
+                samples.push((*which, "plan", s));
+                let s = apply(setup, p, dir)?;
+                eprintln!(
+                    "   {:<4} apply {:>7.3} s  cpu {:.3} s  rss {:.1} MB  ({} processes)",
+                    which.name(),
+                    s.wall_s,
+                    s.provider_cpu_s,
+                    s.peak_rss_mb,
+                    s.processes
+                );
+                samples.push((*which, "apply", s));
+            }
+        }
+        for command in ["plan", "apply"] {
+            let pick = |which: Which, f: fn(&Sample) -> f64| -> f64 {
+                let mut v: Vec<f64> =
+                    samples.iter().filter(|(w, c, _)| *w == which && *c == command).map(|(_, _, s)| f(s)).collect();
+                median(&mut v)
+            };
+            let wall = (pick(Which::Ours, |s| s.wall_s), pick(Which::Go, |s| s.wall_s));
+            let cpu = (pick(Which::Ours, |s| s.provider_cpu_s), pick(Which::Go, |s| s.provider_cpu_s));
+            let rss = (pick(Which::Ours, |s| s.peak_rss_mb), pick(Which::Go, |s| s.peak_rss_mb));
+            let procs = pick(Which::Ours, |s| s.processes as f64);
+            let wall_limit = if size == 1 { 0.9 } else { 1.0 };
+            rows.push(Row {
+                what: format!("terraform {command}, {size} resource(s): wall time"),
+                ours: wall.0,
+                go: Some(wall.1),
+                unit: "s",
+                target: format!("ratio ≤ {wall_limit}: {}", verdict(wall.0 <= wall.1 * wall_limit)),
+            });
+            rows.push(Row {
+                what: format!("terraform {command}, {size}: provider CPU, all {procs:.0} processes"),
+                ours: cpu.0,
+                go: Some(cpu.1),
+                unit: "s",
+                target: format!("ratio ≤ 0.5: {}", verdict(cpu.0 <= cpu.1 * 0.5)),
+            });
+            rows.push(Row {
+                what: format!("terraform {command}, {size}: peak RSS of a provider process"),
+                ours: rss.0,
+                go: Some(rss.1),
+                unit: "MB",
+                target: format!("ratio ≤ 1: {}", verdict(rss.0 <= rss.1)),
+            });
+        }
+    }
+    Ok(rows)
+}
