@@ -70,9 +70,14 @@ struct InstancePool {
 
 /// The latest successful ConfigureProvider request. Generations count them from 1, so an
 /// instance that has seen generation `g` needs no replay while `g` is current.
+///
+/// The request is kept twice: decoded for replay into instances, and as Terraform sent it, so
+/// that a reloaded component (whose provider schema may differ) can decode it with its own
+/// schema ([`Provider::adopt_configuration`]).
 #[derive(Default)]
 struct Configuration {
     request: Option<Arc<guest::ConfigureRequest>>,
+    sent: Option<Arc<types::ConfigureRequest>>,
     generation: u64,
 }
 
@@ -103,10 +108,11 @@ impl InstancePool {
     }
 
     /// Records a successful configuration; returns its generation.
-    fn record(&self, request: guest::ConfigureRequest) -> u64 {
+    fn record(&self, request: guest::ConfigureRequest, sent: Arc<types::ConfigureRequest>) -> u64 {
         let mut c = self.configuration.lock().unwrap_or_else(|p| p.into_inner());
         c.generation += 1;
         c.request = Some(Arc::new(request));
+        c.sent = Some(sent);
         c.generation
     }
 
@@ -196,6 +202,7 @@ impl Provider {
         &self,
         subject: Subject<'_>,
         request: guest::ConfigureRequest,
+        sent: Arc<types::ConfigureRequest>,
     ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, false).await?;
         let result =
@@ -204,7 +211,7 @@ impl Provider {
             Ok(diags) => {
                 let diags = runtime::diagnostics_from_wit(diags);
                 if !terrarium_model::has_errors(&diags) {
-                    lease.pooled.generation = self.pool.record(request);
+                    lease.pooled.generation = self.pool.record(request, sent);
                 }
                 self.pool.give_back(lease);
                 Ok(diags)

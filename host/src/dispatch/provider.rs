@@ -1,5 +1,7 @@
 //! Provider-level RPCs: provider config validation, configuration, functions, stop.
 
+use std::sync::Arc;
+
 use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
@@ -28,7 +30,28 @@ impl Provider {
         let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            self.configure_instance(subject, wit_configure(request, &config)).await
+            self.configure_instance(subject, wit_configure(request, &config), Arc::new(request.clone())).await
+        };
+        run().await.unwrap_or_else(|d| d)
+    }
+
+    /// The last ConfigureProvider request this provider accepted, as Terraform sent it, and
+    /// its generation (which grows with every accepted request; 0 while there is none).
+    pub fn recorded_configuration(&self) -> (Option<Arc<ConfigureRequest>>, u64) {
+        let c = self.pool.configuration.lock().unwrap_or_else(|p| p.into_inner());
+        (c.sent.clone(), c.generation)
+    }
+
+    /// Takes over a configuration recorded by another provider (the component this one
+    /// replaces on a hot reload), as if Terraform had sent it to this one: decoded with this
+    /// provider's schema, configured into one instance now (so the first call after a reload
+    /// does not pay for it), and recorded for replay into every other instance. Returns the
+    /// guest's diagnostics; with errors among them nothing is recorded.
+    pub async fn adopt_configuration(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
+        let subject = Subject { rpc: "ConfigureProvider (carried over on reload)", kind: "provider", name: "" };
+        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+            let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
+            self.configure_instance(subject, wit_configure(request, &config), Arc::new(request.clone())).await
         };
         run().await.unwrap_or_else(|d| d)
     }
