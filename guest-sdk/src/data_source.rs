@@ -21,10 +21,13 @@ pub trait DataSource {
     const TYPE_NAME: &'static str;
 
     /// The Rust form of the data source's state.
-    type State: Serialize + DeserializeOwned;
+    type State: Serialize + DeserializeOwned + crate::typed::Model;
 
-    /// The schema Terraform sees.
-    fn schema(&self) -> Schema;
+    /// The schema Terraform sees; by default the one derived from
+    /// [`State`](Self::State).
+    fn schema(&self) -> Schema {
+        <Self::State as crate::typed::Model>::schema()
+    }
 
     /// Checks a configuration beyond what the schema says; attributes may be unknown here.
     fn validate(&self, config: &Value) -> Result<()> {
@@ -60,7 +63,16 @@ impl<D: DataSource> AnyDataSource for D {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        DataSource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default()
+        let schema = DataSource::schema(self);
+        let mut problems = Vec::new();
+        crate::check::run_validators(
+            crate::plan::Shape::of(&schema),
+            config,
+            &terrarium_model::AttributePath::root(),
+            &mut problems,
+        );
+        problems.extend(DataSource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
+        problems
     }
 
     fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {

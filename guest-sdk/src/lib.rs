@@ -2,58 +2,93 @@
 //!
 //! A provider is a type implementing [`Provider`], exported once with [`export!`]. It lists
 //! its resource types ([`Resource`]), data sources ([`DataSource`]) and functions
-//! ([`Function`]); each declares a [`Schema`](schema::Schema) with the fluent builder and
-//! reads and writes its state as an ordinary serde struct, with [`Attr<T>`] for values that
-//! may be null or not yet known. Errors are [`Diagnostics`], optionally pointing at an
-//! attribute.
+//! ([`Function`]). The schema of each is *derived from the struct that holds its values*:
+//! one definition, not two. Null and unknown are explicit in the types ([`Attr<T>`],
+//! `Option<T>`), so an unknown can never be read as a zero value by accident.
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
-//! use terrarium_sdk::schema::{Attribute, Schema};
-//! use terrarium_sdk::{AnyResource, Attr, Provider, Resource, Result};
+//! use terrarium_sdk::{AnyResource, Attr, Model, Provider, Resource, Result};
 //!
 //! #[derive(Default)]
 //! struct Demo;
 //!
 //! impl Provider for Demo {
 //!     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-//!         vec![Box::new(Pet)]
+//!         vec![Box::new(PetResource)]
 //!     }
 //! }
 //!
-//! struct Pet;
+//! struct PetResource;
 //!
-//! #[derive(Serialize, Deserialize)]
-//! struct PetState {
+//! /// A pet. (Doc comments become the descriptions Terraform shows.)
+//! #[derive(Serialize, Deserialize, Model)]
+//! struct Pet {
+//!     /// The pet's ID.
+//!     #[tf(computed, use_state_for_unknown)]
 //!     id: Attr<String>,
+//!     /// The pet's name; a new name is a new pet.
+//!     #[tf(requires_replace, validate = length(1, 32))]
 //!     name: String,
+//!     /// How many legs, 4 unless configured.
+//!     #[tf(default = 4, validate = range(0.0, 8.0))]
+//!     legs: Attr<i64>,
 //! }
 //!
-//! impl Resource for Pet {
+//! impl Resource for PetResource {
 //!     const TYPE_NAME: &'static str = "demo_pet";
-//!     type State = PetState;
+//!     type State = Pet;
 //!
-//!     fn schema(&self) -> Schema {
-//!         Schema::new()
-//!             .attribute(Attribute::string("id").computed())
-//!             .attribute(Attribute::string("name").required().requires_replace())
-//!     }
-//!
-//!     fn create(&self, planned: PetState) -> Result<PetState> {
-//!         Ok(PetState { id: Attr::Known(format!("pet-{}", planned.name)), ..planned })
+//!     fn create(&self, planned: Pet) -> Result<Pet> {
+//!         Ok(Pet { id: Attr::Known(format!("pet-{}", planned.name)), ..planned })
 //!     }
 //! }
+//!
+//! let schema = PetResource.schema().to_model();
+//! assert!(schema.block.attribute("id").unwrap().computed);
+//! assert_eq!(schema.block.description.text, "A pet. (Doc comments become the descriptions Terraform shows.)");
 //!
 //! // In the provider crate (a `cdylib` built for `wasm32-wasip2`):
 //! // terrarium_sdk::export!(Demo);
 //! ```
 //!
-//! The SDK does the protocol's chores: it plans computed attributes as unknown on create,
-//! keeps their values on update, reports replace-forcing changes (see [`plan`]), fits what
-//! the provider returns to the schema type, refuses unknowns in applied state, upgrades
-//! stored state of the current schema version, and routes every call to the right type by
-//! name. [`Server`] serves the same calls natively, so providers can be unit-tested without
-//! a host.
+//! # `#[derive(Model)]`
+//!
+//! Every named field is an attribute (types: see [`typed`]); its doc comment is its
+//! description. `#[tf(...)]` on a field says the rest:
+//!
+//! | Attribute | Meaning |
+//! |---|---|
+//! | `required`, `optional`, `computed` | Who sets it. Unsaid: a plain `T` is required, `Option<T>` and `Attr<T>` optional. `optional, computed`: the provider sets it when the configuration does not. |
+//! | `sensitive`, `write_only`, `deprecated = "msg"` | As in Terraform. |
+//! | `requires_replace`, `requires_replace_if = path::to::fn` | A change replaces the resource (at any depth). |
+//! | `use_state_for_unknown` | Keep the prior value instead of "known after apply" (at any depth, in lists, sets and maps). |
+//! | `unknown_on_update` | Unknown on every update (say, a `last_modified`). |
+//! | `default = expr`, `default_with = path::to::fn` | Planned when the configuration is silent (implies `optional, computed`), at any depth. |
+//! | `validate = expr` | A validator from [`validate`] (in scope unqualified): `validate = length(1, 64)`; repeatable. |
+//! | `nested` | A nested attribute: the field is a `#[derive(Model)]` struct, or a `Vec`, [`Set`] or `BTreeMap<String, _>` of one. |
+//! | `block`, `group`, `min_items = n`, `max_items = n` | A nested block (single, list, set, map by the field's type; `group`: never null). |
+//! | `type = expr` | The Terraform type, where the Rust type does not say it (a [`Value`] holding a `tuple`, say). |
+//! | `name = "..."`, `description = "..."`, `markdown`, `skip` | Rename, describe, Markdown description, leave out. |
+//!
+//! On the struct: `#[tf(version = n)]` (the schema version, see [`Resource::upgrade`]),
+//! `#[tf(deprecated = "...")]`.
+//!
+//! # What the SDK does for the author
+//!
+//! - **Planning** (see [`plan`]): unknowns for computed values on create and where the
+//!   configuration changed, defaults, `use_state_for_unknown` and replacement, at every
+//!   depth of nested attributes and blocks; then [`Resource::plan`] for anything else.
+//! - **Consistency**: before a plan or an apply result leaves the guest, the SDK checks what
+//!   Terraform will check (configured values kept, known planned values kept by apply, no
+//!   unknowns after apply, types) and names the attribute and the method at fault instead
+//!   of Terraform's "Provider produced inconsistent result".
+//! - **Validation**: each attribute's validators, at every depth, then [`Resource::validate`].
+//! - **Sets** in O(n log n): comparison, diffing and matching by canonical keys.
+//! - **Testing**: [`Server`] serves the same calls natively; [`testing`] drives a resource
+//!   through plan, apply, read and import the way Terraform does, in-process.
+//!
+//! Errors are [`Diagnostics`], optionally pointing at an attribute.
 
 #![warn(missing_docs)]
 
@@ -61,17 +96,21 @@
 extern crate self as terrarium_sdk;
 
 mod attr;
+mod check;
 pub mod data_source;
 mod diag;
 mod export;
 pub mod function;
 pub mod log;
+pub mod typed;
 pub mod plan;
 mod provider;
 pub mod resource;
 pub mod rpc;
 pub mod schema;
 mod server;
+pub mod testing;
+pub mod validate;
 mod value;
 
 pub use attr::{Attr, NotKnown};
@@ -79,9 +118,13 @@ pub use data_source::{AnyDataSource, DataSource};
 pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
 pub use function::{AnyFunction, Function};
 pub use provider::Provider;
-pub use resource::{AnyResource, Plan, Resource, import_passthrough};
+pub use typed::{BigNumber, Dynamic, Model, Nest, Set, TfType};
+pub use resource::{AnyResource, Plan, PrivateState, Resource, import_composite, import_passthrough};
+/// Derives [`Model`] (the schema) and [`TfType`] (the object type) from a struct: see
+/// the crate documentation and [`typed`].
+pub use terrarium_sdk_macros::Model;
 pub use server::Server;
-pub use value::{Error as ValueError, conform, from_value, infer_type, same_value, to_value, upgrade_raw};
+pub use value::{Error as ValueError, conform, from_value, infer_type, same_value, canonical_key, to_value, upgrade_raw};
 
 /// The data model: values, types, paths and diagnostics as Terraform knows them.
 pub use terrarium_model::{

@@ -3,27 +3,72 @@
 //!
 //! Terraform proposes a new state (the configuration, with prior values carried over for
 //! computed attributes the configuration leaves unset) and asks the provider to plan. The
-//! default plan is:
+//! default plan is, at every depth (the resource, each nested object and block):
 //!
+//! - **defaults** first: optional and computed attributes the configuration leaves unset
+//!   get their [default](crate::schema::Attribute::default), as if configured, inside
+//!   nested attributes and blocks too (every element of a list, set or map);
 //! - **destroy** (no proposed state): nothing to plan;
 //! - **create**: the proposal, with every computed attribute that the configuration leaves
 //!   null marked unknown ("known after apply");
 //! - **replace** (an attribute marked [`requires_replace`](crate::schema::Attribute::requires_replace)
-//!   changed): planned like a create, so computed attributes become unknown again;
-//! - **update**: the proposal (prior values kept for unset computed attributes), with
-//!   attributes marked [`unknown_on_update`](crate::schema::Attribute::unknown_on_update)
-//!   unknown and computed attributes that have no value yet (say, in a newly added nested
-//!   block) unknown;
+//!   changed, at any depth): planned like a create, from the configuration;
+//! - **update**: an object whose configuration changed gets its computed attributes (those
+//!   the configuration leaves unset) unknown, except those marked
+//!   [`use_state_for_unknown`](crate::schema::Attribute::use_state_for_unknown), which keep
+//!   their prior value; objects whose configuration did not change keep every value.
+//!   Attributes marked [`unknown_on_update`](crate::schema::Attribute::unknown_on_update)
+//!   are unknown on every update;
 //! - **no change**: the prior state exactly.
 //!
-//! Before any of that, attributes the configuration leaves unset get their
-//! [default](crate::schema::Attribute::default), if they have one, as if it were configured.
+//! Nested objects are matched with their prior selves by position (lists), key (maps) or,
+//! in sets, by their configured attributes (every computed attribute left out), the way
+//! Terraform correlates set elements. Set matching sorts canonical keys, so it costs
+//! O(n log n) for n elements. Write-only attributes are never planned.
+
+use std::collections::BTreeMap;
 
 use terrarium_model::schema::{BlockNesting, ObjectNesting};
 use terrarium_model::{AttributePath, Value};
 
-use crate::schema::{Attribute, AttributeKind, NestedBlock, ReplaceRule, Schema};
-use crate::value::same_value;
+use crate::schema::{Attribute, AttributeKind, DefaultValue, NestedBlock, ReplaceRule, Schema};
+use crate::value::{canonical_key, same_value};
+
+/// The attributes and blocks of one object type: the resource's, or a nested object's.
+#[derive(Clone, Copy)]
+pub(crate) struct Shape<'a> {
+    pub(crate) attributes: &'a [Attribute],
+    pub(crate) blocks: &'a [NestedBlock],
+}
+
+impl<'a> Shape<'a> {
+    pub(crate) fn of(schema: &'a Schema) -> Self {
+        Shape { attributes: schema.root().attributes(), blocks: schema.root().blocks() }
+    }
+
+    /// Every nested attribute and block: name, nesting and the shape of its objects.
+    pub(crate) fn children(&self) -> impl Iterator<Item = (&'a str, BlockNesting, Shape<'a>)> + 'a {
+        let attributes = self.attributes.iter().filter_map(|a| match a.kind() {
+            AttributeKind::Nested(n, inner) => {
+                Some((a.name(), object_nesting(*n), Shape { attributes: inner.as_slice(), blocks: &[] }))
+            }
+            AttributeKind::Type(_) => None,
+        });
+        let blocks = self.blocks.iter().map(|b| {
+            (b.name(), b.nesting(), Shape { attributes: b.block().attributes(), blocks: b.block().blocks() })
+        });
+        attributes.chain(blocks)
+    }
+
+    fn nested_attribute(&self, a: &'a Attribute) -> Option<(BlockNesting, Shape<'a>)> {
+        match a.kind() {
+            AttributeKind::Nested(n, inner) => {
+                Some((object_nesting(*n), Shape { attributes: inner.as_slice(), blocks: &[] }))
+            }
+            AttributeKind::Type(_) => None,
+        }
+    }
+}
 
 /// The planned state and the attributes that force replacement.
 pub(crate) fn default_plan(
@@ -32,102 +77,272 @@ pub(crate) fn default_plan(
     proposed: &Value,
     config: &Value,
 ) -> (Value, Vec<AttributePath>) {
-    let root = schema.root();
+    let shape = Shape::of(schema);
     if proposed.is_null() {
         return (Value::Null, Vec::new());
     }
-    let (config, proposed) = &with_defaults(root.attributes(), config.clone(), proposed.clone());
+    let config_d = fill_defaults(shape, config.clone());
+    let proposed = overlay_defaults(shape, proposed.clone(), config, &config_d);
+    // Write-only values are never planned, so they never make a difference either.
+    let proposed = clear_write_only(shape, proposed);
     if prior.is_null() {
-        let planned = mark_unknown(root.attributes(), root.blocks(), proposed.clone());
-        return (clear_write_only(root.attributes(), root.blocks(), planned), Vec::new());
+        return (mark_unknown(shape, proposed), Vec::new());
     }
     let mut replace = Vec::new();
-    replace_paths(root.attributes(), root.blocks(), prior, proposed, &AttributePath::root(), &mut replace);
+    replace_paths(shape, prior, &proposed, &AttributePath::root(), &mut replace);
     if !replace.is_empty() {
         // The replacement is a new object: plan it from the configuration alone, as a
         // create would be, rather than from a proposal that carries the old object's values.
-        let planned = mark_unknown(root.attributes(), root.blocks(), config.clone());
-        return (clear_write_only(root.attributes(), root.blocks(), planned), replace);
+        let planned = mark_unknown(shape, clear_write_only(shape, config_d));
+        return (planned, replace);
     }
-    if same_value(prior, proposed) {
+    if same_value(prior, &proposed) {
         return (prior.clone(), Vec::new());
     }
-    let mut planned = mark_unknown(root.attributes(), root.blocks(), proposed.clone());
+    let mut planned = plan_update(shape, proposed, prior, &config_d);
     if let Value::Object(attrs) = &mut planned {
-        for a in root.attributes().iter().filter(|a| a.is_unknown_on_update()) {
-            let set_in_config = config.attr(a.name()).is_some_and(|v| !v.is_null());
+        for a in shape.attributes.iter().filter(|a| a.is_unknown_on_update()) {
+            let set_in_config = config_d.attr(a.name()).is_some_and(|v| !v.is_null());
             if !set_in_config && let Some(v) = attrs.get_mut(a.name()) {
                 *v = Value::unknown();
             }
         }
     }
-    (clear_write_only(root.attributes(), root.blocks(), planned), Vec::new())
+    (planned, Vec::new())
 }
 
-/// Fills in the [defaults](crate::schema::Attribute::default) of the top-level attributes the
-/// configuration leaves null, in the configuration and the proposal alike (where Terraform
-/// proposed the prior value), so that the rest of the plan sees them as configured.
-fn with_defaults(attributes: &[Attribute], mut config: Value, mut proposed: Value) -> (Value, Value) {
-    if let (Value::Object(config_attrs), Value::Object(proposed_attrs)) = (&mut config, &mut proposed) {
-        for a in attributes {
-            let Some(default) = a.default_value() else { continue };
-            if config_attrs.get(a.name()).is_some_and(Value::is_null) {
-                config_attrs.insert(a.name().to_string(), default.clone());
-                proposed_attrs.insert(a.name().to_string(), default.clone());
+const NULL: Value = Value::Null;
+
+/// The elements of a nested value, in a fixed order: the object itself (single, group), the
+/// items (list, set) or the values by key (map). Null and unknown have none.
+pub(crate) fn elements(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Object(_) => vec![value],
+        Value::List(items) | Value::Set(items) => items.iter().collect(),
+        Value::Map(m) => m.values().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn elements_mut(value: &mut Value) -> Vec<&mut Value> {
+    match value {
+        Value::Object(_) => vec![value],
+        Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
+        Value::Map(m) => m.values_mut().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// For each element of `left` (in [`elements`] order), the position of its counterpart
+/// among the elements of `right`: same position in lists, same key in maps, the object
+/// itself for single nesting, and for sets the element with the same configured attributes
+/// (computed ones left out), each used once. O(n log n).
+pub(crate) fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec<Option<usize>> {
+    match (left, right) {
+        (Value::Object(_), Value::Object(_)) => vec![Some(0)],
+        (Value::List(l), Value::List(r)) => (0..l.len()).map(|i| (i < r.len()).then_some(i)).collect(),
+        (Value::Map(l), Value::Map(r)) => {
+            let positions: BTreeMap<&String, usize> = r.keys().enumerate().map(|(i, k)| (k, i)).collect();
+            l.keys().map(|k| positions.get(k).copied()).collect()
+        }
+        (Value::Set(l), Value::Set(r)) => {
+            let mut by_identity: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (i, v) in r.iter().enumerate().rev() {
+                by_identity.entry(identity_key(shape, v)).or_default().push(i);
+            }
+            l.iter().map(|v| by_identity.get_mut(&identity_key(shape, v)).and_then(Vec::pop)).collect()
+        }
+        _ => elements(left).iter().map(|_| None).collect(),
+    }
+}
+
+/// What identifies a set element: its value with every computed attribute left out.
+pub(crate) fn identity_key(shape: Shape<'_>, value: &Value) -> String {
+    canonical_key(&strip_computed(shape, value, false))
+}
+
+/// The value with computed attributes nulled, at every depth: all of them, or (with
+/// `keep_optional`) only those the configuration cannot set.
+fn strip_computed(shape: Shape<'_>, value: &Value, keep_optional: bool) -> Value {
+    let Value::Object(object) = value else {
+        return value.clone();
+    };
+    let mut out = object.clone();
+    for a in shape.attributes {
+        if a.is_computed() && !(keep_optional && a.is_optional()) {
+            out.insert(a.name().to_string(), Value::Null);
+        }
+    }
+    for (name, nesting, inner) in shape.children() {
+        if let Some(v) = out.get_mut(name) {
+            let taken = std::mem::replace(v, Value::Null);
+            *v = map_objects(nesting, taken, &|o| strip_computed(inner, &o, keep_optional));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Fills in defaults where the configuration leaves attributes null, at every depth.
+fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
+    let Value::Object(mut object) = value else {
+        return value;
+    };
+    for a in shape.attributes {
+        if let Some(DefaultValue::Static(d)) = a.default_value()
+            && object.get(a.name()).is_some_and(Value::is_null)
+        {
+            object.insert(a.name().to_string(), d.clone());
+        }
+    }
+    if shape.attributes.iter().any(|a| matches!(a.default_value(), Some(DefaultValue::Computed(_)))) {
+        let parent = Value::Object(object.clone());
+        for a in shape.attributes {
+            if let Some(DefaultValue::Computed(compute)) = a.default_value()
+                && object.get(a.name()).is_some_and(Value::is_null)
+            {
+                object.insert(a.name().to_string(), compute(&parent));
             }
         }
     }
-    (config, proposed)
+    for (name, nesting, inner) in shape.children() {
+        if let Some(v) = object.get_mut(name) {
+            let taken = std::mem::replace(v, Value::Null);
+            *v = map_objects(nesting, taken, &|o| fill_defaults(inner, o));
+        }
+    }
+    Value::Object(object)
+}
+
+/// Puts the defaults filled into the configuration (`config_d`, from `raw_config`) into the
+/// proposal, where Terraform proposed the prior value (or null) for an unset attribute.
+fn overlay_defaults(shape: Shape<'_>, proposed: Value, raw_config: &Value, config_d: &Value) -> Value {
+    let Value::Object(mut object) = proposed else {
+        return proposed;
+    };
+    for a in shape.attributes.iter().filter(|a| a.default_value().is_some()) {
+        if raw_config.attr(a.name()).is_some_and(Value::is_null)
+            && let Some(d) = config_d.attr(a.name())
+        {
+            object.insert(a.name().to_string(), d.clone());
+        }
+    }
+    for (name, _, inner) in shape.children() {
+        let (Some(v), Some(raw), Some(filled)) = (object.get_mut(name), raw_config.attr(name), config_d.attr(name))
+        else {
+            continue;
+        };
+        // Filling defaults keeps every element where it was, so the raw configuration's
+        // positions are the filled one's too.
+        let pairs = counterparts(inner, v, raw);
+        let filled = elements(filled);
+        for (element, pair) in elements_mut(v).into_iter().zip(pairs) {
+            if let Some(j) = pair
+                && let Some(raw_element) = elements(raw).get(j).copied()
+                && let Some(filled_element) = filled.get(j).copied()
+            {
+                let taken = std::mem::replace(element, Value::Null);
+                *element = overlay_defaults(inner, taken, raw_element, filled_element);
+            }
+        }
+    }
+    Value::Object(object)
 }
 
 /// Marks computed attributes that are null unknown, at every depth. In a proposal a
 /// computed attribute is null only when neither the configuration nor the prior state has
 /// a value for it.
-fn mark_unknown(attributes: &[Attribute], blocks: &[NestedBlock], value: Value) -> Value {
+fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
-    for a in attributes {
-        let Some(v) = object.get_mut(a.name()) else { continue };
-        if v.is_null() && a.is_computed() {
+    for a in shape.attributes {
+        if let Some(v) = object.get_mut(a.name())
+            && v.is_null()
+            && a.is_computed()
+        {
             *v = Value::unknown();
-        } else if let AttributeKind::Nested(nesting, inner) = a.kind() {
-            let taken = std::mem::replace(v, Value::Null);
-            *v = map_objects(object_nesting(*nesting), taken, &|o| mark_unknown(inner, &[], o));
         }
     }
-    for b in blocks {
-        let Some(v) = object.get_mut(b.name()) else { continue };
-        let taken = std::mem::replace(v, Value::Null);
-        *v = map_objects(b.nesting(), taken, &|o| mark_unknown(b.block().attributes(), b.block().blocks(), o));
+    for (name, nesting, inner) in shape.children() {
+        if let Some(v) = object.get_mut(name) {
+            let taken = std::mem::replace(v, Value::Null);
+            *v = map_objects(nesting, taken, &|o| mark_unknown(inner, o));
+        }
     }
     Value::Object(object)
 }
 
+/// Plans an update of one object against its prior self (see the module documentation).
+fn plan_update(shape: Shape<'_>, proposed: Value, prior: &Value, config: &Value) -> Value {
+    let Value::Object(_) = prior else {
+        // A new nested object: nothing to keep.
+        return mark_unknown(shape, proposed);
+    };
+    let Value::Object(mut object) = proposed else {
+        return proposed;
+    };
+    let changed = {
+        let now = strip_computed(shape, &Value::Object(object.clone()), true);
+        !same_value(&now, &strip_computed(shape, prior, true))
+    };
+    for a in shape.attributes {
+        let Some(v) = object.get_mut(a.name()) else { continue };
+        let configured = config.attr(a.name()).unwrap_or(&NULL);
+        let before = prior.attr(a.name()).unwrap_or(&NULL);
+        if a.is_computed() && configured.is_null() {
+            if v.is_null() || changed {
+                *v = Value::unknown();
+            }
+            if v.is_unknown() && a.is_use_state_for_unknown() && !before.is_null() && !before.contains_unknown() {
+                *v = before.clone();
+            }
+        } else if let Some((_, inner)) = shape.nested_attribute(a) {
+            update_elements(inner, v, before, configured);
+        }
+    }
+    for b in shape.blocks {
+        let Some(v) = object.get_mut(b.name()) else { continue };
+        let inner = Shape { attributes: b.block().attributes(), blocks: b.block().blocks() };
+        update_elements(inner, v, prior.attr(b.name()).unwrap_or(&NULL), config.attr(b.name()).unwrap_or(&NULL));
+    }
+    Value::Object(object)
+}
+
+/// Plans each element of a nested value against its prior counterpart.
+fn update_elements(inner: Shape<'_>, value: &mut Value, prior: &Value, config: &Value) {
+    let prior_pairs = counterparts(inner, value, prior);
+    let config_pairs = counterparts(inner, value, config);
+    let prior_elements = elements(prior);
+    let config_elements = elements(config);
+    for ((element, p), c) in elements_mut(value).into_iter().zip(prior_pairs).zip(config_pairs) {
+        let before = p.and_then(|i| prior_elements.get(i).copied()).unwrap_or(&NULL);
+        let configured = c.and_then(|i| config_elements.get(i).copied()).unwrap_or(&NULL);
+        let taken = std::mem::replace(element, Value::Null);
+        *element = plan_update(inner, taken, before, configured);
+    }
+}
+
 /// Write-only attributes are never planned or stored: Terraform requires them null.
-fn clear_write_only(attributes: &[Attribute], blocks: &[NestedBlock], value: Value) -> Value {
+pub(crate) fn clear_write_only(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
-    for a in attributes {
-        let Some(v) = object.get_mut(a.name()) else { continue };
-        if a.is_write_only() {
+    for a in shape.attributes.iter().filter(|a| a.is_write_only()) {
+        if let Some(v) = object.get_mut(a.name()) {
             *v = Value::Null;
-        } else if let AttributeKind::Nested(nesting, inner) = a.kind() {
-            let taken = std::mem::replace(v, Value::Null);
-            *v = map_objects(object_nesting(*nesting), taken, &|o| clear_write_only(inner, &[], o));
         }
     }
-    for b in blocks {
-        let Some(v) = object.get_mut(b.name()) else { continue };
-        let taken = std::mem::replace(v, Value::Null);
-        *v = map_objects(b.nesting(), taken, &|o| clear_write_only(b.block().attributes(), b.block().blocks(), o));
+    for (name, nesting, inner) in shape.children() {
+        if let Some(v) = object.get_mut(name) {
+            let taken = std::mem::replace(v, Value::Null);
+            *v = map_objects(nesting, taken, &|o| clear_write_only(inner, o));
+        }
     }
     Value::Object(object)
 }
 
 /// Nested attributes nest like blocks, without `group`.
-fn object_nesting(nesting: ObjectNesting) -> BlockNesting {
+pub(crate) fn object_nesting(nesting: ObjectNesting) -> BlockNesting {
     match nesting {
         ObjectNesting::Single => BlockNesting::Single,
         ObjectNesting::List => BlockNesting::List,
@@ -140,7 +355,7 @@ fn object_nesting(nesting: ObjectNesting) -> BlockNesting {
 /// are.
 fn map_objects(nesting: BlockNesting, value: Value, f: &dyn Fn(Value) -> Value) -> Value {
     match (nesting, value) {
-        (BlockNesting::Single | BlockNesting::Group, v) => f(v),
+        (BlockNesting::Single | BlockNesting::Group, v @ Value::Object(_)) => f(v),
         (BlockNesting::List, Value::List(items)) => Value::List(items.into_iter().map(f).collect()),
         (BlockNesting::Set, Value::Set(items)) => Value::Set(items.into_iter().map(f).collect()),
         (BlockNesting::Map, Value::Map(m)) => Value::Map(m.into_iter().map(|(k, v)| (k, f(v))).collect()),
@@ -148,42 +363,30 @@ fn map_objects(nesting: BlockNesting, value: Value, f: &dyn Fn(Value) -> Value) 
     }
 }
 
-const NULL: Value = Value::Null;
-
 /// Collects the paths of replace-forcing attributes whose value changed.
-fn replace_paths(
-    attributes: &[Attribute],
-    blocks: &[NestedBlock],
-    prior: &Value,
-    planned: &Value,
-    path: &AttributePath,
-    out: &mut Vec<AttributePath>,
-) {
-    for a in attributes {
+fn replace_paths(shape: Shape<'_>, prior: &Value, planned: &Value, path: &AttributePath, out: &mut Vec<AttributePath>) {
+    for a in shape.attributes {
         let here = path.attr(a.name());
         let before = prior.attr(a.name()).unwrap_or(&NULL);
         let after = planned.attr(a.name()).unwrap_or(&NULL);
         if forces_replacement(a.replace_rule(), before, after) {
             out.push(here);
-        } else if let AttributeKind::Nested(nesting, inner) = a.kind()
-            && has_replace_rules(inner, &[])
+        } else if let Some((nesting, inner)) = shape.nested_attribute(a)
+            && has_replace_rules(inner)
         {
-            descend(object_nesting(*nesting), before, after, &here, out, &|p, n, path, out| {
-                replace_paths(inner, &[], p, n, path, out)
-            });
+            descend(nesting, inner, before, after, &here, out);
         }
     }
-    for b in blocks {
+    for b in shape.blocks {
         let here = path.attr(b.name());
         let before = prior.attr(b.name()).unwrap_or(&NULL);
         let after = planned.attr(b.name()).unwrap_or(&NULL);
         let rule = if b.is_requires_replace() { ReplaceRule::Always } else { ReplaceRule::Never };
+        let inner = Shape { attributes: b.block().attributes(), blocks: b.block().blocks() };
         if forces_replacement(&rule, before, after) {
             out.push(here);
-        } else if has_replace_rules(b.block().attributes(), b.block().blocks()) {
-            descend(b.nesting(), before, after, &here, out, &|p, n, path, out| {
-                replace_paths(b.block().attributes(), b.block().blocks(), p, n, path, out)
-            });
+        } else if has_replace_rules(inner) {
+            descend(b.nesting(), inner, before, after, &here, out);
         }
     }
 }
@@ -196,31 +399,41 @@ fn forces_replacement(rule: &ReplaceRule, before: &Value, after: &Value) -> bool
     }
 }
 
-type Visit<'a> = dyn Fn(&Value, &Value, &AttributePath, &mut Vec<AttributePath>) + 'a;
-
 /// Compares nested objects pairwise where they line up (list by index, map by key, single
-/// directly). Where they cannot be lined up (sets, or elements added or removed) any
-/// difference counts as a change of the whole collection.
+/// directly). Set elements are matched by their configured attributes: an element added or
+/// removed (any configured change makes one) changes the set as a whole, and a set element
+/// has no path of its own, so the set's path is reported. Computed values alone are no
+/// change. Lists or maps whose elements do not line up changed as a whole.
 fn descend(
     nesting: BlockNesting,
+    inner: Shape<'_>,
     prior: &Value,
     planned: &Value,
     path: &AttributePath,
     out: &mut Vec<AttributePath>,
-    visit: &Visit<'_>,
 ) {
     match (nesting, prior, planned) {
         (BlockNesting::Single | BlockNesting::Group, Value::Object(_), Value::Object(_)) => {
-            visit(prior, planned, path, out)
+            replace_paths(inner, prior, planned, path, out)
         }
         (BlockNesting::List, Value::List(p), Value::List(n)) if p.len() == n.len() => {
             for (i, (p, n)) in p.iter().zip(n).enumerate() {
-                visit(p, n, &path.index(i as i64), out);
+                replace_paths(inner, p, n, &path.index(i as i64), out);
             }
         }
         (BlockNesting::Map, Value::Map(p), Value::Map(n)) if p.keys().eq(n.keys()) => {
             for ((k, p), n) in p.iter().zip(n.values()) {
-                visit(p, n, &path.key(k.clone()), out);
+                replace_paths(inner, p, n, &path.key(k.clone()), out);
+            }
+        }
+        (BlockNesting::Set, Value::Set(p), Value::Set(n)) => {
+            let keys = |items: &[Value]| {
+                let mut keys: Vec<String> = items.iter().map(|v| identity_key(inner, v)).collect();
+                keys.sort_unstable();
+                keys
+            };
+            if p.len() != n.len() || keys(p) != keys(n) {
+                out.push(path.clone());
             }
         }
         _ if !same_value(prior, planned) => out.push(path.clone()),
@@ -228,13 +441,10 @@ fn descend(
     }
 }
 
-fn has_replace_rules(attributes: &[Attribute], blocks: &[NestedBlock]) -> bool {
-    attributes.iter().any(|a| {
-        !matches!(a.replace_rule(), ReplaceRule::Never)
-            || matches!(a.kind(), AttributeKind::Nested(_, inner) if has_replace_rules(inner, &[]))
-    }) || blocks
-        .iter()
-        .any(|b| b.is_requires_replace() || has_replace_rules(b.block().attributes(), b.block().blocks()))
+fn has_replace_rules(shape: Shape<'_>) -> bool {
+    shape.attributes.iter().any(|a| !matches!(a.replace_rule(), ReplaceRule::Never))
+        || shape.blocks.iter().any(NestedBlock::is_requires_replace)
+        || shape.children().any(|(_, _, inner)| has_replace_rules(inner))
 }
 
 /// The path of the first unknown value inside `value`, if any: a state returned by apply or

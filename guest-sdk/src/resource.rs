@@ -3,14 +3,17 @@
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
-//! use terrarium_sdk::schema::{Attribute, Schema};
-//! use terrarium_sdk::{Attr, Resource, Result};
+//! use terrarium_sdk::{Attr, Model, Resource, Result};
 //!
-//! /// The state of a `demo_greeting`: the Rust form of its schema.
-//! #[derive(Serialize, Deserialize)]
+//! /// A greeting.
+//! #[derive(Serialize, Deserialize, Model)]
 //! struct Greeting {
+//!     #[tf(computed)]
 //!     id: Attr<String>,
+//!     /// Who to greet.
+//!     #[tf(requires_replace)]
 //!     name: String,
+//!     #[tf(computed)]
 //!     text: Attr<String>,
 //! }
 //!
@@ -20,13 +23,6 @@
 //!     const TYPE_NAME: &'static str = "demo_greeting";
 //!     type State = Greeting;
 //!
-//!     fn schema(&self) -> Schema {
-//!         Schema::new()
-//!             .attribute(Attribute::string("id").computed())
-//!             .attribute(Attribute::string("name").required().requires_replace())
-//!             .attribute(Attribute::string("text").computed())
-//!     }
-//!
 //!     fn create(&self, planned: Greeting) -> Result<Greeting> {
 //!         let text = format!("Hello, {}!", planned.name);
 //!         Ok(Greeting { id: planned.name.clone().into(), text: text.into(), ..planned })
@@ -34,16 +30,18 @@
 //! }
 //! ```
 //!
-//! Everything else has a default: the plan (see [`crate::plan`]), read (the
-//! state is kept as it is), delete (nothing to do), update, import and upgrade (refused with
-//! a clear error). Override what the resource needs.
+//! Everything else has a default: the schema (derived from `State`), the plan (see
+//! [`crate::plan`]), read (the state is kept as it is), delete (nothing to do), update,
+//! import and upgrade (refused with a clear error). Override what the resource needs.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
 use crate::diag::{Diagnostics, Result};
-use crate::plan::{default_plan, first_unknown};
+use crate::check::{check_apply, check_plan, inconsistent, run_validators};
+use crate::typed::Model;
+use crate::plan::{Shape, clear_write_only, default_plan, first_unknown};
 use crate::rpc::{
     ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, PlanRequest, PlanResponse,
     ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
@@ -62,11 +60,15 @@ pub trait Resource {
     /// The resource type name as written in configurations: `"<provider>_<name>"`.
     const TYPE_NAME: &'static str;
 
-    /// The Rust form of the resource's state.
-    type State: Serialize + DeserializeOwned;
+    /// The Rust form of the resource's state; with `#[derive(Model)]` it is the schema too.
+    type State: Serialize + DeserializeOwned + Model;
 
-    /// The schema Terraform sees, with the plan behaviour the SDK applies.
-    fn schema(&self) -> Schema;
+    /// The schema Terraform sees, with the plan behaviour the SDK applies. By default the
+    /// one `#[derive(Model)]` made from [`State`](Self::State); override it to build the
+    /// schema by hand (and `impl Model for State {}`).
+    fn schema(&self) -> Schema {
+        <Self::State as Model>::schema()
+    }
 
     /// Checks a configuration beyond what the schema says. Any attribute may be unknown
     /// here (it may depend on a resource not yet created): read it as raw [`Value`]s, or into
@@ -175,6 +177,85 @@ fn null_object(schema: &Schema) -> Value {
     }
 }
 
+/// Builds a state from an import ID made of `parts.len()` parts separated by `separator`
+/// (`"region/name"`), for resources whose state needs more than an ID. The parts are
+/// returned in order; an ID of another shape is an error that tells the user the expected
+/// form.
+///
+/// ```
+/// use terrarium_sdk::import_composite;
+/// let [region, name] = import_composite("eu/web", '/', ["REGION", "NAME"]).unwrap();
+/// assert_eq!((region, name), ("eu", "web"));
+/// assert!(import_composite("eu", '/', ["REGION", "NAME"]).is_err());
+/// ```
+pub fn import_composite<'a, const N: usize>(id: &'a str, separator: char, parts: [&str; N]) -> Result<[&'a str; N]> {
+    let found: Vec<&str> = id.split(separator).collect();
+    let expected = parts.join(&separator.to_string());
+    if found.len() != N || found.iter().any(|p| p.is_empty()) {
+        return Err(Diagnostics::error(
+            "Invalid import ID",
+            format!("Expected an import ID of the form {expected}, got {id:?}."),
+        ));
+    }
+    let mut out = [""; N];
+    out.copy_from_slice(&found);
+    Ok(out)
+}
+
+/// Provider-private data kept with a resource's state: Terraform stores it and hands it
+/// back, but never shows it. Keys map to JSON values; keys starting with `.` are reserved
+/// for the SDK.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrivateState {
+    entries: serde_json::Map<String, serde_json::Value>,
+    /// The bytes it was read from, handed back unchanged unless an entry is set: private
+    /// state written by something else must survive.
+    original: Vec<u8>,
+    changed: bool,
+}
+
+impl PrivateState {
+    /// Decodes stored bytes; anything that is not a JSON object (no private state yet, or
+    /// another SDK's) reads as empty.
+    pub fn decode(bytes: &[u8]) -> Self {
+        let entries = match serde_json::from_slice(bytes) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        PrivateState { entries, original: bytes.to_vec(), changed: false }
+    }
+
+    /// The bytes Terraform stores.
+    pub fn encode(&self) -> Vec<u8> {
+        if !self.changed {
+            self.original.clone()
+        } else if self.entries.is_empty() {
+            Vec::new()
+        } else {
+            serde_json::to_vec(&self.entries).unwrap_or_default()
+        }
+    }
+
+    /// Reads the value under `key`, if there is one of type `T`.
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        self.entries.get(key).and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+
+    /// Stores `value` under `key`.
+    pub fn set<T: Serialize>(&mut self, key: &str, value: &T) -> Result<()> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| Diagnostics::error("Cannot store private state", format!("{key}: {e}")))?;
+        self.entries.insert(key.to_string(), value);
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Removes the value under `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.changed |= self.entries.remove(key).is_some();
+    }
+}
+
 /// A plan in progress, handed to [`Resource::plan`] after the default plan has been made.
 ///
 /// Change [`planned_state`](Self::planned_state) (raw, or typed with
@@ -190,6 +271,8 @@ pub struct Plan {
     pub planned_state: Value,
     /// Attributes whose change replaces the resource; empty for an update in place.
     pub requires_replace: Vec<AttributePath>,
+    /// Provider-private data: what the plan stores here reaches apply.
+    pub private: PrivateState,
 }
 
 impl Plan {
@@ -293,7 +376,11 @@ impl<R: Resource> AnyResource for R {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        Resource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default()
+        let schema = Resource::schema(self);
+        let mut problems = Vec::new();
+        run_validators(Shape::of(&schema), config, &AttributePath::root(), &mut problems);
+        problems.extend(Resource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
+        problems
     }
 
     fn plan_change(&self, request: PlanRequest) -> PlanResponse {
@@ -309,19 +396,46 @@ impl<R: Resource> AnyResource for R {
         if request.proposed_new_state.is_null() {
             return response;
         }
+        let ty = schema.implied_type();
         let mut plan = Plan {
             prior_state: request.prior_state,
             proposed_new_state: request.proposed_new_state,
             config: request.config,
-            ty: schema.implied_type(),
+            ty: ty.clone(),
             planned_state: response.planned_state,
             requires_replace: response.requires_replace,
+            private: PrivateState::decode(&response.planned_private),
         };
         if let Err(d) = Resource::plan(self, &mut plan) {
             response.diagnostics.extend(d);
         }
-        response.planned_state = plan.planned_state;
         response.requires_replace = plan.requires_replace;
+        response.planned_private = plan.private.encode();
+        // The hook may have written anything: check it the way Terraform will, and say so
+        // in terms of the resource's code.
+        match conform(plan.planned_state.clone(), &ty) {
+            Ok(planned) => {
+                let mut problems = Vec::new();
+                check_plan(Shape::of(&schema), &plan.config, &planned, &AttributePath::root(), &mut problems);
+                response.diagnostics.extend(inconsistent(
+                    problems,
+                    "Provider produced an inconsistent plan",
+                    &format!("The plan of {} (the SDK's default plan and Resource::plan)", R::TYPE_NAME),
+                    "A plan must keep every configured value as configured; only computed attributes the configuration leaves unset are the provider's to choose.",
+                ));
+                response.planned_state = planned;
+            }
+            Err(e) => {
+                response.planned_state = plan.planned_state;
+                response.diagnostics.push(
+                Diagnostic::error(
+                    "Provider produced an invalid plan",
+                    format!("Resource::plan of {} planned a value of the wrong type: {e}. This is a bug in the provider.", R::TYPE_NAME),
+                )
+                .at(e.path().clone()),
+            );
+            }
+        }
         response
     }
 
@@ -337,7 +451,9 @@ impl<R: Resource> AnyResource for R {
             }
             return response;
         }
-        let ty = Resource::schema(self).implied_type();
+        let schema = Resource::schema(self);
+        let ty = schema.implied_type();
+        let method = if prior_state.is_null() { "create" } else { "update" };
         let result = if prior_state.is_null() {
             // On failure nothing was created: the new state stays null.
             from_value(&planned_state).map_err(Diagnostics::from).and_then(|p| Resource::create(self, p))
@@ -348,8 +464,31 @@ impl<R: Resource> AnyResource for R {
             let planned = from_value(&planned_state).map_err(Diagnostics::from);
             prior.and_then(|prior| planned.and_then(|planned| Resource::update(self, prior, planned)))
         };
-        match result.and_then(|state| known_state(&state, &ty, "apply")) {
-            Ok(state) => response.new_state = state,
+        let result = result.and_then(|state| Ok(conform(to_value(&state)?, &ty)?));
+        match result {
+            Ok(state) => {
+                // Write-only values are never stored, whatever the code returned.
+                let state = clear_write_only(Shape::of(&schema), state);
+                let mut problems = Vec::new();
+                check_apply(&planned_state, &state, &AttributePath::root(), &mut problems);
+                response.diagnostics.extend(inconsistent(
+                    problems,
+                    "Provider produced an inconsistent result after apply",
+                    &format!("Resource::{method} of {}", R::TYPE_NAME),
+                    "Apply must keep every value the plan knew; a value the code decides at apply time must be planned as unknown (mark the attribute computed, unknown_on_update, or set it unknown in Resource::plan).",
+                ));
+                if let Some(path) = first_unknown(&state, &AttributePath::root()) {
+                    response.diagnostics.push(
+                        Diagnostic::error(
+                            "Provider returned an unknown value",
+                            format!("After apply, {path} is still unknown: Resource::{method} of {} must set every computed attribute. This is a bug in the provider.", R::TYPE_NAME),
+                        )
+                        .at(path),
+                    );
+                } else {
+                    response.new_state = state;
+                }
+            }
             Err(d) => response.diagnostics.extend(d),
         }
         response

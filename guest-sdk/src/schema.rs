@@ -20,6 +20,8 @@
 use terrarium_model::schema::{self as model, BlockNesting, Description, ObjectNesting};
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
+use crate::validate::BoxedValidator;
+
 /// The schema of a provider's configuration, a resource type or a data source.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
@@ -69,6 +71,28 @@ impl Schema {
     pub fn block(mut self, block: NestedBlock) -> Self {
         self.block = self.block.block(block);
         self
+    }
+
+    /// Changes the top-level attribute `name` with `change` (no-op if there is none): for
+    /// two resource types that share a state struct but differ in a detail.
+    ///
+    /// ```
+    /// use terrarium_sdk::schema::{Attribute, Schema};
+    /// let schema = Schema::new().attribute(Attribute::string("result").computed());
+    /// let secret = schema.update_attribute("result", Attribute::sensitive);
+    /// assert!(secret.root().attribute_named("result").unwrap().is_sensitive());
+    /// ```
+    pub fn update_attribute(mut self, name: &str, change: impl FnOnce(Attribute) -> Attribute) -> Self {
+        if let Some(i) = self.block.attributes.iter().position(|a| a.name == name) {
+            let a = self.block.attributes.remove(i);
+            self.block.attributes.insert(i, change(a));
+        }
+        self
+    }
+
+    /// Adds nested blocks.
+    pub fn blocks(self, blocks: impl IntoIterator<Item = NestedBlock>) -> Self {
+        blocks.into_iter().fold(self, Schema::block)
     }
 
     /// The schema version.
@@ -236,7 +260,23 @@ pub struct Attribute {
     deprecation_message: String,
     replace: ReplaceRule,
     unknown_on_update: bool,
-    default: Option<Value>,
+    use_state_for_unknown: bool,
+    default: Option<DefaultValue>,
+    validators: Vec<BoxedValidator>,
+    /// A mistake made while building the attribute (a default that cannot be serialized),
+    /// reported by [`Schema::check`].
+    problem: Option<String>,
+}
+
+/// The value planned for an optional and computed attribute the configuration leaves
+/// unset.
+#[derive(Clone, Debug)]
+pub enum DefaultValue {
+    /// Always this value.
+    Static(Value),
+    /// Computed from the configuration of the object holding the attribute (the resource,
+    /// or one nested object or block), with the static defaults of its siblings filled in.
+    Computed(fn(parent_config: &Value) -> Value),
 }
 
 /// When a change of an attribute's value replaces the resource.
@@ -293,7 +333,10 @@ impl Attribute {
             deprecation_message: String::new(),
             replace: ReplaceRule::Never,
             unknown_on_update: false,
+            use_state_for_unknown: false,
             default: None,
+            validators: Vec::new(),
+            problem: None,
         }
     }
 
@@ -301,6 +344,12 @@ impl Attribute {
     pub fn required(mut self) -> Self {
         self.required = true;
         self
+    }
+
+    /// Optional when `nullable`, else required: what `#[derive(Model)]` uses for fields
+    /// without `required`, `optional` or `computed`.
+    pub fn presence(self, nullable: bool) -> Self {
+        if nullable { self.optional() } else { self.required() }
     }
 
     /// The configuration may set it.
@@ -384,8 +433,9 @@ impl Attribute {
 
     /// The value planned when the configuration leaves the attribute unset, so that the plan
     /// shows it rather than "(known after apply)". The attribute must be optional and
-    /// computed (the provider sets it when the configuration does not), at the top level of
-    /// a resource schema. The default plan treats it as if it were written in the
+    /// computed (the provider sets it when the configuration does not); it may be at any
+    /// depth: inside nested attributes and blocks, defaults apply to every object of a
+    /// list, set or map. The default plan treats it as if it were written in the
     /// configuration: changing it replaces the resource if the attribute
     /// [`requires_replace`](Self::requires_replace).
     ///
@@ -394,7 +444,53 @@ impl Attribute {
     /// let upper = Attribute::bool("upper").optional().computed().default(Value::Bool(true));
     /// ```
     pub fn default(mut self, value: Value) -> Self {
-        self.default = Some(value);
+        self.default = Some(DefaultValue::Static(value));
+        self
+    }
+
+    /// Like [`default`](Self::default), from any serializable Rust value (`3`, `"x"`,
+    /// `vec!["a"]`), fitted to the attribute's type. A value that does not fit is reported
+    /// by [`Schema::check`].
+    pub fn default_of<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Self {
+        let ty = match &self.kind {
+            AttributeKind::Type(t) => t.clone(),
+            AttributeKind::Nested(nesting, attributes) => nested_type(*nesting, attributes),
+        };
+        match crate::value::to_value(value).and_then(|v| crate::value::conform(v, &ty)) {
+            Ok(v) => self.default = Some(DefaultValue::Static(v)),
+            Err(e) => self.problem = Some(format!("the default does not fit the attribute: {e}")),
+        }
+        self
+    }
+
+    /// A default computed from the configuration of the object holding the attribute (say,
+    /// a `display_name` that defaults to the configured `name`).
+    ///
+    /// ```
+    /// use terrarium_sdk::{schema::Attribute, Value};
+    /// fn same_as_name(parent: &Value) -> Value {
+    ///     parent.attr("name").cloned().unwrap_or(Value::Null)
+    /// }
+    /// let display = Attribute::string("display_name").optional().computed().default_with(same_as_name);
+    /// ```
+    pub fn default_with(mut self, compute: fn(parent_config: &Value) -> Value) -> Self {
+        self.default = Some(DefaultValue::Computed(compute));
+        self
+    }
+
+    /// A computed attribute that keeps its prior value when the plan would otherwise make
+    /// it unknown ("known after apply"): for values that never change once set, such as an
+    /// ID. Works at any depth: elements of nested lists and maps are matched to their prior
+    /// elements by position and key, elements of nested sets by their configured
+    /// attributes. Not applied on create or replace, where there is no prior value to keep.
+    pub fn use_state_for_unknown(mut self) -> Self {
+        self.use_state_for_unknown = true;
+        self
+    }
+
+    /// Adds a validator (see [`crate::validate`]); the SDK runs it on every configuration.
+    pub fn validate(mut self, validator: BoxedValidator) -> Self {
+        self.validators.push(validator);
         self
     }
 
@@ -404,8 +500,27 @@ impl Attribute {
     }
 
     /// The value planned when the configuration leaves the attribute unset.
-    pub fn default_value(&self) -> Option<&Value> {
+    pub fn default_value(&self) -> Option<&DefaultValue> {
         self.default.as_ref()
+    }
+
+    /// Whether the plan keeps the prior value instead of an unknown.
+    pub fn is_use_state_for_unknown(&self) -> bool {
+        self.use_state_for_unknown
+    }
+
+    /// The validators, in the order they were added.
+    pub fn validators(&self) -> &[BoxedValidator] {
+        &self.validators
+    }
+
+    /// The attribute's Terraform type (for nested attributes, the type of the objects'
+    /// collection).
+    pub fn ty(&self) -> Type {
+        match &self.kind {
+            AttributeKind::Type(t) => t.clone(),
+            AttributeKind::Nested(nesting, attributes) => nested_type(*nesting, attributes),
+        }
     }
 
     /// What the attribute holds.
@@ -488,13 +603,27 @@ impl Attribute {
         if self.default.is_some() && !(self.optional && self.computed) {
             problem("an attribute with a default must be optional and computed");
         }
-        if self.default.is_some() && path.0.len() > 1 {
-            problem("defaults apply to top-level attributes only");
+        if self.use_state_for_unknown && !self.computed {
+            problem("use_state_for_unknown applies to computed attributes only");
+        }
+        if let Some(p) = &self.problem {
+            problem(p);
         }
         if let AttributeKind::Nested(_, attributes) = &self.kind {
             let block = Block { attributes: attributes.clone(), ..Block::default() };
             block.check(path, problems);
         }
+    }
+}
+
+/// The type of a nested attribute's value.
+fn nested_type(nesting: ObjectNesting, attributes: &[Attribute]) -> Type {
+    let object = Type::object(attributes.iter().map(|a| (a.name.clone(), a.ty())));
+    match nesting {
+        ObjectNesting::Single => object,
+        ObjectNesting::List => Type::list(object),
+        ObjectNesting::Set => Type::set(object),
+        ObjectNesting::Map => Type::map(object),
     }
 }
 

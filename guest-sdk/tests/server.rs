@@ -39,6 +39,9 @@ struct MachineState {
     disk: Vec<Disk>,
 }
 
+// The schema is written with the builder (see `schema`), not derived.
+impl terrarium_sdk::Model for MachineState {}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Disk {
     label: String,
@@ -52,7 +55,7 @@ impl Resource for Machine {
     fn schema(&self) -> Schema {
         Schema::new()
             .version(2)
-            .attribute(Attribute::string("id").computed())
+            .attribute(Attribute::string("id").computed().use_state_for_unknown())
             .attribute(Attribute::string("name").required().requires_replace())
             .attribute(Attribute::number("size").required())
             .attribute(Attribute::string("last_modified").computed().unknown_on_update())
@@ -139,6 +142,9 @@ struct BrokenState {
     id: Attr<String>,
 }
 
+// The schema is written with the builder (see `schema`), not derived.
+impl terrarium_sdk::Model for BrokenState {}
+
 impl Resource for Broken {
     const TYPE_NAME: &'static str = "cloud_broken";
     type State = BrokenState;
@@ -157,6 +163,9 @@ struct EchoState {
     input: String,
     output: Attr<String>,
 }
+
+// The schema is written with the builder (see `schema`), not derived.
+impl terrarium_sdk::Model for EchoState {}
 
 impl DataSource for Echo {
     const TYPE_NAME: &'static str = "cloud_echo";
@@ -326,7 +335,7 @@ fn updates_keep_computed_values_and_mark_volatile_ones_unknown() {
     let planned = plan(&server, &prior, &proposed, &bigger);
     assert!(planned.requires_replace.is_empty(), "{:?}", planned.requires_replace);
     let state = &planned.planned_state;
-    assert_eq!(state.attr("id"), Some(&s("m-web")), "computed values are kept");
+    assert_eq!(state.attr("id"), Some(&s("m-web")), "use_state_for_unknown keeps it");
     assert!(state.attr("last_modified").unwrap().is_unknown(), "unknown_on_update");
     assert_eq!(
         state.attr("disk"),

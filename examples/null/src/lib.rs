@@ -15,9 +15,8 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::schema::{Attribute, Schema};
 use terrarium_sdk::{
-    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Provider, Resource, Result, ResultExt, Type, Value, log,
+    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result, ResultExt, Value, log,
 };
 
 /// The provider. It has no configuration, so there is nothing to keep in it.
@@ -40,29 +39,22 @@ terrarium_sdk::export!(NullProvider);
 /// `null_resource`.
 pub struct NullResource;
 
-/// The state of a `null_resource`: one field per schema attribute.
-#[derive(Debug, Serialize, Deserialize)]
+// The state of a `null_resource`, and so its schema. Plain `//` comments here: doc
+// comments would become descriptions, and the Go provider has none.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct NullResourceState {
-    /// Computed: unknown until the resource is created, so `Attr` rather than `String`.
+    // Go SDKv1 declares `id` on every resource, optional and computed; configurations may
+    // not set it all the same (see `validate`). Drawn once, kept through updates.
+    #[tf(optional, computed, use_state_for_unknown)]
     pub id: Attr<String>,
-    /// Optional: null when not configured. A map element may itself be null
-    /// (`triggers = { a = null }`).
+    // A map element may itself be null (`triggers = { a = null }`).
+    #[tf(requires_replace_if = not_both_empty)]
     pub triggers: Option<BTreeMap<String, Option<String>>>,
 }
 
 impl Resource for NullResource {
     const TYPE_NAME: &'static str = "null_resource";
     type State = NullResourceState;
-
-    fn schema(&self) -> Schema {
-        Schema::new()
-            // Go SDKv1 declares `id` on every resource, optional and computed; configurations
-            // may not set it all the same (see `validate`).
-            .attribute(Attribute::string("id").optional().computed())
-            .attribute(
-                Attribute::new("triggers", Type::map(Type::String)).optional().requires_replace_if(not_both_empty),
-            )
-    }
 
     fn validate(&self, config: &Value) -> Result<()> {
         refuse_configured_id(config)
@@ -100,29 +92,24 @@ fn not_both_empty(prior: &Value, planned: &Value) -> bool {
 /// `null_data_source`.
 pub struct NullDataSource;
 
-/// The state of a `null_data_source`. Terraform reads data sources only once their
-/// configuration is known, so `Option` (null or not) is enough here: nothing is unknown.
-#[derive(Debug, Serialize, Deserialize)]
+// The state of a `null_data_source`. Terraform reads data sources only once their
+// configuration is known, so `Option` (null or not) is enough here: nothing is unknown.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct NullDataSourceState {
+    #[tf(optional, computed)]
     pub id: Option<String>,
     pub inputs: Option<BTreeMap<String, Option<String>>>,
+    #[tf(computed)]
     pub outputs: Option<BTreeMap<String, String>>,
+    #[tf(computed)]
     pub random: Option<String>,
+    #[tf(optional, computed)]
     pub has_computed_default: Option<String>,
 }
 
 impl DataSource for NullDataSource {
     const TYPE_NAME: &'static str = "null_data_source";
     type State = NullDataSourceState;
-
-    fn schema(&self) -> Schema {
-        Schema::new()
-            .attribute(Attribute::string("id").optional().computed())
-            .attribute(Attribute::new("inputs", Type::map(Type::String)).optional())
-            .attribute(Attribute::new("outputs", Type::map(Type::String)).computed())
-            .attribute(Attribute::string("random").computed())
-            .attribute(Attribute::string("has_computed_default").optional().computed())
-    }
 
     fn validate(&self, config: &Value) -> Result<()> {
         refuse_configured_id(config)

@@ -17,53 +17,42 @@
 //! error about one block points into it: `option[1].weight`.
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::schema::{Attribute, Block, NestedBlock, Schema};
-use terrarium_sdk::{Attr, AttributePath, Diagnostics, Resource, Result, Value};
+use terrarium_sdk::{Attr, AttributePath, Diagnostics, Model, Resource, Result, Value};
 
 use crate::rng::Rng;
-use crate::{Keepers, keepers_attribute, read_partial};
+use crate::{Keepers, read_partial};
 
 /// `random_choice`.
 pub struct RandomChoice;
 
-#[derive(Debug, Serialize, Deserialize)]
+/// Picks one of its options at random, each as likely as its weight.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct ChoiceState {
+    /// Arbitrary values that, when changed, replace the resource and so draw a new value.
+    #[tf(requires_replace)]
     pub keepers: Keepers,
-    /// One element per `option` block.
+    /// One value to choose from.
+    // Terraform itself refuses a configuration with no option block (min_items).
+    #[tf(block, min_items = 1, requires_replace)]
     pub option: Vec<ChoiceOption>,
+    /// The value of the chosen option.
+    #[tf(computed)]
     pub result: Attr<String>,
 }
 
 /// One `option { ... }` block.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct ChoiceOption {
+    /// The value result takes if this option is chosen.
     pub value: String,
-    /// Null when not configured: weight 1.
+    /// How likely this option is, relative to the others' weights: above 0, default 1.
+    // Null when not configured: weight 1.
     pub weight: Option<f64>,
 }
 
 impl Resource for RandomChoice {
     const TYPE_NAME: &'static str = "random_choice";
     type State = ChoiceState;
-
-    fn schema(&self) -> Schema {
-        let option = Block::new()
-            .description("One value to choose from.")
-            .attribute(
-                Attribute::string("value").required().description("The value result takes if this option is chosen."),
-            )
-            .attribute(
-                Attribute::number("weight")
-                    .optional()
-                    .description("How likely this option is, relative to the others' weights: above 0, default 1."),
-            );
-        Schema::new()
-            .description("Picks one of its options at random, each as likely as its weight.")
-            .attribute(keepers_attribute())
-            // Terraform itself refuses a configuration with no option block (min_items).
-            .block(NestedBlock::list("option", option).min_items(1).requires_replace())
-            .attribute(Attribute::string("result").computed().description("The value of the chosen option."))
-    }
 
     fn validate(&self, config: &Value) -> Result<()> {
         #[derive(Deserialize)]

@@ -14,53 +14,45 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::schema::{Attribute, Schema};
-use terrarium_sdk::{Attr, AttributePath, Diagnostics, Plan, Resource, Result, Type, Value};
+use terrarium_sdk::{Attr, AttributePath, Diagnostics, Model, Plan, Resource, Result, Value};
 
 use crate::rng::Rng;
-use crate::{Keepers, keepers_attribute, read_partial};
+use crate::{Keepers, read_partial};
 
 /// `random_integer`.
 pub struct RandomInteger;
 
-/// The state of a `random_integer`. Numbers are `i64`: Terraform's numbers are
-/// arbitrary-precision, and one that does not fit is refused with an error naming the
-/// attribute (the SDK does that when it reads the state).
-#[derive(Debug, Serialize, Deserialize)]
+/// A random whole number from min to max, both included.
+//
+// Numbers are `i64`: Terraform's numbers are arbitrary-precision, and one that does not fit
+// is refused with an error naming the attribute (the SDK does that when it reads the state).
+// `id` and `result` keep their values through updates in place (`use_state_for_unknown`);
+// the plan hook makes them unknown when the range rules the number out.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct IntegerState {
+    /// The result, as a string.
+    #[tf(computed, use_state_for_unknown)]
     pub id: Attr<String>,
+    /// Arbitrary values that, when changed, replace the resource and so draw a new value.
+    #[tf(requires_replace)]
     pub keepers: Keepers,
+    /// The smallest number the result may be.
     pub min: i64,
+    /// The largest number the result may be.
     pub max: i64,
-    /// A set in the schema; any Rust collection reads and writes one.
+    /// Numbers the result must not be (ports already taken, say).
     pub exclude: Option<BTreeSet<i64>>,
+    /// Makes the draw reproducible: the same seed, range and exclusions give the same result.
+    #[tf(requires_replace)]
     pub seed: Option<String>,
+    /// The random number.
+    #[tf(computed, use_state_for_unknown)]
     pub result: Attr<i64>,
 }
 
 impl Resource for RandomInteger {
     const TYPE_NAME: &'static str = "random_integer";
     type State = IntegerState;
-
-    fn schema(&self) -> Schema {
-        Schema::new()
-            .description("A random whole number from min to max, both included.")
-            .attribute(Attribute::string("id").computed().description("The result, as a string."))
-            .attribute(keepers_attribute())
-            .attribute(Attribute::number("min").required().description("The smallest number the result may be."))
-            .attribute(Attribute::number("max").required().description("The largest number the result may be."))
-            .attribute(
-                Attribute::new("exclude", Type::set(Type::Number))
-                    .optional()
-                    .description("Numbers the result must not be (ports already taken, say)."),
-            )
-            .attribute(
-                Attribute::string("seed").optional().requires_replace().description(
-                    "Makes the draw reproducible: the same seed, range and exclusions give the same result.",
-                ),
-            )
-            .attribute(Attribute::number("result").computed().description("The random number."))
-    }
 
     fn validate(&self, config: &Value) -> Result<()> {
         read_partial::<Range>(config)?.check()

@@ -51,8 +51,7 @@
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
-use terrarium_sdk::schema::Attribute;
-use terrarium_sdk::{AnyDataSource, AnyFunction, AnyResource, Provider, Result, Type, Value, from_value};
+use terrarium_sdk::{AnyDataSource, AnyFunction, AnyResource, Provider, Result, Value, from_value};
 
 pub mod choice;
 pub mod integer;
@@ -94,18 +93,10 @@ impl Provider for RandomProvider {
 // Makes `RandomProvider` the component's implementation of the Terrarium world.
 terrarium_sdk::export!(RandomProvider);
 
-/// `keepers` in a state: a map of strings (an element may be null: `{ a = null }`).
+/// `keepers` in a state: a map of strings (an element may be null: `{ a = null }`). Every
+/// resource has the field, marked `#[tf(requires_replace)]`: the whole point of keepers is
+/// that any change replaces the resource, so its value is drawn again.
 pub type Keepers = Option<BTreeMap<String, Option<String>>>;
-
-/// The `keepers` attribute every resource here has.
-fn keepers_attribute() -> Attribute {
-    Attribute::new("keepers", Type::map(Type::String))
-        .optional()
-        // The whole point of keepers: any change replaces the resource, so its value is
-        // drawn again.
-        .requires_replace()
-        .description("Arbitrary values that, when changed, replace the resource and so draw a new value.")
-}
 
 /// Reads a configuration or a plan, which may not be wholly known yet, into `T`: a struct of
 /// [`Attr`](terrarium_sdk::Attr) fields.

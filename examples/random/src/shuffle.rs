@@ -7,8 +7,7 @@
 //! a shuffle drawn once and kept, use a resource with `keepers` instead.
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::schema::{Attribute, Schema};
-use terrarium_sdk::{Attr, DataSource, Diagnostics, Result, Type, Value};
+use terrarium_sdk::{Attr, DataSource, Diagnostics, Model, Result, Value};
 
 use crate::read_partial;
 use crate::rng::Rng;
@@ -16,33 +15,27 @@ use crate::rng::Rng;
 /// `data "random_shuffle"`.
 pub struct RandomShuffle;
 
-/// The configuration Terraform hands to [`DataSource::read`], and the state it returns.
-/// Terraform reads a data source only once its configuration is wholly known, so nothing
-/// here can be unknown: `Option` (for null) is enough.
-#[derive(Debug, Serialize, Deserialize)]
+/// The input list in an order given by the seed: the same input and seed, the same order.
+//
+// The configuration Terraform hands to `DataSource::read`, and the state it returns.
+// Terraform reads a data source only once its configuration is wholly known, so nothing
+// here can be unknown: `Option` (for null) is enough.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct ShuffleState {
+    /// The list to shuffle.
     pub input: Vec<String>,
+    /// Decides the order.
     pub seed: String,
+    /// How many elements to return, at most the length of input. Default: all of them.
     pub result_count: Option<i64>,
+    /// The shuffled list.
+    #[tf(computed)]
     pub result: Option<Vec<String>>,
 }
 
 impl DataSource for RandomShuffle {
     const TYPE_NAME: &'static str = "random_shuffle";
     type State = ShuffleState;
-
-    fn schema(&self) -> Schema {
-        Schema::new()
-            .description("The input list in an order given by the seed: the same input and seed, the same order.")
-            .attribute(Attribute::new("input", Type::list(Type::String)).required().description("The list to shuffle."))
-            .attribute(Attribute::string("seed").required().description("Decides the order."))
-            .attribute(
-                Attribute::number("result_count")
-                    .optional()
-                    .description("How many elements to return, at most the length of input. Default: all of them."),
-            )
-            .attribute(Attribute::new("result", Type::list(Type::String)).computed().description("The shuffled list."))
-    }
 
     fn validate(&self, config: &Value) -> Result<()> {
         #[derive(Deserialize)]

@@ -10,10 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::schema::{Attribute, Schema};
-use terrarium_sdk::{Attr, Diagnostic, Diagnostics, Number, Resource, Result, Value};
+use terrarium_sdk::{Attr, Diagnostic, Diagnostics, Model, Resource, Result, Value};
 
 use crate::rng::Rng;
-use crate::{Keepers, keepers_attribute, read_partial};
+use crate::{Keepers, read_partial};
 
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
@@ -31,25 +31,52 @@ pub struct RandomString;
 /// `random_password`: like `random_string`, with a sensitive `result`.
 pub struct RandomPassword;
 
-/// The state of both resource types: one field per schema attribute.
+/// The state of both resource types, and their schema; only the sensitivity of `result`
+/// differs (see [`RandomPassword`]).
 ///
-/// Fields the configuration must set (`length`) or that have a default (`upper`,
-/// `min_upper`, ...) are known when the resource is created, so they are plain types;
-/// computed ones are [`Attr`] because a plan holds them unknown.
-#[derive(Debug, Serialize, Deserialize)]
+/// Every attribute requires replacement. The classes and minimums have defaults: when the
+/// configuration leaves one out, the plan shows the default (`upper = true`) rather than
+/// "(known after apply)", so they are plain types here; computed ones are [`Attr`] because
+/// a plan holds them unknown.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct StringState {
+    #[tf(computed)]
     pub id: Attr<String>,
+    /// Arbitrary values that, when changed, replace the resource and so draw a new value.
+    #[tf(requires_replace)]
     pub keepers: Keepers,
+    /// The length of the result, from 1 to 65536 characters.
+    #[tf(requires_replace)]
     pub length: i64,
+    /// Whether to use upper-case letters. Default true.
+    #[tf(default = true, requires_replace)]
     pub upper: bool,
+    /// Whether to use lower-case letters. Default true.
+    #[tf(default = true, requires_replace)]
     pub lower: bool,
+    /// Whether to use digits. Default true.
+    #[tf(default = true, requires_replace)]
     pub numeric: bool,
+    /// Whether to use special characters. Default true.
+    #[tf(default = true, requires_replace)]
     pub special: bool,
+    /// The least number of upper-case letters in the result. Default 0.
+    #[tf(default = 0, requires_replace)]
     pub min_upper: i64,
+    /// The least number of lower-case letters in the result. Default 0.
+    #[tf(default = 0, requires_replace)]
     pub min_lower: i64,
+    /// The least number of digits in the result. Default 0.
+    #[tf(default = 0, requires_replace)]
     pub min_numeric: i64,
+    /// The least number of special characters in the result. Default 0.
+    #[tf(default = 0, requires_replace)]
     pub min_special: i64,
+    /// The special characters to use instead of !@#$%&*()-_=+[]{}<>:?
+    #[tf(requires_replace)]
     pub override_special: Option<String>,
+    /// The generated string.
+    #[tf(computed)]
     pub result: Attr<String>,
 }
 
@@ -58,7 +85,7 @@ impl Resource for RandomString {
     type State = StringState;
 
     fn schema(&self) -> Schema {
-        string_schema(false).description("A random string of characters from the classes it enables.")
+        StringState::schema().description("A random string of characters from the classes it enables.")
     }
 
     fn validate(&self, config: &Value) -> Result<()> {
@@ -76,7 +103,10 @@ impl Resource for RandomPassword {
     type State = StringState;
 
     fn schema(&self) -> Schema {
-        string_schema(true).description("A random password: a random_string whose result is sensitive.")
+        // All it takes: Terraform hides the value wherever it appears.
+        StringState::schema()
+            .description("A random password: a random_string whose result is sensitive.")
+            .update_attribute("result", Attribute::sensitive)
     }
 
     fn validate(&self, config: &Value) -> Result<()> {
@@ -87,57 +117,6 @@ impl Resource for RandomPassword {
         let result = generate(&planned)?;
         Ok(StringState { id: "none".to_string().into(), result: result.into(), ..planned })
     }
-}
-
-/// The schema both resource types share; only the sensitivity of `result` differs.
-fn string_schema(sensitive: bool) -> Schema {
-    // Optional and computed, with a default: when the configuration leaves one out, the plan
-    // shows the default (`upper = true`) rather than "(known after apply)".
-    let class = |name: &str, what: &str| {
-        Attribute::bool(name)
-            .optional()
-            .computed()
-            .default(Value::Bool(true))
-            .requires_replace()
-            .description(format!("Whether to use {what}. Default true."))
-    };
-    let minimum = |name: &str, what: &str| {
-        Attribute::number(name)
-            .optional()
-            .computed()
-            .default(Value::Number(Number::Int(0)))
-            .requires_replace()
-            .description(format!("The least number of {what} in the result. Default 0."))
-    };
-    let mut result = Attribute::string("result").computed().description("The generated string.");
-    if sensitive {
-        // All it takes: Terraform hides the value wherever it appears.
-        result = result.sensitive();
-    }
-    Schema::new()
-        .attribute(Attribute::string("id").computed())
-        .attribute(keepers_attribute())
-        .attribute(
-            Attribute::number("length")
-                .required()
-                .requires_replace()
-                .description(format!("The length of the result, from 1 to {MAX_LENGTH} characters.")),
-        )
-        .attribute(class("upper", "upper-case letters"))
-        .attribute(class("lower", "lower-case letters"))
-        .attribute(class("numeric", "digits"))
-        .attribute(class("special", "special characters"))
-        .attribute(minimum("min_upper", "upper-case letters"))
-        .attribute(minimum("min_lower", "lower-case letters"))
-        .attribute(minimum("min_numeric", "digits"))
-        .attribute(minimum("min_special", "special characters"))
-        .attribute(
-            Attribute::string("override_special")
-                .optional()
-                .requires_replace()
-                .description(format!("The special characters to use instead of {SPECIAL}")),
-        )
-        .attribute(result)
 }
 
 /// The attributes that decide what can be generated, as a configuration may hold them:

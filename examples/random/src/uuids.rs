@@ -3,35 +3,33 @@
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::function::{Arguments, Function, FunctionError, Parameter, Signature};
-use terrarium_sdk::schema::{Attribute, Schema};
-use terrarium_sdk::{Attr, Resource, Result, ResultExt, Type};
+use terrarium_sdk::{Attr, Model, Resource, Result, ResultExt, Type};
 use uuid::Uuid;
 
-use crate::{Keepers, keepers_attribute};
+use crate::Keepers;
 
 /// `random_uuid`: the smallest resource here. Everything but `create` is the SDK's default:
 /// the plan shows `id` and `result` as known after apply, read keeps the state, delete
 /// forgets it, and a `keepers` change replaces it.
 pub struct RandomUuid;
 
-#[derive(Debug, Serialize, Deserialize)]
+/// A random version 4 UUID.
+#[derive(Debug, Serialize, Deserialize, Model)]
 pub struct UuidState {
+    /// The result.
+    #[tf(computed)]
     pub id: Attr<String>,
+    /// Arbitrary values that, when changed, replace the resource and so draw a new value.
+    #[tf(requires_replace)]
     pub keepers: Keepers,
+    /// The UUID, in lower-case hyphenated form.
+    #[tf(computed)]
     pub result: Attr<String>,
 }
 
 impl Resource for RandomUuid {
     const TYPE_NAME: &'static str = "random_uuid";
     type State = UuidState;
-
-    fn schema(&self) -> Schema {
-        Schema::new()
-            .description("A random version 4 UUID.")
-            .attribute(Attribute::string("id").computed().description("The result."))
-            .attribute(keepers_attribute())
-            .attribute(Attribute::string("result").computed().description("The UUID, in lower-case hyphenated form."))
-    }
 
     fn create(&self, planned: UuidState) -> Result<UuidState> {
         let mut bytes = [0u8; 16];

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use terrarium_model::{AttributePath, DynamicValue, Type, Value};
 
-use super::{Error, same_value};
+use super::Error;
 
 /// Makes `value` a value of type `ty`: lists become sets or tuples where the type says so,
 /// maps and objects swap where needed, missing object attributes become null, duplicate set
@@ -129,13 +129,13 @@ fn elements(items: Vec<Value>, element: &Type, path: &AttributePath) -> Result<V
 }
 
 fn dedup(items: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(items.len());
-    for item in items {
-        if !out.iter().any(|kept| same_value(kept, &item)) {
-            out.push(item);
-        }
-    }
-    out
+    // Canonical keys make this O(n log n); elements holding unknowns are never the same as
+    // anything, so they are all kept.
+    let mut seen = std::collections::BTreeSet::new();
+    items
+        .into_iter()
+        .filter(|item| item.contains_unknown() || seen.insert(crate::value::canonical_key(item)))
+        .collect()
 }
 
 /// The type Terraform would infer for a value written without one (as `jsondecode` does):

@@ -210,8 +210,12 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         self.deserialize_unit(visitor)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
         let path = self.path.clone();
+        if name == crate::typed::DYNAMIC {
+            crate::typed::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.value.clone()));
+            return visitor.visit_unit().map_err(|e: Error| e.locate(&path));
+        }
         visitor.visit_newtype_struct(self).map_err(|e| e.locate(&path))
     }
 

@@ -29,7 +29,7 @@ use std::fmt;
 use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
 
 pub use conform::{conform, infer_type, upgrade_raw};
-pub use equal::same_value;
+pub use equal::{canonical_key, same_value};
 
 /// Reads a value into `T`.
 ///

@@ -111,7 +111,20 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::String(variant.to_string()))
     }
 
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<Value, Error> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Result<Value, Error> {
+        if name == crate::typed::DYNAMIC
+            && let Some(value) = crate::typed::DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take())
+        {
+            return Ok(value);
+        }
+        if name == crate::typed::BIG_NUMBER {
+            return match value.serialize(self)? {
+                Value::String(text) => terrarium_model::Number::parse(&text)
+                    .map(Value::Number)
+                    .ok_or_else(|| Error::new(format!("{text:?} is not a number"))),
+                other => Ok(other),
+            };
+        }
         value.serialize(self)
     }
 
