@@ -12,6 +12,7 @@
 //! * [`dispatch`]: the protocol-neutral core: schema registry, codec calls, result checks.
 //! * [`codec`]: DynamicValue / RawState bytes <-> typed values, driven by the schema type.
 //! * [`runtime`]: wasmtime: load, instantiate, call, trap -> diagnostic.
+//! * [`reload`]: `terrarium dev`'s hot reload: file watching and the atomic swap of builds.
 //! * [`cli`]: the `terrarium` commands.
 
 pub mod cli;
@@ -20,5 +21,7 @@ pub mod dispatch;
 pub mod logging;
 pub mod plugin;
 pub mod proto;
+pub mod reload;
 pub mod runtime;
+pub mod sandbox;
 pub mod server;

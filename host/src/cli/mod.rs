@@ -1,6 +1,7 @@
 //! The `terrarium` command line. Terraform runs the installed executable with no arguments,
 //! which means `serve`.
 
+pub mod dev;
 pub mod inspect;
 pub mod install;
 pub mod serve;
@@ -24,6 +25,9 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Print a provider component's schema as `terraform providers schema -json` shows it.
     Inspect(inspect::InspectArgs),
+    /// Serve a provider component for Terraform's debug mode (TF_REATTACH_PROVIDERS) and reload
+    /// it whenever it is rebuilt.
+    Dev(dev::DevArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -36,6 +40,10 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             crate::logging::init_human();
             install::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(Command::Dev(args)) => {
+            crate::logging::init_human();
+            dev::run(&args)
         }
         Some(Command::Inspect(args)) => {
             crate::logging::init_human();

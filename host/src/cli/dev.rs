@@ -1,0 +1,293 @@
+//! `terrarium dev`: a long-lived provider server for Terraform's debug mode, with hot reload.
+//!
+//! Terraform reattaches to an already running provider when `TF_REATTACH_PROVIDERS` names it:
+//! it connects to the given socket in plaintext, never starts or stops the process, and never
+//! sends `GRPCController/Shutdown` when the entry says `"Test": true` (without it Terraform
+//! would also take the provider for protocol 5). So one `terrarium dev` serves any number of
+//! terraform commands, until Ctrl-C; and since it outlives them, it can swap in each new build
+//! of the component between calls (see [`crate::reload`]).
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::dispatch::Provider;
+use crate::plugin::{self, BoundSocket, Shutdown};
+use crate::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
+use crate::runtime::{Runtime, RuntimeSettings};
+
+#[derive(clap::Args, Debug)]
+pub struct DevArgs {
+    /// The provider component to serve and to reload whenever it changes, e.g.
+    /// target/wasm32-wasip2/debug/my_provider.wasm.
+    #[arg(value_name = "COMPONENT")]
+    pub component: PathBuf,
+    /// The provider's source address as configurations name it (`example/null`, or in full
+    /// `registry.terraform.io/example/null`): the key in TF_REATTACH_PROVIDERS.
+    #[arg(long, value_name = "ADDRESS")]
+    pub source: String,
+    /// A shell command that rebuilds COMPONENT, run when files under --watch change (and once
+    /// at start); each successful build is reloaded, a failed one leaves the old build serving.
+    #[arg(long, value_name = "COMMAND", requires = "watch")]
+    pub build: Option<String>,
+    /// A directory of sources whose changes run --build (repeatable). `target` and `.git`
+    /// directories and editor temporaries are ignored.
+    #[arg(long, value_name = "DIR", requires = "build")]
+    pub watch: Vec<PathBuf>,
+    /// Compile every build instead of using the compiled-component cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The most provider instances alive at once per build [default: 16].
+    #[arg(long, value_name = "N")]
+    pub max_instances: Option<NonZeroUsize>,
+}
+
+pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
+    check_source_address(&args.source)?;
+    for dir in &args.watch {
+        if !dir.is_dir() {
+            bail!("--watch {}: not a directory", dir.display());
+        }
+    }
+    let mut settings = RuntimeSettings {
+        log_module: "provider.terrarium-dev".into(),
+        ..RuntimeSettings::default()
+    };
+    if args.no_cache {
+        settings.cache_dir = None;
+    }
+    if let Some(n) = args.max_instances {
+        settings.instance_pool_size = n.get();
+    }
+    let runtime = super::tokio_runtime()?;
+    let served = runtime.block_on(serve(args, settings));
+    // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> {
+    let component = args.component.clone();
+    let mut build_failure = None;
+    if let Some(command) = &args.build {
+        tracing::info!("building: `{command}`");
+        if let Err(failure) = watch::run_build(command).await {
+            tracing::error!("build `{command}` failed: {failure}");
+            build_failure = Some(reload::build_failed_warning(command, &failure));
+        }
+    }
+    let live = match load(&component, settings.clone()).await {
+        Ok((provider, digest)) => {
+            let schema = provider.schema();
+            tracing::info!(
+                component = %component.display(),
+                resources = schema.resources.len(),
+                data_sources = schema.data_sources.len(),
+                functions = schema.functions.len(),
+                "loaded"
+            );
+            LiveProvider::new(Arc::new(provider), digest)
+        }
+        Err(message) => {
+            // Keep serving: the next good build is swapped in, and meanwhile every call says why.
+            tracing::error!(component = %component.display(), "cannot load the component yet: {message}");
+            LiveProvider::failed(format!(
+                "terrarium dev has no working build of {} yet: {message}",
+                component.display()
+            ))
+        }
+    };
+    if let Some(warning) = build_failure {
+        live.warn(warning);
+    }
+
+    let reloader = Arc::new(Reloader::new(live.clone(), component.clone(), settings));
+    let _component_watch = watch::watch_component(reloader.clone(), watch::COMPONENT_QUIET)
+        .with_context(|| format!("cannot watch {} for new builds", component.display()))?;
+    let _source_watch = match &args.build {
+        Some(command) => Some(watch::watch_sources(
+            &args.watch,
+            command.clone(),
+            reloader.clone(),
+            watch::SOURCES_QUIET,
+        )?),
+        None => None,
+    };
+
+    // Reattached providers are never asked to shut down (with "Test": true), and one that is
+    // must not end the session: the controller gets a switch of its own, and only a signal
+    // stops the server.
+    let stop = Shutdown::new();
+    let controller = Shutdown::new();
+    let routes = plugin::add_go_plugin_services(
+        tonic::service::Routes::new(ReloadingService::new(live).into_server()),
+        &controller,
+    )
+    .await;
+    let BoundSocket { listener, path } = plugin::bind_unix_socket(None, None)?;
+    let reattach = reattach_value(&args.source, std::process::id(), path.as_path());
+    println!("export TF_REATTACH_PROVIDERS={}", shell_quote(&reattach));
+    println!(
+        "# Run the line above in the shell where you run terraform; {} is then served from here, \
+         reloaded on every build, until Ctrl-C.",
+        args.source
+    );
+    let _signals = stop_on_signals(&stop, &controller)?;
+    tracing::info!(socket = %path.as_path().display(), "serving for Terraform's debug mode; Ctrl-C stops");
+    plugin::serve_plaintext_on(listener, routes, stop).await?;
+    // The socket file goes away here, before the process ends.
+    drop(path);
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Loads, instantiates and reads the schema of the component; returns it with its digest.
+async fn load(component: &Path, settings: RuntimeSettings) -> Result<(Provider, [u8; 32]), String> {
+    let path = component.to_path_buf();
+    let (runtime, digest) = tokio::task::spawn_blocking(move || {
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let digest = reload::digest(&bytes);
+        Runtime::from_bytes(&bytes, &path, settings)
+            .map(|r| (r, digest))
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| format!("loading was interrupted: {e}"))??;
+    let provider = Provider::start(Arc::new(runtime))
+        .await
+        .map_err(|e| format!("{}: {e}", component.display()))?;
+    Ok((provider, digest))
+}
+
+/// The TF_REATTACH_PROVIDERS value for a provider served on a Unix socket: `"Test": true`
+/// keeps Terraform from stopping the process after each command and from taking it for a
+/// protocol 5 provider.
+pub fn reattach_value(source: &str, pid: u32, socket: &Path) -> String {
+    serde_json::json!({
+        source: {
+            "Protocol": "grpc",
+            "ProtocolVersion": 6,
+            "Pid": pid,
+            "Test": true,
+            "Addr": { "Network": "unix", "String": socket.to_string_lossy() },
+        }
+    })
+    .to_string()
+}
+
+/// `text` as one single-quoted POSIX shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A provider source address as Terraform writes it: `TYPE`, `NAMESPACE/TYPE` or
+/// `HOSTNAME/NAMESPACE/TYPE`. Terraform checks the details; this catches what would make the
+/// printed line useless (a path, a version constraint, spaces).
+fn check_source_address(source: &str) -> anyhow::Result<()> {
+    let parts: Vec<&str> = source.split('/').collect();
+    let name = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+    };
+    let host = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
+    };
+    let well_formed = match parts.as_slice() {
+        [ty] => name(ty),
+        [namespace, ty] => name(namespace) && name(ty),
+        [hostname, namespace, ty] => host(hostname) && name(namespace) && name(ty),
+        _ => false,
+    };
+    if !well_formed {
+        bail!(
+            "--source {source:?} is not a provider source address; write it as in the configuration's \
+             required_providers, e.g. example/null or registry.terraform.io/example/null"
+        );
+    }
+    Ok(())
+}
+
+/// Aborts the signal task when serving ends.
+struct SignalTask(tokio::task::JoinHandle<()>);
+
+impl Drop for SignalTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the server. Unlike a provider Terraform starts,
+/// which ignores SIGINT (Terraform stops it), this one belongs to the person at the terminal.
+fn stop_on_signals(stop: &Shutdown, controller: &Shutdown) -> anyhow::Result<SignalTask> {
+    let mut interrupt =
+        signal(SignalKind::interrupt()).context("cannot install the SIGINT handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("cannot install the SIGTERM handler")?;
+    let mut hangup = signal(SignalKind::hangup()).context("cannot install the SIGHUP handler")?;
+    let (stop, controller) = (stop.clone(), controller.clone());
+    Ok(SignalTask(tokio::spawn(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("interrupted; stopping"),
+            _ = terminate.recv() => tracing::info!("SIGTERM received; stopping"),
+            _ = hangup.recv() => tracing::info!("SIGHUP received; stopping"),
+        }
+        // The stdio streams end with the controller's switch; open connections then drain.
+        controller.trigger();
+        stop.trigger();
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reattach_value_is_what_terraform_reads() {
+        let value = reattach_value("example/null", 42, Path::new("/tmp/terrarium-plugin-abc"));
+        let parsed: serde_json::Value = serde_json::from_str(&value).unwrap();
+        assert_eq!(
+            parsed,
+            serde_json::json!({"example/null": {
+                "Protocol": "grpc", "ProtocolVersion": 6, "Pid": 42, "Test": true,
+                "Addr": {"Network": "unix", "String": "/tmp/terrarium-plugin-abc"}
+            }})
+        );
+    }
+
+    #[test]
+    fn shell_quoting_survives_single_quotes() {
+        assert_eq!(shell_quote("{\"a\":1}"), "'{\"a\":1}'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn source_addresses() {
+        for ok in [
+            "null",
+            "example/null",
+            "registry.terraform.io/example/null",
+            "my-corp/my_thing",
+        ] {
+            assert!(check_source_address(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "a//b",
+            "a/b/c/d",
+            "example/null ",
+            "./provider.wasm",
+            "example/null@1.0",
+        ] {
+            assert!(check_source_address(bad).is_err(), "{bad:?}");
+        }
+    }
+}

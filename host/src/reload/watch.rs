@@ -1,0 +1,304 @@
+//! Noticing new builds: the component file (written in place or renamed over) and, with a
+//! build command, the provider's sources.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::{LiveProvider, Reloader, build_failed_warning};
+
+/// How long the component file must stay quiet before it is loaded: a build tool that writes
+/// the file in several steps is not caught half way, and the reload still starts well within
+/// the 300 ms a developer should wait.
+pub const COMPONENT_QUIET: Duration = Duration::from_millis(50);
+
+/// How long sources must stay quiet before the build runs: an editor's "save all" or a
+/// formatter touching several files starts one build, not one per file.
+pub const SOURCES_QUIET: Duration = Duration::from_millis(200);
+
+/// Why watching could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("cannot watch {path}: {source}")]
+    Watch {
+        path: PathBuf,
+        #[source]
+        source: notify::Error,
+    },
+    #[error("{path} has no parent directory to watch")]
+    NoParent { path: PathBuf },
+}
+
+/// A running watch; dropping it stops watching.
+pub struct Watch {
+    _watcher: RecommendedWatcher,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Watches the reloader's component file and reloads it each time it has changed and then
+/// stayed quiet for `quiet`.
+///
+/// The directory is watched, not the file: a build that renames a new file over the old one
+/// (or deletes and recreates it, as cargo does) replaces the inode a file watch would follow.
+pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch, WatchError> {
+    let path = reloader.path().to_path_buf();
+    let dir = match path.parent() {
+        Some(d) if d.as_os_str().is_empty() => PathBuf::from("."),
+        Some(d) => d.to_path_buf(),
+        None => return Err(WatchError::NoParent { path }),
+    };
+    let Some(file_name) = path.file_name().map(|n| n.to_os_string()) else {
+        return Err(WatchError::NoParent { path });
+    };
+    let (sender, mut changes) = mpsc::unbounded_channel::<()>();
+    let mut watcher =
+        notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
+            Ok(event)
+                if changes_contents(&event.kind)
+                    && event
+                        .paths
+                        .iter()
+                        .any(|p| p.file_name() == Some(&file_name)) =>
+            {
+                // Fails only once the watch task is gone, when nobody wants the news.
+                let _ = sender.send(());
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "watching the component file failed"),
+        })
+        .map_err(|source| WatchError::Watch {
+            path: dir.clone(),
+            source,
+        })?;
+    watcher
+        .watch(&dir, RecursiveMode::NonRecursive)
+        .map_err(|source| WatchError::Watch {
+            path: dir.clone(),
+            source,
+        })?;
+
+    let task = tokio::spawn(async move {
+        while changes.recv().await.is_some() {
+            if !settle(&mut changes, quiet).await {
+                return;
+            }
+            reloader.reload_and_report().await;
+        }
+    });
+    Ok(Watch {
+        _watcher: watcher,
+        task,
+    })
+}
+
+/// Runs `command` (through `sh -c`) whenever a file under one of `dirs` changes and then stays
+/// quiet for `quiet`, and reloads after each successful build. Build output goes to stderr; a
+/// failed build is logged and left as a warning for the next call, and the old build keeps
+/// serving. Changes made while a build runs start another build once it is done.
+///
+/// Build outputs and tool state are ignored (any path through a `target` or `.git`
+/// directory, editor swap and backup files), so the build does not trigger itself.
+pub fn watch_sources(
+    dirs: &[PathBuf],
+    command: String,
+    reloader: Arc<Reloader>,
+    quiet: Duration,
+) -> Result<Watch, WatchError> {
+    let (sender, mut changes) = mpsc::unbounded_channel::<PathBuf>();
+    let mut watcher =
+        notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
+            Ok(event) if changes_contents(&event.kind) => {
+                for path in event.paths.into_iter().filter(|p| is_source(p)) {
+                    let _ = sender.send(path);
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "watching the sources failed"),
+        })
+        .map_err(|source| WatchError::Watch {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source,
+        })?;
+    for dir in dirs {
+        watcher
+            .watch(dir, RecursiveMode::Recursive)
+            .map_err(|source| WatchError::Watch {
+                path: dir.clone(),
+                source,
+            })?;
+    }
+
+    let task = tokio::spawn(async move {
+        while let Some(first) = changes.recv().await {
+            if !settle(&mut changes, quiet).await {
+                return;
+            }
+            tracing::info!(changed = %first.display(), "sources changed; running `{command}`");
+            if build(&command, reloader.live()).await {
+                reloader.reload_and_report().await;
+            }
+        }
+    });
+    Ok(Watch {
+        _watcher: watcher,
+        task,
+    })
+}
+
+/// Runs the build command once, with its output on stderr. Returns whether it succeeded; a
+/// failure is logged and queued as a warning for the next call (the old build keeps serving).
+pub async fn build(command: &str, live: &LiveProvider) -> bool {
+    match run_build(command).await {
+        Ok(took) => {
+            live.clear_warning(super::BUILD_FAILED);
+            tracing::info!(took_ms = took.as_millis() as u64, "build succeeded");
+            true
+        }
+        Err(failure) => {
+            tracing::error!(
+                "build `{command}` failed: {failure}; the previous build keeps serving"
+            );
+            live.warn(build_failed_warning(command, &failure));
+            false
+        }
+    }
+}
+
+/// Runs `command` through `sh -c` in the current directory, its output on our stderr. Returns
+/// how long it took, or why it failed.
+pub async fn run_build(command: &str) -> Result<Duration, String> {
+    let started = std::time::Instant::now();
+    let mut child = tokio::process::Command::new("sh");
+    child
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    // stdout belongs to the TF_REATTACH_PROVIDERS line a script may be reading; the build's
+    // output is for the person watching, like our logs.
+    child.stdout(stderr_for_child());
+    match child.status().await {
+        Ok(status) if status.success() => Ok(started.elapsed()),
+        Ok(status) => Err(match status.code() {
+            Some(code) => format!("it exited with status {code} (its output is above)"),
+            None => format!("it was stopped by a signal ({status})"),
+        }),
+        Err(error) => Err(format!("it could not be started: {error}")),
+    }
+}
+
+/// Waits until nothing arrives on `changes` for `quiet`, dropping what does. Returns false
+/// when the sender is gone (the watch was stopped).
+async fn settle<T>(changes: &mut mpsc::UnboundedReceiver<T>, quiet: Duration) -> bool {
+    loop {
+        match tokio::time::timeout(quiet, changes.recv()).await {
+            Ok(Some(_)) => continue,
+            Ok(None) => return false,
+            Err(_elapsed) => return true,
+        }
+    }
+}
+
+/// Events that may mean new contents: creation, writes, renames, and the close after a write.
+/// Reads, opens and metadata changes (which the build itself causes) are not.
+fn changes_contents(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Remove(_) | EventKind::Any | EventKind::Other => false,
+    }
+}
+
+/// Whether a changed path is a source a build should react to.
+fn is_source(path: &Path) -> bool {
+    let in_build_output = path.components().any(|c| match c {
+        Component::Normal(name) => name == "target" || name == ".git",
+        _ => false,
+    });
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return !in_build_output;
+    };
+    // Editor temporaries: vim's swap files and its "4913" write test, emacs's backups and
+    // lock files, hidden files generally.
+    let temporary = name.starts_with('.')
+        || name.starts_with('#')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name == "4913";
+    !in_build_output && !temporary
+}
+
+/// A duplicate of our stderr for a child's stdout (or nothing, if it cannot be duplicated).
+fn stderr_for_child() -> Stdio {
+    use std::os::fd::AsFd as _;
+    std::io::stderr()
+        .as_fd()
+        .try_clone_to_owned()
+        .map_or_else(|_| Stdio::null(), Stdio::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::event::{CreateKind, DataChange, MetadataKind, RenameMode};
+
+    use super::*;
+
+    #[test]
+    fn build_outputs_and_editor_temporaries_are_not_sources() {
+        assert!(is_source(Path::new("/p/src/lib.rs")));
+        assert!(is_source(Path::new("/p/Cargo.toml")));
+        assert!(!is_source(Path::new(
+            "/p/target/wasm32-wasip2/debug/p.wasm"
+        )));
+        assert!(!is_source(Path::new("/p/.git/index")));
+        assert!(!is_source(Path::new("/p/src/.lib.rs.swp")));
+        assert!(!is_source(Path::new("/p/src/lib.rs~")));
+        assert!(!is_source(Path::new("/p/src/4913")));
+    }
+
+    #[test]
+    fn only_content_changes_count() {
+        assert!(changes_contents(&EventKind::Create(CreateKind::File)));
+        assert!(changes_contents(&EventKind::Modify(ModifyKind::Data(
+            DataChange::Any
+        ))));
+        assert!(changes_contents(&EventKind::Modify(ModifyKind::Name(
+            RenameMode::To
+        ))));
+        assert!(changes_contents(&EventKind::Access(AccessKind::Close(
+            AccessMode::Write
+        ))));
+        assert!(!changes_contents(&EventKind::Access(AccessKind::Read)));
+        assert!(!changes_contents(&EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::AccessTime
+        ))));
+    }
+
+    #[tokio::test]
+    async fn settle_waits_for_quiet_and_stops_when_the_sender_goes() {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        sender.send(()).unwrap();
+        sender.send(()).unwrap();
+        assert!(settle(&mut receiver, Duration::from_millis(20)).await);
+        assert!(
+            receiver.try_recv().is_err(),
+            "events during the quiet period are consumed"
+        );
+        drop(sender);
+        assert!(!settle(&mut receiver, Duration::from_millis(20)).await);
+    }
+}
