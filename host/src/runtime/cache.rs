@@ -156,6 +156,24 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_first_starts_all_load_and_leave_a_valid_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine();
+        let bytes = wat::parse_str(EMPTY_COMPONENT).unwrap();
+        std::thread::scope(|scope| {
+            let loads: Vec<_> =
+                (0..4).map(|_| scope.spawn(|| load(&engine, &bytes, Some(dir.path())).map(|(_, o)| o))).collect();
+            for l in loads {
+                let outcome = l.join().unwrap().unwrap();
+                assert!(matches!(outcome, CacheOutcome::Miss | CacheOutcome::Hit), "{outcome:?}");
+            }
+        });
+        assert_eq!(load(&engine, &bytes, Some(dir.path())).unwrap().1, CacheOutcome::Hit);
+        // Only the entry remains: no temporary files were left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
     fn key_depends_on_the_component() {
         let engine = engine();
         assert_ne!(key(&engine, b"a"), key(&engine, b"b"));

@@ -335,12 +335,34 @@ impl GuestInstance {
     }
 }
 
+/// Compiles `path` into the compiled-component cache (a no-op when it is there already), so
+/// that the first start after `terrarium install` loads instead of compiling. Checks that the
+/// component is a provider this host can serve, as a start would.
+pub fn fill_cache(path: &Path, settings: RuntimeSettings) -> Result<cache::CacheOutcome, LoadError> {
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    check_component_header(&bytes, path)?;
+    let engine = engine_for(&settings)?;
+    let (component, outcome) = cache::load(&engine, &bytes, settings.cache_dir.as_deref())
+        .map_err(|e| LoadError::Invalid { path: path.to_path_buf(), message: format!("{e:#}") })?;
+    check_world_version(&engine, &component, path)?;
+    Ok(outcome)
+}
+
 /// A component file's load state, shared by everything that serves it.
 pub type SharedRuntime = Arc<Runtime>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_key_does_not_depend_on_the_pool_size() {
+        // `terrarium install` fills the cache with default settings; a provider started with
+        // another pool bound must still find the entry.
+        let small = engine_for(&RuntimeSettings { instance_pool_size: 2, ..RuntimeSettings::default() }).unwrap();
+        let large = engine_for(&RuntimeSettings { instance_pool_size: 40, ..RuntimeSettings::default() }).unwrap();
+        assert_eq!(cache::key(&small, b"component"), cache::key(&large, b"component"));
+    }
 
     #[test]
     fn header_check_names_the_problem() {

@@ -11,11 +11,14 @@
 //! * `inspect`: `terrarium inspect` against `terraform providers schema -json`.
 //! * `null`: examples/null through a whole lifecycle, and side by side with the Go original.
 //! * `random`: examples/random.
+//! * `acceptance`: a terraform-plugin-testing style helper (steps, checks, import, expected
+//!   errors, empty plan after apply, destroy) for provider authors, run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
 
+mod acceptance;
 mod faults;
 mod inspect;
 mod install_cli;
