@@ -24,6 +24,33 @@ pub struct InspectArgs {
     /// Compile the component instead of using the compiled-component cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Print what the component imports (everything it could ask the host for, and whether
+    /// that needs a grant) instead of its schema.
+    #[arg(long)]
+    pub imports: bool,
+}
+
+/// What the sandbox does with an import, for `inspect --imports`.
+pub fn import_policy(name: &str) -> &'static str {
+    let interface = name.split('@').next().unwrap_or(name);
+    match interface {
+        i if i.starts_with("wasi:http/") => "outbound HTTP: only to origins granted with allow_http (--allow-http)",
+        i if i.starts_with("wasi:filesystem/") => "files: only directories granted with allow_dir (--allow-dir)",
+        "wasi:cli/environment" => "environment: only variables granted with allow_env (--allow-env); no arguments",
+        i if i.starts_with("wasi:sockets/") => "raw sockets and name lookups: always denied",
+        i if i.starts_with("wasi:clocks/") || i.starts_with("wasi:random/") => "always available",
+        "wasi:cli/stdout" | "wasi:cli/stderr" => "always available: output goes to the provider's log",
+        "wasi:cli/stdin" => "always available: empty",
+        i if i.starts_with("wasi:cli/") || i.starts_with("wasi:io/") => "always available",
+        i if i.starts_with("terrarium:provider/") => "Terrarium's provider interface (logging, types)",
+        _ => "provided by the host",
+    }
+}
+
+/// The `inspect --imports` listing: one import per line with what the sandbox allows.
+pub fn imports_listing(imports: &[String]) -> String {
+    let width = imports.iter().map(String::len).max().unwrap_or(0);
+    imports.iter().map(|i| format!("{i:width$}  {}\n", import_policy(i))).collect()
 }
 
 pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
@@ -32,6 +59,10 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
         settings.cache_dir = None;
     }
     let runtime = Runtime::load(&args.component, settings)?;
+    if args.imports {
+        print!("{}", imports_listing(&runtime.imports()));
+        return Ok(());
+    }
     let provider = super::tokio_runtime()?.block_on(Provider::start(Arc::new(runtime)))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
@@ -220,5 +251,21 @@ mod tests {
             }}}
         });
         assert_eq!(provider_json(&s), expected);
+    }
+
+    #[test]
+    fn imports_are_listed_with_what_the_sandbox_allows() {
+        let listing = imports_listing(&[
+            "wasi:http/outgoing-handler@0.2.6".to_string(),
+            "wasi:sockets/tcp@0.2.6".to_string(),
+            "wasi:clocks/monotonic-clock@0.2.6".to_string(),
+            "wasi:filesystem/preopens@0.2.6".to_string(),
+        ]);
+        let lines: Vec<&str> = listing.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("wasi:http/outgoing-handler@0.2.6") && lines[0].contains("--allow-http"));
+        assert!(lines[1].contains("always denied"));
+        assert!(lines[2].contains("always available"));
+        assert!(lines[3].contains("--allow-dir"));
     }
 }

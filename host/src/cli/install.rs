@@ -9,7 +9,11 @@
 //! MIRROR/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/
 //!     terraform-provider-TYPE_vVERSION   a copy of the running `terrarium` executable
 //!     provider.wasm                      the component ([`COMPONENT_FILE_NAME`])
+//!     grants.toml                        what the component may do ([`GRANTS_FILE_NAME`])
 //! ```
+//!
+//! The grants file is always written, commented, even when nothing is granted, so that a user
+//! can see that nothing is and how to change it.
 //!
 //! When Terraform starts the executable, `terrarium serve` finds the component beside its own
 //! executable ([`component_beside`]). Nothing may ever be written into that directory at run
@@ -23,6 +27,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::Context as _;
+
+use crate::sandbox::{ByteSize, DirGrant, GRANTS_FILE_NAME, Grants, HttpGrant, Limits};
 
 /// Name of the component file inside an installed provider package, beside the executable.
 pub const COMPONENT_FILE_NAME: &str = "provider.wasm";
@@ -62,6 +68,61 @@ pub struct InstallArgs {
     /// Replace an existing, different installation of the same source, version and platform.
     #[arg(long)]
     pub force: bool,
+
+    /// Let the provider send HTTP requests to this origin, [http://|https://]HOST[:PORT]
+    /// (HTTPS when no scheme is given). Repeatable.
+    #[arg(long = "allow-http", value_name = "ORIGIN")]
+    pub allow_http: Vec<HttpGrant>,
+
+    /// Let the provider see this directory (at the same path), read-only unless `:rw` is
+    /// added: PATH[:ro|rw]. Repeatable.
+    #[arg(long = "allow-dir", value_name = "PATH[:ro|rw]")]
+    pub allow_dir: Vec<DirGrant>,
+
+    /// Let the provider see this environment variable of the process Terraform starts.
+    /// Repeatable.
+    #[arg(long = "allow-env", value_name = "NAME", value_parser = parse_env_arg)]
+    pub allow_env: Vec<String>,
+
+    /// Linear memory per provider instance, e.g. 256MiB [default: 512MiB].
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<ByteSize>,
+
+    /// Wall-clock time per provider call, e.g. 30s or 5m [default: 5m].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Largest HTTP response body the provider may receive, e.g. 16MiB [default: 64MiB].
+    #[arg(long = "http-response", value_name = "SIZE")]
+    pub http_response: Option<ByteSize>,
+}
+
+fn parse_env_arg(s: &str) -> Result<String, String> {
+    crate::sandbox::parse_env_name(s).map_err(|e| e.to_string())
+}
+
+fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
+    crate::sandbox::parse_duration(s).map_err(|e| e.to_string())
+}
+
+impl InstallArgs {
+    /// The grants these flags describe.
+    pub fn grants(&self) -> Result<Grants, crate::sandbox::GrantError> {
+        let mut http = self.allow_http.clone();
+        http.sort();
+        http.dedup();
+        let mut env = self.allow_env.clone();
+        env.sort();
+        env.dedup();
+        let grants = Grants {
+            http,
+            dirs: self.allow_dir.clone(),
+            env,
+            limits: Limits { memory: self.memory, timeout: self.timeout, http_response: self.http_response },
+        };
+        grants.limits.validate()?;
+        Ok(grants)
+    }
 }
 
 /// Why an installation was refused or failed. Every message says what to do about it.
@@ -382,6 +443,8 @@ pub struct PackageLayout {
     pub executable: PathBuf,
     /// [`COMPONENT_FILE_NAME`] inside `package_dir`.
     pub component: PathBuf,
+    /// [`GRANTS_FILE_NAME`] inside `package_dir`.
+    pub grants: PathBuf,
 }
 
 impl PackageLayout {
@@ -403,10 +466,12 @@ impl PackageLayout {
             source.type_name, version
         ));
         let component = package_dir.join(COMPONENT_FILE_NAME);
+        let grants = package_dir.join(GRANTS_FILE_NAME);
         Self {
             package_dir,
             executable,
             component,
+            grants,
         }
     }
 }
@@ -470,6 +535,8 @@ pub struct InstallRequest {
     /// The host executable to copy in (normally the running `terrarium`).
     pub host_executable: PathBuf,
     pub force: bool,
+    /// What the component may do, written to the grants file.
+    pub grants: Grants,
 }
 
 /// What [`install`] did.
@@ -499,9 +566,13 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
             source,
         })?;
 
+    let grants_text = request
+        .grants
+        .render(&format!("{} {}", request.source, request.version));
+
     let existing = layout.package_dir.exists();
     if existing {
-        if package_matches(&layout, &executable_bytes, &component_bytes) {
+        if package_matches(&layout, &executable_bytes, &component_bytes, grants_text.as_bytes()) {
             return Ok((layout, InstallOutcome::AlreadyUpToDate));
         }
         if !request.force {
@@ -536,10 +607,12 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
         let staged = PackageLayout {
             executable: staging.join(layout.executable.file_name().unwrap_or_default()),
             component: staging.join(COMPONENT_FILE_NAME),
+            grants: staging.join(GRANTS_FILE_NAME),
             package_dir: staging.clone(),
         };
         write_file(&staged.executable, &executable_bytes, true)?;
         write_file(&staged.component, &component_bytes, false)?;
+        write_file(&staged.grants, grants_text.as_bytes(), false)?;
         if existing {
             fs::rename(&layout.package_dir, &retired).map_err(write_error(&layout.package_dir))?;
         }
@@ -562,20 +635,25 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
     Ok((layout, outcome))
 }
 
-/// True when the package directory holds exactly these two files with these contents.
-fn package_matches(layout: &PackageLayout, executable: &[u8], component: &[u8]) -> bool {
+/// True when the package directory holds exactly these three files with these contents.
+fn package_matches(layout: &PackageLayout, executable: &[u8], component: &[u8], grants: &[u8]) -> bool {
     let Ok(entries) = fs::read_dir(&layout.package_dir) else {
         return false;
     };
     let names: Result<Vec<OsString>, _> = entries.map(|e| e.map(|e| e.file_name())).collect();
     let Ok(mut names) = names else { return false };
     names.sort();
-    let mut expected = [layout.executable.file_name(), layout.component.file_name()]
-        .map(|n| n.unwrap_or_default().to_owned());
+    let mut expected = [
+        layout.executable.file_name(),
+        layout.component.file_name(),
+        layout.grants.file_name(),
+    ]
+    .map(|n| n.unwrap_or_default().to_owned());
     expected.sort();
     names == expected
         && fs::read(&layout.executable).is_ok_and(|b| b == executable)
         && fs::read(&layout.component).is_ok_and(|b| b == component)
+        && fs::read(&layout.grants).is_ok_and(|b| b == grants)
 }
 
 fn write_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), InstallError> {
@@ -642,11 +720,30 @@ fn hcl_quote(text: &str) -> String {
     quoted
 }
 
+/// One paragraph saying what the installed provider may do.
+fn grants_summary(grants: &Grants, file: &Path) -> String {
+    let mut lines = vec![format!("Grants ({}):", file.display())];
+    if grants.http.is_empty() && grants.dirs.is_empty() && grants.env.is_empty() {
+        lines.push("  none: no network, no files, no environment (deny by default)".into());
+    }
+    lines.extend(grants.http.iter().map(|g| format!("  HTTP to {g}")));
+    lines.extend(grants.dirs.iter().map(|d| format!("  directory {d}")));
+    lines.extend(grants.env.iter().map(|e| format!("  environment variable {e}")));
+    if let Some(m) = grants.limits.memory {
+        lines.push(format!("  memory {m} per instance"));
+    }
+    if let Some(t) = grants.limits.timeout {
+        lines.push(format!("  {} per call", crate::sandbox::format_duration(t)));
+    }
+    lines.join("\n")
+}
+
 /// `terrarium install`: validates, installs, then prints the CLI config block on stdout (so it
 /// can be redirected into a file) and guidance on stderr.
 pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let source: ProviderSource = args.source.parse()?;
     let version: ProviderVersion = args.version.parse()?;
+    let grants = args.grants()?;
     check_component(&args.component)?;
     let mirror = match &args.mirror {
         Some(mirror) => mirror.clone(),
@@ -668,8 +765,10 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         platform: Platform::current()?,
         host_executable: std::env::current_exe().map_err(InstallError::CurrentExe)?,
         force: args.force,
+        grants,
     };
     let (layout, outcome) = install(&request)?;
+    fill_compiled_cache(&request.component);
 
     let what = format!(
         "{} {} ({})",
@@ -681,6 +780,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
     };
     eprintln!("{verb}: {what}\n  in {}\n", layout.package_dir.display());
+    eprintln!("{}\n", grants_summary(&request.grants, &layout.grants));
     eprintln!(
         "Use it with this block in your Terraform CLI configuration (~/.terraformrc, or the file \
          TF_CLI_CONFIG_FILE names); when several providers share this mirror, list them all in \
@@ -693,6 +793,23 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         request.source.type_name, request.source, request.version
     );
     Ok(())
+}
+
+/// Compiles the component into the user's compiled-component cache now, so that the first
+/// terraform run loads it instead of compiling it (seconds) in every provider process it
+/// starts. Only speed depends on this, so a failure is a warning.
+fn fill_compiled_cache(component: &Path) {
+    let settings = crate::runtime::RuntimeSettings::default();
+    if settings.cache_dir.is_none() {
+        return;
+    }
+    match crate::runtime::fill_cache(component, settings) {
+        Ok(outcome) => tracing::debug!(?outcome, "compiled-component cache filled"),
+        Err(e) => eprintln!(
+            "Warning: the component could not be compiled ahead of time: {e}\n\
+             Terraform will show the problem when it starts the provider.\n"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -731,6 +848,7 @@ mod tests {
             },
             host_executable,
             force: false,
+            grants: Grants::default(),
         };
         Fixture { dir, request }
     }
@@ -772,7 +890,7 @@ mod tests {
     }
 
     #[test]
-    fn install_writes_executable_and_component_and_nothing_else() {
+    fn install_writes_executable_component_and_grants_and_nothing_else() {
         let f = fixture();
         let (layout, outcome) = install(&f.request).expect("install");
         assert_eq!(outcome, InstallOutcome::Installed);
@@ -791,8 +909,12 @@ mod tests {
         names.sort();
         assert_eq!(
             names,
-            ["provider.wasm", "terraform-provider-widgets_v1.2.3"]
+            ["grants.toml", "provider.wasm", "terraform-provider-widgets_v1.2.3"]
         );
+        // No flags: a commented grants file that grants nothing.
+        let grants = Grants::load(&layout.grants).expect("grants file parses");
+        assert_eq!(grants, Grants::default());
+        assert!(fs::read_to_string(&layout.grants).unwrap().contains("NOTHING else unless it is listed here"));
         // No staging leftovers beside the package.
         let siblings: Vec<_> = fs::read_dir(layout.package_dir.parent().unwrap())
             .unwrap()
@@ -1040,5 +1162,46 @@ mod tests {
         assert_eq!(args.version, "1.0.0");
         assert_eq!(args.mirror.as_deref(), Some(Path::new("/m")));
         assert!(!args.force);
+    }
+
+    #[test]
+    fn grant_flags_are_written_to_the_grants_file_and_a_change_needs_force() {
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from([
+            "terrarium", "install", "x.wasm", "--source", "acme/widgets", "--version", "1.0.0",
+            "--allow-http", "http://127.0.0.1:2379", "--allow-http", "api.example.com",
+            "--allow-dir", "/srv/data:rw", "--allow-env", "WIDGET_TOKEN", "--memory", "64MiB", "--timeout", "20s",
+        ])
+        .expect("flags parse");
+        let Some(crate::cli::Command::Install(args)) = cli.command else { panic!("not install") };
+        let grants = args.grants().expect("valid grants");
+        assert_eq!(grants.http.len(), 2);
+        assert_eq!(grants.dirs[0].to_string(), "/srv/data:rw");
+        assert_eq!(grants.limits.timeout, Some(std::time::Duration::from_secs(20)));
+
+        let mut f = fixture();
+        f.request.grants = grants.clone();
+        let (layout, _) = install(&f.request).expect("install");
+        assert_eq!(Grants::load(&layout.grants).expect("parses"), grants);
+        // Same component, other grants: a different package.
+        f.request.grants = Grants::default();
+        assert!(matches!(install(&f.request), Err(InstallError::AlreadyInstalled { .. })));
+        f.request.force = true;
+        assert_eq!(install(&f.request).expect("forced").1, InstallOutcome::Replaced);
+        assert_eq!(Grants::load(&layout.grants).expect("parses"), Grants::default());
+    }
+
+    #[test]
+    fn bad_grant_flags_are_refused_with_the_reason() {
+        for bad in [
+            vec!["--allow-http", "ftp://x"],
+            vec!["--allow-dir", "relative"],
+            vec!["--allow-env", "NOT-A-NAME"],
+            vec!["--memory", "lots"],
+            vec!["--timeout", "forever"],
+        ] {
+            let mut argv = vec!["terrarium", "install", "x.wasm", "--source", "acme/w", "--version", "1.0.0"];
+            argv.extend(bad.iter().copied());
+            assert!(<crate::cli::Cli as clap::Parser>::try_parse_from(&argv).is_err(), "{bad:?} must be refused");
+        }
     }
 }

@@ -10,6 +10,7 @@ use anyhow::Context;
 use crate::dispatch::Provider;
 use crate::plugin::{self, PluginEnv, PluginError};
 use crate::runtime::{Runtime, RuntimeSettings};
+use crate::sandbox::{GRANTS_FILE_NAME, Grants, Sandbox};
 use crate::server::ProviderService;
 
 use super::install::COMPONENT_FILE_NAME;
@@ -27,6 +28,10 @@ pub struct ServeArgs {
     /// [default: 16; also: TERRARIUM_MAX_INSTANCES, for the executable Terraform starts].
     #[arg(long, value_name = "N")]
     pub max_instances: Option<NonZeroUsize>,
+    /// The grants file [default: `grants.toml` beside the component]. A missing file grants
+    /// nothing; an invalid one stops the provider with an error.
+    #[arg(long, value_name = "FILE")]
+    pub grants: Option<PathBuf>,
 }
 
 const MAX_INSTANCES_VAR: &str = "TERRARIUM_MAX_INSTANCES";
@@ -68,6 +73,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         settings.instance_pool_size = n.get();
     }
 
+    let grants_file = args.grants.clone().unwrap_or_else(|| component.with_file_name(GRANTS_FILE_NAME));
+
     let runtime = super::tokio_runtime()?;
     let served = runtime.block_on(async move {
         // Terraform waits for the handshake line before anything else, and the handshake needs
@@ -75,7 +82,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         // mapping the compiled artifact, instantiating it, reading its schema) runs on a
         // worker meanwhile; RPCs that arrive before it is done wait for it.
         let loading = tokio::spawn(async move {
-            load(&component, settings).await.map(Arc::new).map_err(|message| {
+            load(&component, grants_file, settings).await.map(Arc::new).map_err(|message| {
                 // Keep serving: Terraform then shows the reason as a diagnostic.
                 tracing::error!(component = %component.display(), "{message}");
                 Arc::<str>::from(message)
@@ -94,7 +101,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn load(component: &std::path::Path, settings: RuntimeSettings) -> Result<Provider, String> {
+async fn load(component: &std::path::Path, grants_file: PathBuf, mut settings: RuntimeSettings) -> Result<Provider, String> {
+    // The grants are read once, here; nothing later (the provider's configuration included)
+    // can change them. An unreadable or invalid file is an error, never "no grants".
+    let grants = Grants::load(&grants_file).map_err(|e| e.to_string())?;
+    apply_grants(&mut settings, grants);
     // Reading and deserializing the artifact is blocking work: keep it off the async workers
     // that are setting up the listener.
     let path = component.to_path_buf();
@@ -103,6 +114,23 @@ async fn load(component: &std::path::Path, settings: RuntimeSettings) -> Result<
         .map_err(|e| format!("loading the provider component failed: {e}"))?
         .map_err(|e| e.to_string())?;
     Provider::start(Arc::new(runtime)).await.map_err(|e| format!("{}: {e}", component.display()))
+}
+
+/// Applies a provider's grants to the runtime settings: its limits and its sandbox.
+pub fn apply_grants(settings: &mut RuntimeSettings, grants: Grants) {
+    if let Some(memory) = grants.limits.memory {
+        settings.max_memory_bytes = usize::try_from(memory.0).unwrap_or(usize::MAX);
+    }
+    if let Some(timeout) = grants.limits.timeout {
+        settings.call_timeout = timeout;
+    }
+    tracing::debug!(
+        http = grants.http.len(),
+        dirs = grants.dirs.len(),
+        env = grants.env.len(),
+        "sandbox grants loaded"
+    );
+    settings.sandbox = Arc::new(Sandbox::new(grants));
 }
 
 /// The component installed beside this executable by `terrarium install`.

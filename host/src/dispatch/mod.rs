@@ -408,13 +408,24 @@ fn guest_error_diagnostic(subject: Subject<'_>, error: &GuestError) -> Diagnosti
                 ),
             )
         }
-        GuestError::Timeout { limit } => Diagnostic::error(
-            "Provider timed out",
-            format!(
-                "The provider did not finish {subject} within {} s and was interrupted. \
-                 Terrarium discarded the instance and keeps serving.",
-                limit.as_secs_f64()
-            ),
+        GuestError::Timeout { .. } | GuestError::Limit { .. } | GuestError::StackOverflow => {
+            let summary = match error {
+                GuestError::Timeout { .. } => "Provider timed out",
+                GuestError::StackOverflow => "Provider exceeded its stack limit",
+                _ => "Provider exceeded a resource limit",
+            };
+            let remedy = error.remedy().map(|r| format!(" {r}")).unwrap_or_default();
+            Diagnostic::error(
+                summary,
+                format!(
+                    "While serving {subject}, {error}, and was interrupted.{remedy} \
+                     Terrarium discarded the instance and keeps serving; the next call runs in a fresh one."
+                ),
+            )
+        }
+        GuestError::Stopped => Diagnostic::error(
+            "Provider stopped",
+            format!("{subject} was interrupted: {error}. Terrarium discarded the instance."),
         ),
         GuestError::Malformed(e) => Diagnostic::error(
             "Provider returned an invalid value",

@@ -97,6 +97,9 @@ impl Provider {
     /// Calls in progress are not waited for: they finish on their own (or hit their time
     /// limit) and Terraform stops sending new work.
     pub async fn stop(&self) -> Option<String> {
+        // Calls in flight are interrupted (their instances discarded), then idle instances
+        // are told to stop.
+        self.runtime.stop_running_calls();
         self.stop_idle().await
     }
 }

@@ -1,5 +1,6 @@
-//! What a guest instance can reach: its WASI context (clocks and random only), its own
-//! memory limits, captured stdout/stderr, and the log import.
+//! What a guest instance can reach: its WASI context (clocks and random always; directories,
+//! environment variables and outbound HTTP only as granted), its memory and table limits,
+//! captured stdout/stderr, and the log import.
 
 use std::collections::VecDeque;
 use std::io;
@@ -8,47 +9,157 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use wasmtime::component::ResourceTable;
-use wasmtime::{StoreLimits, StoreLimitsBuilder};
+use wasmtime::{ResourceLimiter, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::filesystem::FsPerms;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
-use super::bindings::{wit, wit_log};
 use super::RuntimeSettings;
+use super::bindings::{wit, wit_log};
+use crate::sandbox::Access;
+use crate::sandbox::http::HttpPolicy;
 
 /// The store data of one guest instance.
 pub struct HostState {
     wasi: WasiCtx,
+    http: WasiHttpCtx,
+    http_policy: HttpPolicy,
     table: ResourceTable,
-    pub(crate) limits: StoreLimits,
+    pub(crate) limits: GuestLimits,
+    /// The time limit and stop generation of the call running now.
+    pub(crate) budget: super::CallBudget,
     /// The log module name guest records are written under (`provider.<name>`).
     module: String,
 }
 
 impl HostState {
-    pub fn new(settings: &RuntimeSettings, output: &GuestOutput) -> HostState {
-        // Deny by default: no preopened directories, no environment, no arguments, no
-        // network (the default socket check refuses every address), stdin empty.
-        let wasi = WasiCtx::builder()
+    /// The store data for a new instance, with exactly what the grants allow. Fails when a
+    /// granted directory cannot be opened.
+    pub fn new(settings: &RuntimeSettings, output: &GuestOutput) -> Result<HostState, String> {
+        let sandbox = &settings.sandbox;
+        // Deny by default: no arguments, no network sockets (the default socket check refuses
+        // every address and name lookups are off), stdin empty; only granted directories and
+        // environment variables.
+        let mut builder = WasiCtx::builder();
+        builder
             .stdout(output.clone())
             .stderr(output.clone())
             .allow_ip_name_lookup(false)
             .allow_tcp(false)
-            .allow_udp(false)
-            .build();
-        let limits = StoreLimitsBuilder::new()
+            .allow_udp(false);
+        for (name, value) in sandbox.env() {
+            builder.env(name, value);
+        }
+        for dir in &sandbox.grants().dirs {
+            let perms = match dir.access {
+                Access::ReadOnly => FsPerms::ReadOnly,
+                Access::ReadWrite => FsPerms::ReadWrite,
+            };
+            // The same path inside as outside, so paths in configurations mean the same thing.
+            builder.preopened_dir(&dir.path, dir.path.to_string_lossy(), perms).map_err(|e| {
+                format!("cannot open the granted directory {} (grant {dir}): {e:#}", dir.path.display())
+            })?;
+        }
+        let wasi = builder.build();
+        let store_limits = StoreLimitsBuilder::new()
             .memory_size(settings.max_memory_bytes)
             .instances(settings.max_instances)
             .tables(settings.max_tables)
             .table_elements(settings.max_table_elements)
             .trap_on_grow_failure(true)
             .build();
-        HostState { wasi, table: ResourceTable::new(), limits, module: settings.log_module.clone() }
+        let limits = GuestLimits {
+            inner: store_limits,
+            max_memory_bytes: settings.max_memory_bytes,
+            max_table_elements: settings.max_table_elements,
+            exceeded: None,
+        };
+        let http_policy =
+            HttpPolicy::new(&sandbox.grants().http, sandbox.max_http_response(), &settings.log_module);
+        Ok(HostState {
+            wasi,
+            http: WasiHttpCtx::new(),
+            http_policy,
+            table: ResourceTable::new(),
+            limits,
+            budget: super::CallBudget { deadline: std::time::Instant::now(), stop_generation: 0 },
+            module: settings.log_module.clone(),
+        })
     }
 }
 
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.http_policy }
+    }
+}
+
+/// A limit a guest ran into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitHit {
+    /// Linear memory would have grown past this many bytes.
+    Memory { limit: usize },
+    /// A table would have grown past this many elements.
+    TableElements { limit: usize },
+}
+
+/// The store's resource limiter: wasmtime's [`StoreLimits`], plus a record of which limit a
+/// guest ran into, so that the failure can be reported as that limit rather than as whatever
+/// the guest did when its allocation failed.
+pub struct GuestLimits {
+    inner: StoreLimits,
+    max_memory_bytes: usize,
+    max_table_elements: usize,
+    exceeded: Option<LimitHit>,
+}
+
+impl GuestLimits {
+    /// The limit hit since the last call to this, if any.
+    pub fn take_exceeded(&mut self) -> Option<LimitHit> {
+        self.exceeded.take()
+    }
+}
+
+impl ResourceLimiter for GuestLimits {
+    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_memory_bytes {
+            self.exceeded = Some(LimitHit::Memory { limit: self.max_memory_bytes });
+        }
+        self.inner.memory_growing(current, desired, maximum)
+    }
+
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.inner.memory_grow_failed(error)
+    }
+
+    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_table_elements {
+            self.exceeded = Some(LimitHit::TableElements { limit: self.max_table_elements });
+        }
+        self.inner.table_growing(current, desired, maximum)
+    }
+
+    fn table_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.inner.table_grow_failed(error)
+    }
+
+    fn instances(&self) -> usize {
+        self.inner.instances()
+    }
+
+    fn tables(&self) -> usize {
+        self.inner.tables()
+    }
+
+    fn memories(&self) -> usize {
+        self.inner.memories()
     }
 }
 
@@ -153,10 +264,12 @@ impl GuestOutput {
             if b == b'\n' || state.line.len() >= OUTPUT_LINE_BYTES {
                 let line = std::mem::take(&mut state.line);
                 let text = String::from_utf8_lossy(&line);
-                crate::logging::emit(tracing::Level::DEBUG, &state.module, text.trim_end(), &[(
-                    "stream".to_string(),
-                    serde_json::Value::from("guest-output"),
-                )]);
+                crate::logging::emit(
+                    tracing::Level::DEBUG,
+                    &state.module,
+                    text.trim_end(),
+                    &[("stream".to_string(), serde_json::Value::from("guest-output"))],
+                );
                 if b != b'\n' {
                     state.line.push(b);
                 }

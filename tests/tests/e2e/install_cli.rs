@@ -36,7 +36,7 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
         .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
         .collect::<anyhow::Result<_>>()?;
     names.sort();
-    assert_eq!(names, ["provider.wasm", "terraform-provider-null_v2.1.2"]);
+    assert_eq!(names, ["grants.toml", "provider.wasm", "terraform-provider-null_v2.1.2"]);
     assert!(
         fs::read(package.join("provider.wasm"))? == fs::read(&component)?,
         "provider.wasm is not a copy of the component"

@@ -1,0 +1,50 @@
+//! The sandbox: what a user allows a provider component (its grants, kept in the grants file
+//! beside the installed provider) and the checks that hold it to them at run time.
+//!
+//! Deny by default. A component gets clocks, random numbers and its own memory. Everything
+//! else is a grant: outbound HTTP to listed origins ([`http`]), listed directories, listed
+//! environment variables, and limits on memory and time. Grants are read from a file when the
+//! provider starts and nothing the provider or its configuration says at run time can change
+//! them: the guest has no interface that reaches them.
+
+pub mod grants;
+pub mod http;
+
+pub use grants::{
+    Access, ByteSize, DirGrant, GRANTS_FILE_NAME, GrantError, Grants, HttpGrant, HttpScheme, Limits, format_duration,
+    parse_duration, parse_env_name,
+};
+
+/// The grants of one provider process, resolved: granted environment variables are read from
+/// the host environment once, at start.
+#[derive(Clone, Debug, Default)]
+pub struct Sandbox {
+    grants: Grants,
+    env: Vec<(String, String)>,
+}
+
+impl Sandbox {
+    /// Resolves grants against this process's environment.
+    pub fn new(grants: Grants) -> Sandbox {
+        let env = grants
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
+        Sandbox { grants, env }
+    }
+
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The environment variables the guest sees: granted and set.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// The largest HTTP response body the guest may receive.
+    pub fn max_http_response(&self) -> u64 {
+        self.grants.limits.http_response.map_or(grants::DEFAULT_HTTP_RESPONSE, |s| s.0)
+    }
+}
