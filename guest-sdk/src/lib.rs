@@ -110,6 +110,7 @@ pub mod rpc;
 pub mod schema;
 mod server;
 pub mod testing;
+pub mod timeouts;
 pub mod validate;
 mod value;
 
@@ -118,6 +119,7 @@ pub use data_source::{AnyDataSource, DataSource};
 pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
 pub use function::{AnyFunction, Function};
 pub use provider::Provider;
+pub use timeouts::Timeouts;
 pub use typed::{BigNumber, Dynamic, Model, Nest, Set, TfType};
 pub use resource::{AnyResource, Plan, PrivateState, Resource, import_composite, import_passthrough};
 /// Derives [`Model`] (the schema) and [`TfType`] (the object type) from a struct: see

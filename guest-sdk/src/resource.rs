@@ -110,6 +110,32 @@ pub trait Resource {
         ))
     }
 
+    /// [`create`](Self::create) with the resource's [`PrivateState`]: what the plan stored
+    /// there, and what to keep beside the new state. By default calls `create` and keeps
+    /// the private state as planned.
+    fn create_with_private(&self, planned: Self::State, private: &mut PrivateState) -> Result<Self::State> {
+        let _ = private;
+        self.create(planned)
+    }
+
+    /// [`update`](Self::update) with the resource's [`PrivateState`]. By default calls
+    /// `update`.
+    fn update_with_private(
+        &self,
+        prior: Self::State,
+        planned: Self::State,
+        private: &mut PrivateState,
+    ) -> Result<Self::State> {
+        let _ = private;
+        self.update(prior, planned)
+    }
+
+    /// [`read`](Self::read) with the resource's [`PrivateState`]. By default calls `read`.
+    fn read_with_private(&self, current: Self::State, private: &mut PrivateState) -> Result<Option<Self::State>> {
+        let _ = private;
+        self.read(current)
+    }
+
     /// Deletes the resource. By default nothing is done: Terraform forgets it.
     fn delete(&self, prior: Self::State) -> Result<()> {
         let _ = prior;
@@ -454,16 +480,22 @@ impl<R: Resource> AnyResource for R {
         let schema = Resource::schema(self);
         let ty = schema.implied_type();
         let method = if prior_state.is_null() { "create" } else { "update" };
+        let mut private = PrivateState::decode(&response.private);
         let result = if prior_state.is_null() {
             // On failure nothing was created: the new state stays null.
-            from_value(&planned_state).map_err(Diagnostics::from).and_then(|p| Resource::create(self, p))
+            from_value(&planned_state)
+                .map_err(Diagnostics::from)
+                .and_then(|p| Resource::create_with_private(self, p, &mut private))
         } else {
             // On failure the resource is as it was.
             response.new_state = prior_state.clone();
             let prior = from_value(&prior_state).map_err(Diagnostics::from);
             let planned = from_value(&planned_state).map_err(Diagnostics::from);
-            prior.and_then(|prior| planned.and_then(|planned| Resource::update(self, prior, planned)))
+            prior.and_then(|prior| {
+                planned.and_then(|planned| Resource::update_with_private(self, prior, planned, &mut private))
+            })
         };
+        response.private = private.encode();
         let result = result.and_then(|state| Ok(conform(to_value(&state)?, &ty)?));
         match result {
             Ok(state) => {
@@ -497,13 +529,15 @@ impl<R: Resource> AnyResource for R {
     fn read_resource(&self, request: ReadRequest) -> ReadResponse {
         let mut response = ReadResponse { new_state: Value::Null, private: request.private, diagnostics: Vec::new() };
         let ty = Resource::schema(self).implied_type();
+        let mut private = PrivateState::decode(&response.private);
         let result = from_value(&request.current_state)
             .map_err(Diagnostics::from)
-            .and_then(|current| Resource::read(self, current))
+            .and_then(|current| Resource::read_with_private(self, current, &mut private))
             .and_then(|state| match state {
                 Some(state) => known_state(&state, &ty, "read"),
                 None => Ok(Value::Null),
             });
+        response.private = private.encode();
         match result {
             Ok(state) => response.new_state = state,
             Err(d) => {

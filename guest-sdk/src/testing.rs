@@ -82,6 +82,8 @@ pub struct Outcome {
     pub requires_replace: Vec<AttributePath>,
     /// Warnings (errors make the step fail).
     pub warnings: Vec<Diagnostic>,
+    /// The provider-private data stored beside the state.
+    pub private: Vec<u8>,
 }
 
 impl Outcome {
@@ -217,18 +219,31 @@ impl<P: Provider> Harness<P> {
             replaced,
             requires_replace: plan.requires_replace,
             warnings,
+            private: response.private,
         })
     }
 
     /// Refreshes a state (`ReadResource`); null state when the resource is gone.
     pub fn read(&self, type_name: &str, state: &Value) -> Result<Outcome, Failure> {
+        self.read_with_private(type_name, state, Vec::new())
+    }
+
+    /// Refreshes a state with the private data stored beside it (an [`Outcome::private`]).
+    pub fn read_with_private(&self, type_name: &str, state: &Value, private: Vec<u8>) -> Result<Outcome, Failure> {
         let response = self.server.read_resource(ReadRequest {
             type_name: type_name.to_string(),
             current_state: state.clone(),
-            private: Vec::new(),
+            private,
         });
         let warnings = split("read", response.diagnostics)?;
-        Ok(Outcome { state: response.new_state, planned: Value::Null, replaced: false, requires_replace: Vec::new(), warnings })
+        Ok(Outcome {
+            state: response.new_state,
+            planned: Value::Null,
+            replaced: false,
+            requires_replace: Vec::new(),
+            warnings,
+            private: response.private,
+        })
     }
 
     /// `terraform import`: imports by ID, then reads, as Terraform does.

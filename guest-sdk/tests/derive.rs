@@ -639,3 +639,119 @@ fn provider_configuration_is_validated_from_its_schema() {
     assert_eq!(err.diagnostics[0].attribute.to_string(), "endpoint");
     h.configure(json!({"endpoint": "https://api"})).unwrap();
 }
+
+// --- Timeouts, private state, import, upgrade ------------------------------------------
+
+#[derive(Default)]
+struct Store;
+
+impl Provider for Store {
+    fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+        vec![Box::new(BucketResource)]
+    }
+}
+
+struct BucketResource;
+
+/// A bucket.
+#[derive(Serialize, Deserialize, Model, Debug)]
+#[tf(version = 1)]
+struct Bucket {
+    #[tf(computed, use_state_for_unknown)]
+    id: Attr<String>,
+    region: String,
+    name: String,
+    #[tf(block)]
+    timeouts: Option<terrarium_sdk::Timeouts>,
+}
+
+impl Resource for BucketResource {
+    const TYPE_NAME: &'static str = "store_bucket";
+    type State = Bucket;
+
+    fn plan(&self, plan: &mut terrarium_sdk::Plan) -> Result<()> {
+        plan.private.set("planned_by", &"plan")
+    }
+
+    fn create(&self, _planned: Bucket) -> Result<Bucket> {
+        unreachable!("create_with_private is overridden")
+    }
+
+    fn create_with_private(&self, mut planned: Bucket, private: &mut terrarium_sdk::PrivateState) -> Result<Bucket> {
+        let timeout = terrarium_sdk::Timeouts::create_of(&planned.timeouts, std::time::Duration::from_secs(60))?;
+        private.set("etag", &format!("e1-{}s-{}", timeout.as_secs(), private.get::<String>("planned_by").unwrap_or_default()))?;
+        planned.id = Attr::Known(format!("{}/{}", planned.region, planned.name));
+        Ok(planned)
+    }
+
+    fn read_with_private(&self, current: Bucket, private: &mut terrarium_sdk::PrivateState) -> Result<Option<Bucket>> {
+        // The etag from create must come back; a missing one means the SDK lost it.
+        match private.get::<String>("etag") {
+            Some(_) => Ok(Some(current)),
+            None => Err(terrarium_sdk::Diagnostics::error("etag lost", "")),
+        }
+    }
+
+    fn import(&self, id: &str) -> Result<Bucket> {
+        let [region, name] = terrarium_sdk::import_composite(id, '/', ["REGION", "NAME"])?;
+        Ok(Bucket { id: Attr::Known(id.to_string()), region: region.into(), name: name.into(), timeouts: None })
+    }
+
+    fn upgrade(&self, version: i64, raw: Value) -> Result<Value> {
+        // Version 0 called the region "location".
+        match (version, raw) {
+            (0, Value::Object(mut m)) => {
+                let location = m.remove("location").unwrap_or(Value::Null);
+                m.insert("region".into(), location);
+                Ok(Value::Object(m))
+            }
+            (v, _) => Err(terrarium_sdk::Diagnostics::error("Cannot upgrade", format!("version {v}"))),
+        }
+    }
+}
+
+#[test]
+fn timeouts_are_a_validated_block() {
+    let h = Harness::new(Store);
+    let created = h.create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}})).unwrap();
+    assert_eq!(created.state.attr("id"), Some(&s("eu/b")));
+    let err = h.validate("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "soon"}})).unwrap_err();
+    assert_eq!(err.diagnostics[0].attribute.to_string(), "timeouts.create");
+}
+
+#[test]
+fn private_state_goes_from_plan_to_apply_to_read() {
+    let h = Harness::new(Store);
+    let created = h.create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}})).unwrap();
+    let private = terrarium_sdk::PrivateState::decode(&created.private);
+    assert_eq!(private.get::<String>("etag").as_deref(), Some("e1-120s-plan"));
+    assert!(h.read_with_private("store_bucket", &created.state, created.private.clone()).is_ok());
+    assert!(h.read("store_bucket", &created.state).unwrap_err().mentions("etag lost"));
+}
+
+#[test]
+fn import_by_composite_id_and_upgrade_by_version() {
+    let h = Harness::new(Store);
+    let err = h.import("store_bucket", "just-a-name").unwrap_err();
+    assert!(err.mentions("REGION/NAME"), "{err}");
+    let response = h.server().import_resource_state(terrarium_sdk::rpc::ImportRequest {
+        type_name: "store_bucket".into(),
+        id: "us/logs".into(),
+    });
+    let state = &response.imported[0].state;
+    assert_eq!((state.attr("region"), state.attr("name")), (Some(&s("us")), Some(&s("logs"))));
+
+    let old = Value::Object(BTreeMap::from([
+        ("id".to_string(), s("eu/b")),
+        ("location".to_string(), s("eu")),
+        ("name".to_string(), s("b")),
+    ]));
+    let upgraded = h.server().upgrade_resource_state(terrarium_sdk::rpc::UpgradeRequest {
+        type_name: "store_bucket".into(),
+        version: 0,
+        raw_state: old,
+    });
+    assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
+    assert_eq!(upgraded.upgraded_state.attr("region"), Some(&s("eu")));
+    assert_eq!(upgraded.upgraded_state.attr("timeouts"), Some(&Value::Null));
+}
