@@ -4,4 +4,6 @@
 
 mod handshake;
 mod guest_faults;
+mod hot_reload;
 mod instance_pool;
+mod hostile;

@@ -14,10 +14,12 @@
 //! * `acceptance`: a terraform-plugin-testing style helper (steps, checks, import, expected
 //!   errors, empty plan after apply, destroy) for provider authors, run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
+//! * `dev`: `terrarium dev`: reattached plans, rebuild and hot reload of tests/guests/devloop.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
 
+mod dev;
 mod acceptance;
 mod faults;
 mod inspect;

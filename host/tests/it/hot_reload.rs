@@ -1,0 +1,583 @@
+//! Hot reload (`terrarium dev`): a new build of the component file is swapped in between calls.
+//!
+//! These tests drive the tfplugin6 service `terrarium dev` serves ([`ReloadingService`]) and
+//! the component file watcher, writing new builds the two ways build tools do (in place, and
+//! renamed over the old file). Builds that behave the same but must be loaded anew are made by
+//! appending a custom section (which no runtime reads) to a component, so their bytes differ.
+//!
+//! `reload_latency` prints the time from a component file changing to the first call served by
+//! the new build; run it with `cargo test -p terrarium --test it hot_reload::reload_latency --
+//! --nocapture`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use terrarium::codec;
+use terrarium::dispatch::Provider;
+use terrarium::proto::tfplugin6 as pb;
+use terrarium::proto::tfplugin6::provider_server::Provider as _;
+use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
+use terrarium::runtime::{Runtime, RuntimeSettings};
+use terrarium_model::{Type, Value};
+use tonic::Request;
+
+fn component(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .expect("test executable inside a cargo target directory");
+    let path = target.join(format!("wasm32-wasip2/debug/{name}.wasm"));
+    assert!(
+        path.exists(),
+        "{} is missing: build the guests first (`make build`)",
+        path.display()
+    );
+    path
+}
+
+/// `bytes` with a custom section appended: the same code, but a different build to the host.
+fn variant(bytes: &[u8], tag: &str) -> Vec<u8> {
+    fn leb128(mut n: usize, out: &mut Vec<u8>) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    let name = b"terrarium-test-build";
+    let mut payload = Vec::new();
+    leb128(name.len(), &mut payload);
+    payload.extend_from_slice(name);
+    payload.extend_from_slice(tag.as_bytes());
+    let mut out = bytes.to_vec();
+    out.push(0); // custom section id
+    leb128(payload.len(), &mut out);
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Writes a new build the way `cargo` and most tools do: to a temporary file renamed over
+/// the old one.
+fn rename_over(path: &Path, bytes: &[u8]) {
+    let temporary = path.with_extension("wasm.partial");
+    std::fs::write(&temporary, bytes).expect("write the new build");
+    std::fs::rename(&temporary, path).expect("rename it over the old build");
+}
+
+/// Writes a new build into the existing file.
+fn write_in_place(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).expect("write the new build in place");
+}
+
+fn settings(cache: Option<&Path>, pool: usize) -> RuntimeSettings {
+    RuntimeSettings {
+        call_timeout: Duration::from_secs(60),
+        cache_dir: cache.map(Path::to_path_buf),
+        instance_pool_size: pool,
+        ..RuntimeSettings::default()
+    }
+}
+
+/// A dev server's pieces, serving `bytes` from `dir/provider.wasm` and watching the file.
+struct Dev {
+    path: PathBuf,
+    live: Arc<LiveProvider>,
+    service: ReloadingService,
+    _watch: watch::Watch,
+}
+
+async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
+    let path = dir.join("provider.wasm");
+    std::fs::write(&path, bytes).unwrap();
+    let runtime =
+        Runtime::from_bytes(bytes, &path, settings.clone()).expect("the first build loads");
+    let provider = Provider::start(Arc::new(runtime))
+        .await
+        .expect("the first build starts");
+    let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
+    let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), settings));
+    let watch =
+        watch::watch_component(reloader, watch::COMPONENT_QUIET).expect("watch the component");
+    Dev {
+        path,
+        service: ReloadingService::new(live.clone()),
+        live,
+        _watch: watch,
+    }
+}
+
+impl Dev {
+    /// Waits until the serving generation is past `generation`; panics after a generous while.
+    async fn wait_past(&self, generation: u64) -> u64 {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let now = self.live.current().number;
+            if now > generation {
+                return now;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no reload past generation {generation} within 120 s"
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
+    async fn schema(&self) -> pb::get_provider_schema::Response {
+        self.service
+            .get_provider_schema(Request::new(Default::default()))
+            .await
+            .expect("GetProviderSchema")
+            .into_inner()
+    }
+
+    async fn validate_provider_config(&self, config: Vec<u8>) -> Vec<pb::Diagnostic> {
+        let request = pb::validate_provider_config::Request {
+            config: Some(pb::DynamicValue {
+                msgpack: config,
+                json: vec![],
+            }),
+        };
+        self.service
+            .validate_provider_config(Request::new(request))
+            .await
+            .expect("ValidateProviderConfig")
+            .into_inner()
+            .diagnostics
+    }
+
+    async fn configure(&self, config: Vec<u8>) {
+        let request = pb::configure_provider::Request {
+            terraform_version: "1.15.5".into(),
+            config: Some(pb::DynamicValue {
+                msgpack: config,
+                json: vec![],
+            }),
+            ..Default::default()
+        };
+        let response = self
+            .service
+            .configure_provider(Request::new(request))
+            .await
+            .expect("ConfigureProvider")
+            .into_inner();
+        assert!(
+            response.diagnostics.is_empty(),
+            "{:?}",
+            response.diagnostics
+        );
+    }
+}
+
+fn msgpack(value: &Value, ty: &Type) -> Vec<u8> {
+    codec::encode_msgpack(value, ty).expect("encodable")
+}
+
+fn empty_object() -> Vec<u8> {
+    msgpack(
+        &Value::Object(BTreeMap::new()),
+        &Type::object(Vec::<(String, Type)>::new()),
+    )
+}
+
+/// A provider configuration with every attribute null, for whatever schema `dev` serves.
+fn null_configuration(dev: &Dev) -> Vec<u8> {
+    let provider = dev
+        .live
+        .current()
+        .provider
+        .clone()
+        .expect("a build is serving");
+    let ty = provider.schema().provider.block.implied_type();
+    let Type::Object(object) = &ty else {
+        panic!("the provider configuration is not an object: {ty:?}")
+    };
+    let value = Value::Object(
+        object
+            .attributes
+            .keys()
+            .map(|k| (k.clone(), Value::Null))
+            .collect(),
+    );
+    msgpack(&value, &ty)
+}
+
+fn summaries(diagnostics: &[pb::Diagnostic]) -> Vec<&str> {
+    diagnostics.iter().map(|d| d.summary.as_str()).collect()
+}
+
+/// A `faulty_thing` applied in `mode` through the service; returns its `value` attribute.
+async fn apply_faulty(
+    service: &ReloadingService,
+    ty: &Type,
+    mode: &str,
+) -> Result<String, Vec<pb::Diagnostic>> {
+    let thing = |id: Value, value: Value| {
+        Value::Object(BTreeMap::from([
+            ("id".to_string(), id),
+            ("mode".to_string(), Value::string(mode)),
+            ("value".to_string(), value),
+        ]))
+    };
+    let dv = |v: &Value| {
+        Some(pb::DynamicValue {
+            msgpack: msgpack(v, ty),
+            json: vec![],
+        })
+    };
+    let request = pb::apply_resource_change::Request {
+        type_name: "faulty_thing".into(),
+        prior_state: dv(&Value::Null),
+        planned_state: dv(&thing(Value::unknown(), Value::unknown())),
+        config: dv(&thing(Value::Null, Value::Null)),
+        ..Default::default()
+    };
+    let response = service
+        .apply_resource_change(Request::new(request))
+        .await
+        .expect("ApplyResourceChange")
+        .into_inner();
+    if !response.diagnostics.is_empty() {
+        return Err(response.diagnostics);
+    }
+    let state = codec::decode_msgpack(&response.new_state.expect("a state").msgpack, ty)
+        .expect("host encoded it");
+    match state {
+        Value::Object(attrs) => match &attrs["value"] {
+            Value::String(s) => Ok(s.clone()),
+            other => panic!("value is not a string: {other:?}"),
+        },
+        other => panic!("state is not an object: {other:?}"),
+    }
+}
+
+fn faulty_thing_type(schema: &pb::get_provider_schema::Response) -> Type {
+    assert!(
+        schema.resource_schemas.contains_key("faulty_thing"),
+        "not the faulty fixture"
+    );
+    Type::object(["id", "mode", "value"].map(|n| (n, Type::String)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = std::fs::read(component("faulty_provider")).unwrap();
+    let dev = dev(dir.path(), &faulty, settings(None, 4)).await;
+    let ty = faulty_thing_type(&dev.schema().await);
+
+    // A call that takes 200 ms in the guest is in flight when the new build lands.
+    let in_flight = tokio::spawn({
+        let service = dev.service.clone();
+        let ty = ty.clone();
+        async move { apply_faulty(&service, &ty, "slow").await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    rename_over(
+        &dev.path,
+        &std::fs::read(component("null_provider")).unwrap(),
+    );
+    assert_eq!(dev.wait_past(1).await, 2);
+
+    let schema = dev.schema().await;
+    assert!(
+        schema.resource_schemas.contains_key("null_resource"),
+        "new calls run the new build"
+    );
+    assert!(!schema.resource_schemas.contains_key("faulty_thing"));
+    assert_eq!(
+        in_flight
+            .await
+            .unwrap()
+            .expect("the call in flight finished on the old build"),
+        "unconfigured"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_recorded_configuration_is_replayed_into_the_new_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = std::fs::read(component("faulty_provider")).unwrap();
+    let dev = dev(dir.path(), &faulty, settings(None, 4)).await;
+    let ty = faulty_thing_type(&dev.schema().await);
+    dev.configure(empty_object()).await;
+    assert_eq!(
+        apply_faulty(&dev.service, &ty, "slow").await.unwrap(),
+        "configured"
+    );
+
+    // Same code, new bytes: without the carried-over configuration its instances would say
+    // "unconfigured", since nothing sends ConfigureProvider again.
+    write_in_place(&dev.path, &variant(&faulty, "second"));
+    assert_eq!(dev.wait_past(1).await, 2);
+    let values =
+        futures::future::join_all((0..3).map(|_| apply_faulty(&dev.service, &ty, "slow"))).await;
+    for value in values {
+        assert_eq!(
+            value.unwrap(),
+            "configured",
+            "the new build's instances were configured by replay"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_build_that_fails_to_load_is_not_swapped_in_and_the_next_call_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let null = std::fs::read(component("null_provider")).unwrap();
+    let dev = dev(dir.path(), &null, settings(None, 4)).await;
+
+    let not_a_provider = wat::parse_str("(component)").unwrap();
+    for (broken, expected) in [
+        (b"not wasm at all".to_vec(), "not a WebAssembly file"),
+        (not_a_provider, "does not export"),
+    ] {
+        write_in_place(&dev.path, &broken);
+        // Nothing observable changes on a failed reload except the queued warning: wait for it.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let diagnostics = loop {
+            let diagnostics = dev.validate_provider_config(empty_object()).await;
+            if !diagnostics.is_empty() || Instant::now() > deadline {
+                break diagnostics;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        assert_eq!(
+            summaries(&diagnostics),
+            vec![reload::RELOAD_FAILED],
+            "{diagnostics:#?}"
+        );
+        assert_eq!(
+            diagnostics[0].severity,
+            pb::diagnostic::Severity::Warning as i32
+        );
+        assert!(
+            diagnostics[0].detail.contains(expected),
+            "{}",
+            diagnostics[0].detail
+        );
+        assert!(
+            diagnostics[0]
+                .detail
+                .contains("previous build keeps serving"),
+            "{}",
+            diagnostics[0].detail
+        );
+
+        // The old build still serves, and the warning was given once.
+        assert_eq!(dev.live.current().number, 1);
+        assert!(
+            dev.schema()
+                .await
+                .resource_schemas
+                .contains_key("null_resource")
+        );
+        assert!(
+            dev.validate_provider_config(empty_object())
+                .await
+                .is_empty()
+        );
+    }
+
+    // A good build after broken ones is swapped in.
+    rename_over(&dev.path, &variant(&null, "fixed"));
+    assert_eq!(dev.wait_past(1).await, 2);
+}
+
+/// ≥ 20 swaps while ≥ 1000 calls run 16 at a time; no call may fail. The calls read a
+/// `null_resource` (which needs a configured provider, so every new build's instances are
+/// configured by replay while the calls run) and validate the provider configuration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reloads_under_load_fail_no_call() {
+    const SWAPS: u64 = 20;
+    const CALLS: usize = 1000;
+    const CONCURRENCY: usize = 16;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let null = std::fs::read(component("null_provider")).unwrap();
+    // Two builds alternate; after the first round both come from the compiled-component
+    // cache, so the swaps come quickly while the calls run.
+    let builds = [null.clone(), variant(&null, "b")];
+    let dev = Arc::new(dev(dir.path(), &builds[0], settings(Some(&cache), 8)).await);
+    dev.configure(empty_object()).await;
+
+    let resource_type = Type::object([("id", Type::String), ("triggers", Type::map(Type::String))]);
+    let state = msgpack(
+        &Value::Object(BTreeMap::from([
+            ("id".to_string(), Value::string("42")),
+            ("triggers".to_string(), Value::Null),
+        ])),
+        &resource_type,
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|worker| {
+            let (dev, stop, calls, failures, state) = (
+                dev.clone(),
+                stop.clone(),
+                calls.clone(),
+                failures.clone(),
+                state.clone(),
+            );
+            tokio::spawn(async move {
+                let mut n = 0usize;
+                while !stop.load(Ordering::Relaxed) {
+                    let failure = if (worker + n) % 4 == 0 {
+                        let diagnostics = dev.validate_provider_config(empty_object()).await;
+                        (!diagnostics.is_empty())
+                            .then(|| format!("ValidateProviderConfig: {diagnostics:?}"))
+                    } else {
+                        let request = pb::read_resource::Request {
+                            type_name: "null_resource".into(),
+                            current_state: Some(pb::DynamicValue {
+                                msgpack: state.clone(),
+                                json: vec![],
+                            }),
+                            ..Default::default()
+                        };
+                        match dev.service.read_resource(Request::new(request)).await {
+                            Ok(r) => {
+                                let r = r.into_inner();
+                                match (r.diagnostics.is_empty(), r.new_state) {
+                                    (true, Some(s)) if s.msgpack == state => None,
+                                    (_, s) => Some(format!(
+                                        "ReadResource: {:?}, state {s:?}",
+                                        r.diagnostics
+                                    )),
+                                }
+                            }
+                            Err(status) => Some(format!("ReadResource: {status}")),
+                        }
+                    };
+                    if let Some(f) = failure {
+                        failures.lock().unwrap().push(f);
+                    }
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+
+    let started_calls = calls.load(Ordering::Relaxed);
+    let mut generation = 1;
+    let mut swaps = 0;
+    while swaps < SWAPS || calls.load(Ordering::Relaxed) - started_calls < CALLS {
+        let next = &builds[(swaps as usize + 1) % 2];
+        if swaps % 2 == 0 {
+            rename_over(&dev.path, next);
+        } else {
+            write_in_place(&dev.path, next);
+        }
+        generation = dev.wait_past(generation).await;
+        swaps += 1;
+        assert!(swaps < 1000, "the calls are not making progress");
+    }
+    let during = calls.load(Ordering::Relaxed) - started_calls;
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.await.unwrap();
+    }
+    let failures = failures.lock().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {} calls failed; first: {}",
+        failures.len(),
+        calls.load(Ordering::Relaxed),
+        failures[0]
+    );
+    assert!(
+        swaps >= SWAPS && during >= CALLS,
+        "{swaps} swaps, {during} calls"
+    );
+    eprintln!(
+        "hot reload under load: {swaps} swaps during {during} calls ({CONCURRENCY} at a time), none failed"
+    );
+}
+
+/// Prints the time from a component file changing to the first call served by the new build:
+/// the watcher's quiet period, reading, compiling (each build is new, so nothing comes from
+/// the cache), instantiating, reading the schema, replaying the configuration, and the call;
+/// and, for comparison, how long compiling that component alone takes. Compilation grows with
+/// the component's size, so small and large components are measured: the test fixtures and
+/// examples as `make build` builds them, plus, when they have been built, the release build of
+/// examples/null (`make bench`) and tests/guests/devloop (by the `dev` end-to-end test).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reload_latency() {
+    let target = component("faulty_provider")
+        .ancestors()
+        .nth(3)
+        .expect("target directory")
+        .to_path_buf();
+    let optional = [
+        target.join("wasm32-wasip2/release/null_provider.wasm"),
+        target.join("tmp/devloop-target/wasm32-wasip2/debug/devloop_provider.wasm"),
+    ];
+    let mut components: Vec<PathBuf> = ["faulty_provider", "null_provider", "random_provider"]
+        .map(component)
+        .into_iter()
+        .collect();
+    components.extend(optional.into_iter().filter(|p| p.exists()));
+    for path in components {
+        let dir = tempfile::tempdir().unwrap();
+        let original = std::fs::read(&path).unwrap();
+        let dev = dev(dir.path(), &original, settings(None, 4)).await;
+        let config = null_configuration(&dev);
+        dev.configure(config.clone()).await;
+        let mut samples = Vec::new();
+        for round in 1..=5u64 {
+            let build = variant(&original, &format!("latency-{round}"));
+            let written = Instant::now();
+            rename_over(&dev.path, &build);
+            // The first call that starts on the new generation is served by the new build.
+            loop {
+                let generation = dev.live.current().number;
+                let diagnostics = dev.validate_provider_config(config.clone()).await;
+                assert!(diagnostics.is_empty(), "{diagnostics:?}");
+                if generation > round {
+                    samples.push(written.elapsed());
+                    break;
+                }
+                assert!(
+                    written.elapsed() < Duration::from_secs(120),
+                    "no reload within 120 s"
+                );
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+        let compile_started = Instant::now();
+        Runtime::from_bytes(
+            &variant(&original, "compile-only"),
+            &path,
+            settings(None, 4),
+        )
+        .expect("compiles");
+        let compile = compile_started.elapsed();
+        samples.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        eprintln!(
+            "reload latency, {} ({} KiB): median {:.0} ms (min {:.0}, max {:.0}) over {} reloads, \
+             file renamed over -> first call served by the new build; compiling it alone takes {:.0} ms; \
+             the watcher's quiet period is {} ms",
+            path.strip_prefix(&target).unwrap_or(&path).display(),
+            original.len() / 1024,
+            ms(samples[samples.len() / 2]),
+            ms(samples[0]),
+            ms(samples[samples.len() - 1]),
+            samples.len(),
+            ms(compile),
+            watch::COMPONENT_QUIET.as_millis(),
+        );
+    }
+}

@@ -1,0 +1,340 @@
+//! `terrarium dev` as a provider author uses it: one long-lived server that Terraform reattaches
+//! to (TF_REATTACH_PROVIDERS), rebuilding and reloading the provider on every save.
+//!
+//! The provider is tests/guests/devloop, copied to a temporary directory as an author's crate
+//! would be, and built by the dev server's `--build` command with cargo. The test edits its
+//! source: a plan in the same reattached session shows the new behaviour; a source that does
+//! not compile leaves the old build serving, with a warning in the next plan; Ctrl-C stops the
+//! server and removes its socket.
+//!
+//! The first run compiles wit-bindgen for wasm32-wasip2 into target/tmp/devloop-target (about a
+//! minute here); later runs reuse it.
+
+use std::fs;
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail, ensure};
+use serde_json::Value;
+use terrarium_tests::workspace::{TERRAFORM_TIMEOUT, kill_group, run_with_timeout};
+use terrarium_tests::{Artifacts, Run, Workspace};
+
+/// A cold build of the fixture compiles wit-bindgen; on this shared 2-core machine that can
+/// take minutes.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
+
+const CONFIG: &str = r#"
+terraform {
+  required_providers {
+    devloop = { source = "example/devloop" }
+  }
+}
+
+provider "devloop" {
+  prefix = "dev: "
+}
+
+data "devloop_greeting" "this" {}
+
+output "greeting" {
+  value = data.devloop_greeting.this.text
+}
+"#;
+
+/// The author's copy of the fixture: `root/tests/guests/devloop`, with the WIT package at
+/// `root/wit` where its bindings look for it.
+struct AuthorCrate {
+    _root: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl AuthorCrate {
+    fn copy(artifacts: &Artifacts) -> anyhow::Result<AuthorCrate> {
+        let root = tempfile::Builder::new()
+            .prefix("terrarium-devloop-")
+            .tempdir()?;
+        let repo = &artifacts.repo_root;
+        fs::create_dir(root.path().join("wit"))?;
+        for entry in fs::read_dir(repo.join("wit"))? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                fs::copy(
+                    entry.path(),
+                    root.path().join("wit").join(entry.file_name()),
+                )?;
+            }
+        }
+        let dir = root.path().join("tests/guests/devloop");
+        fs::create_dir_all(dir.join("src"))?;
+        let template = repo.join("tests/guests/devloop");
+        fs::copy(template.join("Cargo.toml"), dir.join("Cargo.toml"))?;
+        fs::copy(template.join("src/lib.rs"), dir.join("src/lib.rs"))?;
+        // The workspace's lock file pins the same wit-bindgen, so the build needs no network.
+        fs::copy(repo.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+        Ok(AuthorCrate { _root: root, dir })
+    }
+
+    fn source(&self) -> PathBuf {
+        self.dir.join("src/lib.rs")
+    }
+
+    /// Rewrites the source the way an editor saves it (truncate and write).
+    fn edit(&self, from: &str, to: &str) -> anyhow::Result<()> {
+        let text = fs::read_to_string(self.source())?;
+        ensure!(text.contains(from), "the fixture source has no {from:?}");
+        fs::write(self.source(), text.replace(from, to))?;
+        Ok(())
+    }
+}
+
+/// A running `terrarium dev`, its stderr collected in a file.
+struct DevServer {
+    child: Child,
+    reattach: String,
+    socket: PathBuf,
+    log: PathBuf,
+}
+
+impl DevServer {
+    fn start(
+        artifacts: &Artifacts,
+        author: &AuthorCrate,
+        scratch: &Path,
+    ) -> anyhow::Result<DevServer> {
+        let target = artifacts
+            .scratch_root
+            .parent()
+            .and_then(Path::parent)
+            .context("the scratch directory is not inside target/tmp")?
+            .join("devloop-target");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let build = format!(
+            "{} build --offline --target wasm32-wasip2 --manifest-path {}",
+            shell_word(&cargo),
+            shell_word(&author.dir.join("Cargo.toml").to_string_lossy())
+        );
+        let component = target.join("wasm32-wasip2/debug/devloop_provider.wasm");
+        let log = scratch.join("dev.log");
+        let mut command = Command::new(artifacts.terrarium()?);
+        command
+            .arg("dev")
+            .arg(&component)
+            .args(["--source", "example/devloop", "--build", &build, "--watch"])
+            .arg(author.dir.join("src"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env("TERRARIUM_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(fs::File::create(&log)?);
+        {
+            use std::os::unix::process::CommandExt as _;
+            command.process_group(0);
+        }
+        let mut child = command.spawn().context("starting terrarium dev")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let (lines, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = DevServer {
+            child,
+            reattach: String::new(),
+            socket: PathBuf::new(),
+            log,
+        };
+        let first = received.recv_timeout(BUILD_TIMEOUT).map_err(|_| {
+            anyhow::anyhow!(
+                "terrarium dev printed nothing within {BUILD_TIMEOUT:?}\n{}",
+                server.log_text()
+            )
+        })?;
+        let quoted = first
+            .strip_prefix("export TF_REATTACH_PROVIDERS=")
+            .with_context(|| format!("unexpected first line {first:?}\n{}", server.log_text()))?;
+        server.reattach = quoted
+            .strip_prefix('\'')
+            .and_then(|q| q.strip_suffix('\''))
+            .with_context(|| format!("the value is not one single-quoted word: {quoted}"))?
+            .to_owned();
+        let hint = received
+            .recv_timeout(Duration::from_secs(10))
+            .context("no hint line")?;
+        ensure!(
+            hint.starts_with("# ") && hint.contains("Ctrl-C"),
+            "unexpected hint line {hint:?}"
+        );
+
+        let parsed: Value = serde_json::from_str(&server.reattach)?;
+        let entry = &parsed["example/devloop"];
+        ensure!(
+            entry["Test"] == true && entry["ProtocolVersion"] == 6 && entry["Protocol"] == "grpc",
+            "{parsed}"
+        );
+        ensure!(
+            entry["Pid"] == server.child.id() && entry["Addr"]["Network"] == "unix",
+            "{parsed}"
+        );
+        server.socket = PathBuf::from(entry["Addr"]["String"].as_str().context("no socket path")?);
+        ensure!(
+            server.socket.exists(),
+            "the socket {} does not exist",
+            server.socket.display()
+        );
+        Ok(server)
+    }
+
+    fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits until the log has `count` lines containing `needle`.
+    fn wait_for_log(&self, needle: &str, count: usize) -> anyhow::Result<()> {
+        let deadline = Instant::now() + BUILD_TIMEOUT;
+        while Instant::now() < deadline {
+            if self.log_text().matches(needle).count() >= count {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        bail!(
+            "the dev server never logged {needle:?} {count} times\n{}",
+            self.log_text()
+        )
+    }
+
+    /// terraform with TF_REATTACH_PROVIDERS pointing here.
+    fn terraform(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
+        let mut command = ws.command(args);
+        command.env("TF_REATTACH_PROVIDERS", &self.reattach);
+        let (code, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)?;
+        let run = Run {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            code,
+            stdout,
+            stderr,
+        };
+        ensure!(
+            run.code == Some(0) || run.code == Some(2),
+            "terraform failed\n{run}\n--- dev log ---\n{}",
+            self.log_text()
+        );
+        Ok(run)
+    }
+
+    /// A plan of CONFIG; returns the planned greeting and the plan run.
+    fn planned_greeting(&self, ws: &Workspace) -> anyhow::Result<(String, Run)> {
+        let run = self.terraform(ws, &["plan", "-input=false", "-no-color", "-out", "tfplan"])?;
+        let show = self.terraform(ws, &["show", "-json", "tfplan"])?;
+        let plan: Value = serde_json::from_str(&show.stdout).context("plan JSON")?;
+        let greeting = plan["planned_values"]["outputs"]["greeting"]["value"]
+            .as_str()
+            .with_context(|| format!("no planned greeting in {plan}"))?
+            .to_owned();
+        Ok((greeting, run))
+    }
+}
+
+impl Drop for DevServer {
+    fn drop(&mut self) {
+        kill_group(&mut self.child);
+    }
+}
+
+fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[test]
+fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let author = AuthorCrate::copy(artifacts)?;
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write("main.tf", CONFIG)?;
+    let server = DevServer::start(artifacts, &author, ws.root())?;
+
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    let (greeting, _) = server.planned_greeting(&ws)?;
+    assert_eq!(greeting, "dev: hello from build 1");
+
+    // Save a change: the server rebuilds, reloads, and the next plan (same session, nothing
+    // re-run or re-exported) shows it.
+    author.edit("hello from build 1", "hello from build 2")?;
+    server.wait_for_log("reloaded:", 1)?;
+    let log = server.log_text();
+    ensure!(
+        log.contains("reloaded: schema unchanged"),
+        "the reload names the schema change (none)\n{log}"
+    );
+    let (greeting, _) = server.planned_greeting(&ws)?;
+    assert_eq!(greeting, "dev: hello from build 2");
+
+    // A change that does not compile: the build fails, the old build keeps serving, and the
+    // next plan carries a warning saying so.
+    author.edit(
+        "const GREETING: &str = \"hello from build 2\";",
+        "const GREETING: &str = hello from build 3;",
+    )?;
+    server.wait_for_log("failed: it exited with status", 1)?;
+    let (greeting, run) = server.planned_greeting(&ws)?;
+    assert_eq!(
+        greeting, "dev: hello from build 2",
+        "the old build keeps serving"
+    );
+    ensure!(
+        run.warning_summaries()
+            .iter()
+            .any(|w| w == "Provider build failed"),
+        "expected a \"Provider build failed\" warning\n{run}"
+    );
+
+    // Fixing it brings the new code in.
+    author.edit("hello from build 3;", "\"hello from build 3\";")?;
+    server.wait_for_log("reloaded:", 2)?;
+    let (greeting, run) = server.planned_greeting(&ws)?;
+    assert_eq!(greeting, "dev: hello from build 3");
+    ensure!(
+        run.warning_summaries().is_empty(),
+        "no stale warning after a good build\n{run}"
+    );
+
+    stop_with_ctrl_c(server)
+}
+
+/// Ctrl-C ends the server promptly and removes its socket.
+fn stop_with_ctrl_c(mut server: DevServer) -> anyhow::Result<()> {
+    let pid = libc::pid_t::try_from(server.child.id())?;
+    // SAFETY: signals exactly our child, which is still running (we have not waited on it).
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait()? {
+            break status;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "terrarium dev did not stop within 10 s of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    ensure!(
+        status.success(),
+        "terrarium dev exited with {status}\n{}",
+        server.log_text()
+    );
+    ensure!(
+        !server.socket.exists(),
+        "the socket {} was left behind",
+        server.socket.display()
+    );
+    Ok(())
+}
