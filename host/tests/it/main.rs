@@ -6,4 +6,3 @@ mod handshake;
 mod guest_faults;
 mod hot_reload;
 mod instance_pool;
-mod hostile;
