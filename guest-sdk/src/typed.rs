@@ -193,7 +193,7 @@ tuple_types!((A), (A, B), (A, B, C), (A, B, C, D), (A, B, C, D, E), (A, B, C, D,
 
 /// A Terraform set: unordered, without duplicates. Unlike `BTreeSet` or `HashSet` it asks
 /// nothing of its elements (no `Ord`, no `Hash`), so it can hold structs with
-/// [`Attr`](crate::Attr) fields; the SDK compares sets by canonical keys, in O(n log n).
+/// [`Attr`] fields; the SDK compares sets by canonical keys, in O(n log n).
 /// Reads and writes as a sequence; the order of its elements means nothing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Set<T>(pub Vec<T>);
