@@ -7,18 +7,21 @@ pub mod cache;
 mod host_state;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline};
 
 pub use bindings::{
     ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
     path_from_wit, provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit,
 };
 use bindings::{TerrariumProvider, TerrariumProviderPre};
-pub use host_state::{GuestOutput, HostState};
+pub use host_state::{GuestOutput, HostState, LimitHit};
+
+use crate::sandbox::{self, Sandbox};
 
 /// Limits and settings that apply to every instance.
 #[derive(Clone, Debug)]
@@ -38,6 +41,8 @@ pub struct RuntimeSettings {
     pub log_module: String,
     /// Where compiled components are cached; `None` compiles on every start.
     pub cache_dir: Option<PathBuf>,
+    /// What the user granted the component (directories, environment, HTTP origins).
+    pub sandbox: Arc<Sandbox>,
 }
 
 /// Terraform's default parallelism (10), plus room for validation and function calls made
@@ -47,18 +52,19 @@ pub const DEFAULT_INSTANCE_POOL_SIZE: usize = 16;
 impl Default for RuntimeSettings {
     fn default() -> Self {
         RuntimeSettings {
-            max_memory_bytes: 512 << 20,
+            max_memory_bytes: sandbox::grants::DEFAULT_MEMORY as usize,
             max_instances: 32,
             instance_pool_size: DEFAULT_INSTANCE_POOL_SIZE,
             max_tables: 32,
             max_table_elements: 1 << 20,
-            call_timeout: Duration::from_secs(300),
+            call_timeout: sandbox::grants::DEFAULT_TIMEOUT,
             log_module: "provider.terrarium".to_string(),
             cache_dir: if std::env::var_os("TERRARIUM_NO_CACHE").is_some_and(|v| !v.is_empty()) {
                 None
             } else {
                 cache::default_dir()
             },
+            sandbox: Arc::new(Sandbox::default()),
         }
     }
 }
@@ -96,17 +102,62 @@ pub enum LoadError {
 /// A failed guest call: a trap, an exceeded limit, or output the host could not read.
 #[derive(Debug, thiserror::Error)]
 pub enum GuestError {
-    #[error("the provider crashed: {message}")]
+    #[error("the provider crashed: {message}{}", if output.is_empty() { String::new() } else { format!("\n\nThe provider's last output:\n{output}") })]
     Trap { message: String, output: String },
-    #[error("the provider took longer than {limit:?} and was stopped")]
+    #[error("the provider took longer than its time limit of {} per call", sandbox::format_duration(*limit))]
     Timeout { limit: Duration },
+    #[error("{}", limit_text(hit))]
+    Limit { hit: LimitHit },
+    #[error("the provider exhausted its WebAssembly call stack (recursion without a bound?)")]
+    StackOverflow,
+    #[error("Terraform asked the provider to stop (StopProvider), so the running call was interrupted")]
+    Stopped,
     #[error("the provider returned something malformed: {0}")]
     Malformed(#[from] ConvertError),
     #[error("the provider could not be instantiated: {0}")]
     Instantiate(String),
 }
 
+fn limit_text(hit: &LimitHit) -> String {
+    match hit {
+        LimitHit::Memory { limit } => format!(
+            "the provider tried to grow its memory past its limit of {} per instance",
+            sandbox::ByteSize(*limit as u64)
+        ),
+        LimitHit::TableElements { limit } => {
+            format!("the provider tried to grow a table past its limit of {limit} elements")
+        }
+    }
+}
+
 impl GuestError {
+    /// Which grant or setting raises the limit this error ran into, for diagnostics.
+    pub fn remedy(&self) -> Option<String> {
+        match self {
+            GuestError::Timeout { .. } => Some(
+                "The limit is the `timeout` grant: raise it in the grants file beside the installed provider \
+                 (`[limits] timeout = \"10m\"`) or reinstall with `terrarium install --timeout DURATION`."
+                    .into(),
+            ),
+            GuestError::Limit { hit: LimitHit::Memory { .. } } => Some(
+                "The limit is the `memory` grant: raise it in the grants file beside the installed provider \
+                 (`[limits] memory = \"1GiB\"`) or reinstall with `terrarium install --memory SIZE`."
+                    .into(),
+            ),
+            GuestError::Limit { hit: LimitHit::TableElements { .. } } => Some(
+                "Table sizes are a Terrarium setting (max_table_elements), not a grant; a provider that needs \
+                 more is almost certainly broken."
+                    .into(),
+            ),
+            GuestError::StackOverflow => Some(format!(
+                "The stack is a Terrarium setting of {} (max_wasm_stack), not a grant; recursion without a \
+                 bound cannot be given more.",
+                sandbox::ByteSize(MAX_WASM_STACK as u64)
+            )),
+            _ => None,
+        }
+    }
+
     /// Whether the instance that produced this error must be thrown away.
     pub fn poisons_instance(&self) -> bool {
         !matches!(self, GuestError::Malformed(_))
@@ -119,6 +170,58 @@ pub struct Runtime {
     pre: TerrariumProviderPre<HostState>,
     settings: RuntimeSettings,
     path: PathBuf,
+    stop: Arc<StopSignal>,
+}
+
+/// StopProvider: every call running when it arrives is interrupted, calls started after it
+/// run normally. Each stop starts a new generation; a call remembers the one it started in.
+#[derive(Default)]
+struct StopSignal {
+    generation: AtomicU64,
+    notify: tokio::sync::Notify,
+}
+
+impl StopSignal {
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Resolves once a stop has been asked for since `generation`.
+    async fn stopped_since(&self, generation: u64) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.generation() != generation {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// How often (in epoch ticks) a running guest is checked for its deadline and for a stop.
+const CHECK_TICKS: u64 = 5;
+
+/// Why the epoch callback interrupted a guest.
+#[derive(Debug, thiserror::Error)]
+enum Interrupted {
+    #[error("the call ran past its time limit")]
+    TimedOut,
+    #[error("the call was stopped by StopProvider")]
+    Stopped,
+}
+
+/// A guest call's budget, kept in the store so the epoch callback can see it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallBudget {
+    pub(crate) deadline: Instant,
+    pub(crate) stop_generation: u64,
 }
 
 /// How often the engine's epoch advances; call timeouts are measured in these ticks.
@@ -149,6 +252,9 @@ const POOL_CORE_INSTANCES_PER_COMPONENT: u32 = 16;
 const POOL_MEMORIES_PER_COMPONENT: u32 = 2;
 const POOL_TABLES_PER_COMPONENT: u32 = 8;
 
+/// The WebAssembly stack one call may use.
+const MAX_WASM_STACK: usize = 1 << 20;
+
 /// The settings that go into the cache key: code compiled under one of these loads under any
 /// other, because the allocator (pooling or on demand) does not change generated code.
 fn base_config() -> Config {
@@ -157,7 +263,7 @@ fn base_config() -> Config {
     // Epochs interrupt a guest that runs past its call timeout (an infinite loop must not
     // hang Terraform); the check costs a load and compare per loop header.
     config.epoch_interruption(true);
-    config.max_wasm_stack(1 << 20);
+    config.max_wasm_stack(MAX_WASM_STACK);
     config
 }
 
@@ -235,6 +341,10 @@ impl Runtime {
 
         let mut linker: Linker<HostState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        // Always linked, so a component that imports wasi:http loads; every request is then
+        // checked against the HTTP grants (sandbox::http), and none are granted by default.
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
         TerrariumProvider::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
         let instance_pre = linker
@@ -245,31 +355,68 @@ impl Runtime {
             export: PROVIDER_EXPORT,
             exports: format!("{e:#}"),
         })?;
-        Ok(Runtime { engine, pre, settings, path })
+        Ok(Runtime { engine, pre, settings, path, stop: Arc::new(StopSignal::default()) })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// What the component imports, i.e. everything it could ask the host for, by name
+    /// (`wasi:http/outgoing-handler@0.2.x`, ...). Whether a request succeeds is up to the grants.
+    pub fn imports(&self) -> Vec<String> {
+        let component = self.pre.instance_pre().component();
+        component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
+    }
+
     pub fn settings(&self) -> &RuntimeSettings {
         &self.settings
+    }
+
+    /// Interrupts every guest call running now (StopProvider). They fail with
+    /// [`GuestError::Stopped`] and their instances are discarded.
+    pub fn stop_running_calls(&self) {
+        self.stop.stop();
     }
 
     /// A fresh instance with its own memory and WASI context.
     pub async fn instantiate(&self) -> Result<GuestInstance, GuestError> {
         let output = GuestOutput::new(&self.settings.log_module);
-        let mut store = Store::new(&self.engine, HostState::new(&self.settings, &output));
+        let state = HostState::new(&self.settings, &output).map_err(GuestError::Instantiate)?;
+        let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
-        store.set_epoch_deadline(ticks(self.settings.call_timeout));
-        let bindings =
-            self.pre.instantiate_async(&mut store).await.map_err(|e| classify(e, &output, &self.settings))?;
-        Ok(GuestInstance { store, bindings, output, settings: self.settings.clone() })
+        let budget = CallBudget {
+            deadline: Instant::now() + self.settings.call_timeout,
+            stop_generation: self.stop.generation(),
+        };
+        store.data_mut().budget = budget;
+        // Checked every few ticks rather than trapping at one fixed deadline, so that a stop
+        // reaches a guest that is computing, not only one waiting on the host.
+        let stop = self.stop.clone();
+        store.epoch_deadline_callback(move |ctx| {
+            let budget = ctx.data().budget;
+            if stop.generation() != budget.stop_generation {
+                return Err(Interrupted::Stopped.into());
+            }
+            if Instant::now() >= budget.deadline {
+                return Err(Interrupted::TimedOut.into());
+            }
+            Ok(UpdateDeadline::Continue(CHECK_TICKS))
+        });
+        store.set_epoch_deadline(CHECK_TICKS);
+        let pre = &self.pre;
+        let bindings = guard(&mut store, &output, &self.settings, &self.stop, budget, async |store: &mut Store<HostState>| {
+            pre.instantiate_async(store).await
+        })
+        .await?;
+        Ok(GuestInstance {
+            store,
+            bindings: Some(bindings),
+            output,
+            settings: self.settings.clone(),
+            stop: self.stop.clone(),
+        })
     }
-}
-
-fn ticks(d: Duration) -> u64 {
-    (d.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
 }
 
 fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
@@ -305,9 +452,21 @@ fn check_world_version(engine: &Engine, component: &Component, path: &Path) -> R
     })
 }
 
-fn classify(err: wasmtime::Error, output: &GuestOutput, settings: &RuntimeSettings) -> GuestError {
-    if matches!(err.downcast_ref::<wasmtime::Trap>(), Some(wasmtime::Trap::Interrupt)) {
-        return GuestError::Timeout { limit: settings.call_timeout };
+fn classify(err: wasmtime::Error, output: &GuestOutput, settings: &RuntimeSettings, hit: Option<LimitHit>) -> GuestError {
+    match err.downcast_ref::<Interrupted>() {
+        Some(Interrupted::TimedOut) => return GuestError::Timeout { limit: settings.call_timeout },
+        Some(Interrupted::Stopped) => return GuestError::Stopped,
+        None => {}
+    }
+    match err.downcast_ref::<wasmtime::Trap>() {
+        Some(wasmtime::Trap::Interrupt) => return GuestError::Timeout { limit: settings.call_timeout },
+        Some(wasmtime::Trap::StackOverflow) => return GuestError::StackOverflow,
+        _ => {}
+    }
+    // A refused memory growth surfaces as whatever the guest does then (Rust aborts with
+    // "memory allocation failed"); the limiter's record says what really happened.
+    if let Some(hit) = hit {
+        return GuestError::Limit { hit };
     }
     GuestError::Trap { message: format!("{err:#}"), output: output.tail() }
 }
@@ -316,9 +475,11 @@ fn classify(err: wasmtime::Error, output: &GuestOutput, settings: &RuntimeSettin
 /// dropped (the component model forbids re-entering it).
 pub struct GuestInstance {
     store: Store<HostState>,
-    bindings: TerrariumProvider,
+    /// Set once instantiation has finished.
+    bindings: Option<TerrariumProvider>,
     output: GuestOutput,
     settings: RuntimeSettings,
+    stop: Arc<StopSignal>,
 }
 
 impl GuestInstance {
@@ -328,10 +489,48 @@ impl GuestInstance {
         &mut self,
         f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, GuestError> {
-        self.output.clear();
-        self.store.set_epoch_deadline(ticks(self.settings.call_timeout));
-        let guest = self.bindings.terrarium_provider_provider();
-        f(guest, &mut self.store).await.map_err(|e| classify(e, &self.output, &self.settings))
+        let Some(bindings) = self.bindings.as_ref() else {
+            return Err(GuestError::Instantiate("the instance was never instantiated".into()));
+        };
+        let budget = CallBudget {
+            deadline: Instant::now() + self.settings.call_timeout,
+            stop_generation: self.stop.generation(),
+        };
+        let guest = bindings.terrarium_provider_provider();
+        guard(&mut self.store, &self.output, &self.settings, &self.stop, budget, async |store: &mut Store<HostState>| {
+            f(guest, store).await
+        })
+        .await
+    }
+}
+
+/// Runs guest work within `budget`. Work inside the guest is interrupted by the epoch
+/// callback; work the guest is waiting on in the host (a sleep, an HTTP response) is dropped
+/// here when the deadline passes or a stop arrives. Either way the instance must be discarded
+/// afterwards, which the error says ([`GuestError::poisons_instance`]).
+async fn guard<R>(
+    store: &mut Store<HostState>,
+    output: &GuestOutput,
+    settings: &RuntimeSettings,
+    stop: &StopSignal,
+    budget: CallBudget,
+    f: impl AsyncFnOnce(&mut Store<HostState>) -> wasmtime::Result<R>,
+) -> Result<R, GuestError> {
+    output.clear();
+    store.data_mut().budget = budget;
+    store.data_mut().limits.take_exceeded();
+    store.set_epoch_deadline(CHECK_TICKS);
+    let outcome = tokio::select! {
+        r = f(store) => r.map_err(Some),
+        _ = tokio::time::sleep_until(budget.deadline.into()) => Err(None),
+        _ = stop.stopped_since(budget.stop_generation) => Err(None),
+    };
+    let hit = store.data_mut().limits.take_exceeded();
+    match outcome {
+        Ok(r) => Ok(r),
+        Err(Some(e)) => Err(classify(e, output, settings, hit)),
+        Err(None) if stop.generation() != budget.stop_generation => Err(GuestError::Stopped),
+        Err(None) => Err(GuestError::Timeout { limit: settings.call_timeout }),
     }
 }
 
