@@ -108,6 +108,7 @@ mod provider;
 pub mod resource;
 pub mod rpc;
 pub mod schema;
+pub mod semantic;
 mod server;
 pub mod testing;
 pub mod timeouts;

@@ -500,7 +500,8 @@ impl<R: Resource> AnyResource for R {
         match result {
             Ok(state) => {
                 // Write-only values are never stored, whatever the code returned.
-                let state = clear_write_only(Shape::of(&schema), state);
+                let mut state = clear_write_only(Shape::of(&schema), state);
+                crate::semantic::keep_equal(Shape::of(&schema), &planned_state, &mut state);
                 let mut problems = Vec::new();
                 check_apply(&planned_state, &state, &AttributePath::root(), &mut problems);
                 response.diagnostics.extend(inconsistent(
@@ -528,7 +529,8 @@ impl<R: Resource> AnyResource for R {
 
     fn read_resource(&self, request: ReadRequest) -> ReadResponse {
         let mut response = ReadResponse { new_state: Value::Null, private: request.private, diagnostics: Vec::new() };
-        let ty = Resource::schema(self).implied_type();
+        let schema = Resource::schema(self);
+        let ty = schema.implied_type();
         let mut private = PrivateState::decode(&response.private);
         let result = from_value(&request.current_state)
             .map_err(Diagnostics::from)
@@ -539,7 +541,10 @@ impl<R: Resource> AnyResource for R {
             });
         response.private = private.encode();
         match result {
-            Ok(state) => response.new_state = state,
+            Ok(mut state) => {
+                crate::semantic::keep_equal(Shape::of(&schema), &request.current_state, &mut state);
+                response.new_state = state;
+            }
             Err(d) => {
                 // The resource has not gone away because reading it failed.
                 response.new_state = request.current_state;

@@ -263,6 +263,7 @@ pub struct Attribute {
     use_state_for_unknown: bool,
     default: Option<DefaultValue>,
     validators: Vec<BoxedValidator>,
+    semantic_equality: Option<fn(&Value, &Value) -> bool>,
     /// A mistake made while building the attribute (a default that cannot be serialized),
     /// reported by [`Schema::check`].
     problem: Option<String>,
@@ -336,6 +337,7 @@ impl Attribute {
             use_state_for_unknown: false,
             default: None,
             validators: Vec::new(),
+            semantic_equality: None,
             problem: None,
         }
     }
@@ -486,6 +488,20 @@ impl Attribute {
     pub fn use_state_for_unknown(mut self) -> Self {
         self.use_state_for_unknown = true;
         self
+    }
+
+    /// Values that differ in form but mean the same (JSON with other whitespace, say; see
+    /// [`crate::semantic`]): when apply or read returns a value `equal` to the planned or
+    /// prior one, the SDK keeps the planned or prior one, so a provider that normalises
+    /// never shows drift or breaks the plan's promise.
+    pub fn semantic_equality(mut self, equal: fn(&Value, &Value) -> bool) -> Self {
+        self.semantic_equality = Some(equal);
+        self
+    }
+
+    /// The semantic equality, if any.
+    pub fn semantic_equality_fn(&self) -> Option<fn(&Value, &Value) -> bool> {
+        self.semantic_equality
     }
 
     /// Adds a validator (see [`crate::validate`]); the SDK runs it on every configuration.

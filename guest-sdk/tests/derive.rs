@@ -755,3 +755,68 @@ fn import_by_composite_id_and_upgrade_by_version() {
     assert_eq!(upgraded.upgraded_state.attr("region"), Some(&s("eu")));
     assert_eq!(upgraded.upgraded_state.attr("timeouts"), Some(&Value::Null));
 }
+
+// --- Semantic equality -------------------------------------------------------------------
+
+#[derive(Default)]
+struct Docs;
+
+impl Provider for Docs {
+    fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+        vec![Box::new(PolicyResource)]
+    }
+}
+
+struct PolicyResource;
+
+#[derive(Serialize, Deserialize, Model)]
+struct Policy {
+    #[tf(semantic_equality = terrarium_sdk::semantic::json)]
+    document: String,
+    #[tf(nested)]
+    statements: Option<Vec<Statement>>,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct Statement {
+    #[tf(semantic_equality = terrarium_sdk::semantic::json)]
+    condition: String,
+}
+
+/// What a real API does: hands back documents in its own spelling.
+fn normalise(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text).map(|v| v.to_string()).unwrap_or_else(|_| text.to_string())
+}
+
+impl Resource for PolicyResource {
+    const TYPE_NAME: &'static str = "docs_policy";
+    type State = Policy;
+
+    fn create(&self, mut planned: Policy) -> Result<Policy> {
+        planned.document = normalise(&planned.document);
+        for s in planned.statements.iter_mut().flatten() {
+            s.condition = normalise(&s.condition);
+        }
+        Ok(planned)
+    }
+
+    fn read(&self, mut current: Policy) -> Result<Option<Policy>> {
+        current.document = normalise(&current.document);
+        Ok(Some(current))
+    }
+}
+
+#[test]
+fn semantically_equal_results_keep_the_configured_spelling() {
+    let h = Harness::new(Docs);
+    let doc = "{ \"a\" : 1 }";
+    // Without semantic equality, the normalised document would break the plan's promise.
+    let created = h
+        .create("docs_policy", json!({"document": doc, "statements": [{"condition": "[1, 2]"}]}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(created.state.attr("document"), Some(&s(doc)));
+    assert_eq!(at(&created.state, &["statements", "0", "condition"]), &s("[1, 2]"));
+    // Read normalises too: no drift.
+    let read = h.read("docs_policy", &created.state).unwrap();
+    assert_eq!(read.state, created.state);
+}

@@ -32,6 +32,7 @@ struct FieldOptions {
     deprecated: Option<String>,
     requires_replace: bool,
     requires_replace_if: Option<Path>,
+    semantic_equality: Option<Path>,
     use_state_for_unknown: bool,
     unknown_on_update: bool,
     default: Option<Expr>,
@@ -145,6 +146,8 @@ fn field_options(attrs: &[Attribute]) -> syn::Result<FieldOptions> {
                 o.default = Some(meta.value()?.parse()?);
             } else if flag("default_with") {
                 o.default_with = Some(meta.value()?.parse()?);
+            } else if flag("semantic_equality") {
+                o.semantic_equality = Some(meta.value()?.parse()?);
             } else if flag("requires_replace_if") {
                 o.requires_replace_if = Some(meta.value()?.parse()?);
             } else if flag("validate") {
@@ -158,7 +161,7 @@ fn field_options(attrs: &[Attribute]) -> syn::Result<FieldOptions> {
             } else {
                 return Err(meta.error(
                     "unknown tf attribute; expected one of required, optional, computed, sensitive, write_only, \
-                     deprecated, requires_replace, requires_replace_if, use_state_for_unknown, unknown_on_update, \
+                     deprecated, requires_replace, requires_replace_if, semantic_equality, use_state_for_unknown, unknown_on_update, \
                      default, default_with, validate, type, nested, block, group, min_items, max_items, name, \
                      description, markdown, skip",
                 ));
@@ -279,6 +282,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         }
         if let Some(f) = &o.default_with {
             attribute = quote!(#attribute.default_with(#f));
+        }
+        if let Some(f) = &o.semantic_equality {
+            attribute = quote!(#attribute.semantic_equality(#f));
         }
         if let Some(f) = &o.requires_replace_if {
             attribute = quote!(#attribute.requires_replace_if(#f));
