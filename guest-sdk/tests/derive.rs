@@ -820,3 +820,61 @@ fn semantically_equal_results_keep_the_configured_spelling() {
     let read = h.read("docs_policy", &created.state).unwrap();
     assert_eq!(read.state, created.state);
 }
+
+// --- Provider configuration shared with resources ----------------------------------------
+
+#[derive(Default)]
+struct Named {
+    prefix: String,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct NamedConfig {
+    #[tf(validate = length(1, 8))]
+    prefix: String,
+}
+
+impl Provider for Named {
+    fn schema(&self) -> terrarium_sdk::schema::Schema {
+        NamedConfig::schema()
+    }
+
+    fn configure(&mut self, request: terrarium_sdk::rpc::ConfigureRequest) -> Result<()> {
+        let config: NamedConfig = terrarium_sdk::from_value(&request.config)?;
+        self.prefix = config.prefix;
+        Ok(())
+    }
+
+    fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+        vec![Box::new(Thing { prefix: &self.prefix })]
+    }
+}
+
+/// Borrows what the provider's configuration produced.
+struct Thing<'p> {
+    prefix: &'p str,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct ThingState {
+    name: String,
+    #[tf(computed)]
+    id: Attr<String>,
+}
+
+impl Resource for Thing<'_> {
+    const TYPE_NAME: &'static str = "named_thing";
+    type State = ThingState;
+
+    fn create(&self, planned: ThingState) -> Result<ThingState> {
+        Ok(ThingState { id: Attr::Known(format!("{}-{}", self.prefix, planned.name)), ..planned })
+    }
+}
+
+#[test]
+fn resources_see_the_provider_configuration() {
+    let mut h = Harness::new(Named::default());
+    h.configure(json!({"prefix": "prod"})).unwrap();
+    let created = h.create("named_thing", json!({"name": "web"})).unwrap();
+    assert_eq!(created.state.attr("id"), Some(&s("prod-web")));
+}
