@@ -531,10 +531,15 @@ fn text_lines(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = text
         .lines()
         .map(|l| mask_line(l.trim_end()))
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !is_progress_line(l))
         .collect();
     lines.sort();
     lines
+}
+
+/// "null_resource.a: Still creating... [10s elapsed]": printed only when the machine is slow.
+fn is_progress_line(line: &str) -> bool {
+    line.contains(": Still ") && line.ends_with(" elapsed]")
 }
 
 fn mask_line(line: &str) -> String {
@@ -600,6 +605,13 @@ fn text_masking_hides_ids_and_durations_only() {
         "Plan: 1 to add, 0 to change, 10 to destroy."
     );
     assert_eq!(mask_line("index = 1234567"), "index = 1234567");
+    assert!(is_progress_line(
+        "null_resource.a: Still creating... [10s elapsed]"
+    ));
+    assert_eq!(
+        text_lines("b\nnull_resource.a: Still destroying... [id=123456789, 20s elapsed]\na\n"),
+        ["a", "b"]
+    );
     assert_eq!(
         mask_line("+ id = (known after apply)"),
         "+ id = (known after apply)"
