@@ -878,3 +878,70 @@ fn resources_see_the_provider_configuration() {
     let created = h.create("named_thing", json!({"name": "web"})).unwrap();
     assert_eq!(created.state.attr("id"), Some(&s("prod-web")));
 }
+
+// --- Computed defaults, dynamic values, tuples -------------------------------------------
+
+#[derive(Default)]
+struct Misc;
+
+impl Provider for Misc {
+    fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+        vec![Box::new(LabelResource)]
+    }
+}
+
+struct LabelResource;
+
+#[derive(Serialize, Deserialize, Model)]
+struct Label {
+    #[tf(nested)]
+    items: Vec<LabelItem>,
+    anything: Option<terrarium_sdk::Dynamic>,
+    pair: Option<(String, i64)>,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct LabelItem {
+    name: String,
+    /// Defaults to the item's name, upper-cased.
+    #[tf(default_with = shout)]
+    display: Attr<String>,
+}
+
+fn shout(parent: &Value) -> Value {
+    match parent.attr("name") {
+        Some(Value::String(n)) => Value::String(n.to_uppercase()),
+        _ => Value::Null,
+    }
+}
+
+impl Resource for LabelResource {
+    const TYPE_NAME: &'static str = "misc_label";
+    type State = Label;
+    fn create(&self, planned: Label) -> Result<Label> {
+        Ok(planned)
+    }
+}
+
+#[test]
+fn computed_defaults_dynamic_values_and_tuples() {
+    let h = Harness::new(Misc);
+    let created = h
+        .create(
+            "misc_label",
+            json!({"items": [{"name": "a"}, {"name": "b", "display": "Bee"}], "anything": {"k": [1, "x"]}, "pair": ["p", 2]}),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at(&created.planned, &["items", "0", "display"]), &s("A"), "computed from the sibling");
+    assert_eq!(at(&created.planned, &["items", "1", "display"]), &s("Bee"), "configured wins");
+    // The dynamic value went through the typed struct with its type intact.
+    match created.state.attr("anything") {
+        Some(Value::Dynamic(d)) => {
+            assert_eq!(d.ty, Type::object([("k", Type::Tuple(vec![Type::Number, Type::String]))]));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(created.state.attr("pair"), Some(&Value::Tuple(vec![s("p"), Value::Number(2.into())])));
+    let label: Label = created.typed().unwrap();
+    assert_eq!(label.pair, Some(("p".to_string(), 2)));
+}
