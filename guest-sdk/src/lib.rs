@@ -101,6 +101,7 @@ pub mod data_source;
 mod diag;
 mod export;
 pub mod function;
+pub mod http;
 pub mod log;
 pub mod typed;
 pub mod plan;
