@@ -25,7 +25,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 LOCKED := $(if $(CI),--locked,)
 
 # Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
-GUEST_PACKAGES := null-provider random-provider faulty-provider
+GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider files-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 

@@ -6,3 +6,4 @@ mod handshake;
 mod guest_faults;
 mod hot_reload;
 mod instance_pool;
+mod hostile;

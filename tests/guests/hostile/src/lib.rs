@@ -1,0 +1,368 @@
+//! A hostile provider, for tests of the sandbox: it tries to reach what it was not granted
+//! and to exhaust every limit, on request.
+//!
+//! Written against the raw WIT bindings (like `tests/guests/faulty`), so it can do and return
+//! what no SDK would let an author do. Its resource `hostile_probe` has a required `attack`,
+//! an optional `target`, and computed `id` and `result`. ApplyResourceChange performs the
+//! attack; an attempt the sandbox refused is reported as an error diagnostic whose summary
+//! starts with "refused:" and names the error the guest saw, an attempt that succeeded as
+//! `result` (so a test can tell a leak from a refusal).
+//!
+//! | attack             | tries to                                                        |
+//! |--------------------|-----------------------------------------------------------------|
+//! | `read-file`        | read the file `target`                                          |
+//! | `write-file`       | create the file `target`                                        |
+//! | `list-dir`         | list the directory `target`                                     |
+//! | `env`              | read the environment variable `target`                          |
+//! | `env-all`          | list every environment variable it can see                      |
+//! | `http`             | GET the URL `target` through wasi:http                          |
+//! | `tcp`              | open a TCP connection to `target` (HOST:PORT) with wasi:sockets |
+//! | `loop`             | loop forever                                                    |
+//! | `sleep`            | sleep for an hour (blocked in the host, not computing)          |
+//! | `alloc`            | allocate without end                                            |
+//! | `recurse`          | recurse without end                                             |
+//! | `huge-value`       | return a 300,000-node list where the schema says string         |
+//! | `cyclic-value`     | return a value tree whose root is its own child                 |
+//! | `dangling-value`   | return a value tree pointing past its end                       |
+//! | `panic:RPC`        | panic in that RPC (any resource RPC; see below for the others)  |
+//!
+//! Provider RPCs panic when the provider configuration's `panic_in` names them
+//! (`ValidateProviderConfig`, `ConfigureProvider`, and `StopProvider` after such a
+//! configuration); GetProviderSchema panics when the environment variable
+//! `HOSTILE_PANIC_IN_SCHEMA` is visible; the data source `hostile_data` and the function
+//! `boom` always panic.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+wit_bindgen::generate!({
+    world: "terrarium-provider",
+    path: "../../../wit",
+});
+
+use exports::terrarium::provider::provider::*;
+use terrarium::provider::types::{
+    Attribute, Block, Description, Diagnostic, Entry, Function, NamedSchema, Node, ProviderSchema, Schema,
+    ServerCapabilities, Severity, TextKind, Value,
+};
+
+/// Set by a configuration with `panic_in = "StopProvider"`.
+static PANIC_IN_STOP: AtomicBool = AtomicBool::new(false);
+
+struct Hostile;
+
+fn text(t: &str) -> Description {
+    Description { text: t.to_string(), kind: TextKind::Plain }
+}
+
+fn attribute(name: &str, required: bool, optional: bool, computed: bool) -> Attribute {
+    Attribute {
+        name: name.to_string(),
+        type_: Some("\"string\"".to_string()),
+        nested: None,
+        description: text(""),
+        required,
+        optional,
+        computed,
+        sensitive: false,
+        write_only: false,
+        deprecated: false,
+        deprecation_message: String::new(),
+    }
+}
+
+fn block(attributes: Vec<Attribute>) -> Block {
+    Block { attributes, block_types: vec![], description: text(""), deprecated: false, deprecation_message: String::new() }
+}
+
+fn attributes(value: &Value) -> BTreeMap<String, Node> {
+    let mut out = BTreeMap::new();
+    if let Some(Node::Object(entries)) = value.nodes.first() {
+        for e in entries {
+            if let Some(n) = value.nodes.get(e.value as usize) {
+                out.insert(e.key.clone(), n.clone());
+            }
+        }
+    }
+    out
+}
+
+fn string_attr(value: &Value, name: &str) -> Option<String> {
+    match attributes(value).remove(name) {
+        Some(Node::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn object(attrs: Vec<(&str, Node)>) -> Value {
+    let mut nodes = vec![Node::Null];
+    let mut entries = Vec::new();
+    for (key, node) in attrs {
+        entries.push(Entry { key: key.to_string(), value: nodes.len() as u32 });
+        nodes.push(node);
+    }
+    nodes[0] = Node::Object(entries);
+    Value { nodes }
+}
+
+fn null_value() -> Value {
+    Value { nodes: vec![Node::Null] }
+}
+
+fn unknown() -> Node {
+    Node::Unknown(terrarium::provider::types::Refinements {
+        nullable: None,
+        string_prefix: None,
+        number_lower: None,
+        number_upper: None,
+        length_lower: None,
+        length_upper: None,
+    })
+}
+
+fn error(summary: &str, detail: &str) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        summary: summary.to_string(),
+        detail: detail.to_string(),
+        attribute: vec![],
+    }
+}
+
+/// Panics when the resource value asks for a panic in `rpc`.
+fn maybe_panic(value: &Value, rpc: &str) {
+    if string_attr(value, "attack").is_some_and(|a| a.strip_prefix("panic:") == Some(rpc)) {
+        panic!("hostile: deliberate panic in {rpc}");
+    }
+}
+
+fn provider_panic(config: &Value, rpc: &str) {
+    if string_attr(config, "panic_in").as_deref() == Some(rpc) {
+        panic!("hostile: deliberate panic in {rpc}");
+    }
+}
+
+#[inline(never)]
+#[allow(unconditional_recursion, reason = "recursing without end is the attack")]
+fn recurse(depth: u64, acc: &mut [u8; 256]) -> u64 {
+    acc[(depth % 256) as usize] = depth as u8;
+    let next = std::hint::black_box(depth + 1);
+    recurse(next, acc) + acc[(depth % 7) as usize] as u64
+}
+
+/// Performs an attack; Ok is what it got (a leak, if the sandbox should have refused it),
+/// Err the error it saw.
+fn attack(kind: &str, target: &str) -> Result<String, String> {
+    match kind {
+        "read-file" => std::fs::read(target).map(|b| format!("read {} bytes", b.len())).map_err(|e| e.to_string()),
+        "write-file" => std::fs::write(target, b"hostile was here").map(|()| "written".into()).map_err(|e| e.to_string()),
+        "list-dir" => std::fs::read_dir(target)
+            .map(|entries| format!("{} entries", entries.count()))
+            .map_err(|e| e.to_string()),
+        "env" => std::env::var(target).map_err(|e| e.to_string()),
+        "env-all" => Ok(std::env::vars().map(|(k, _)| k).collect::<Vec<_>>().join(",")),
+        "http" => http_get(target),
+        "tcp" => std::net::TcpStream::connect(target).map(|_| "connected".into()).map_err(|e| e.to_string()),
+        "loop" => {
+            let mut n: u64 = 0;
+            loop {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
+        }
+        "sleep" => {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+            Ok("slept".into())
+        }
+        "alloc" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                let mut chunk = vec![0u8; 1 << 20];
+                chunk[0] = 1; // touch it, so it is really committed
+                hoard.push(std::hint::black_box(chunk));
+            }
+        }
+        "recurse" => {
+            let mut acc = [0u8; 256];
+            Ok(recurse(0, &mut acc).to_string())
+        }
+        other => Err(format!("unknown attack {other:?}")),
+    }
+}
+
+/// A GET through wasi:http, with the error code the host returned.
+fn http_get(url: &str) -> Result<String, String> {
+    use wasip2::http::outgoing_handler;
+    use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
+    let (scheme, rest) = url.split_once("://").ok_or("not an absolute URL")?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let request = OutgoingRequest::new(Fields::new());
+    let scheme = if scheme == "https" { Scheme::Https } else { Scheme::Http };
+    request.set_scheme(Some(&scheme)).map_err(|()| "bad scheme")?;
+    request.set_authority(Some(authority)).map_err(|()| "bad authority")?;
+    request.set_path_with_query(Some(path)).map_err(|()| "bad path")?;
+    let future = outgoing_handler::handle(request, None).map_err(|e| format!("{e:?}"))?;
+    future.subscribe().block();
+    match future.get() {
+        Some(Ok(Ok(response))) => Ok(format!("status {}", response.status())),
+        Some(Ok(Err(code))) => Err(format!("{code:?}")),
+        Some(Err(())) | None => Err("no response".into()),
+    }
+}
+
+impl Guest for Hostile {
+    fn get_schema() -> ProviderSchema {
+        if std::env::var_os("HOSTILE_PANIC_IN_SCHEMA").is_some() {
+            panic!("hostile: deliberate panic in GetProviderSchema");
+        }
+        let probe = Schema {
+            version: 0,
+            blocks: vec![block(vec![
+                attribute("attack", true, false, false),
+                attribute("target", false, true, false),
+                attribute("id", false, false, true),
+                attribute("result", false, false, true),
+            ])],
+        };
+        let data = Schema { version: 0, blocks: vec![block(vec![attribute("result", false, false, true)])] };
+        ProviderSchema {
+            provider: Schema { version: 0, blocks: vec![block(vec![attribute("panic_in", false, true, false)])] },
+            provider_meta: None,
+            resources: vec![NamedSchema { name: "hostile_probe".into(), schema: probe }],
+            data_sources: vec![NamedSchema { name: "hostile_data".into(), schema: data }],
+            functions: vec![Function {
+                name: "boom".into(),
+                parameters: vec![],
+                variadic: None,
+                return_: "\"string\"".into(),
+                summary: "panics".into(),
+                description: text(""),
+                deprecation_message: String::new(),
+            }],
+            ephemeral_resources: vec![],
+            list_resources: vec![],
+            actions: vec![],
+            capabilities: ServerCapabilities {
+                plan_destroy: false,
+                get_provider_schema_optional: false,
+                move_resource_state: false,
+                generate_resource_config: false,
+            },
+            diagnostics: vec![],
+        }
+    }
+
+    fn validate_provider_config(config: Value) -> Vec<Diagnostic> {
+        provider_panic(&config, "ValidateProviderConfig");
+        vec![]
+    }
+
+    fn validate_resource_config(_: String, config: Value, _: ClientCapabilities) -> Vec<Diagnostic> {
+        maybe_panic(&config, "ValidateResourceConfig");
+        vec![]
+    }
+
+    fn validate_data_source_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn configure(r: ConfigureRequest) -> Vec<Diagnostic> {
+        provider_panic(&r.config, "ConfigureProvider");
+        if string_attr(&r.config, "panic_in").as_deref() == Some("StopProvider") {
+            PANIC_IN_STOP.store(true, Ordering::SeqCst);
+        }
+        vec![]
+    }
+
+    fn read_resource(r: ReadResourceRequest) -> ReadResourceResponse {
+        maybe_panic(&r.current_state, "ReadResource");
+        ReadResourceResponse { new_state: r.current_state, private: r.private, deferred: None, diagnostics: vec![] }
+    }
+
+    fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        maybe_panic(&r.proposed_new_state, "PlanResourceChange");
+        let planned = match string_attr(&r.proposed_new_state, "attack") {
+            Some(attack) => {
+                let target = attributes(&r.proposed_new_state).remove("target").unwrap_or(Node::Null);
+                object(vec![("attack", Node::String(attack)), ("id", unknown()), ("result", unknown()), ("target", target)])
+            }
+            None => r.proposed_new_state,
+        };
+        PlanResourceChangeResponse {
+            planned_state: planned,
+            requires_replace: vec![],
+            planned_private: vec![],
+            deferred: None,
+            diagnostics: vec![],
+        }
+    }
+
+    fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        maybe_panic(&r.planned_state, "ApplyResourceChange");
+        let Some(kind) = string_attr(&r.planned_state, "attack") else {
+            return ApplyResourceChangeResponse { new_state: null_value(), private: vec![], diagnostics: vec![] };
+        };
+        let target = string_attr(&r.planned_state, "target").unwrap_or_default();
+        let done = |result: Node| {
+            let target = if target.is_empty() { Node::Null } else { Node::String(target.clone()) };
+            object(vec![
+                ("attack", Node::String(kind.clone())),
+                ("id", Node::String(format!("probe-{kind}"))),
+                ("result", result),
+                ("target", target),
+            ])
+        };
+        let new_state = match kind.as_str() {
+            "huge-value" => {
+                let mut nodes = vec![Node::List((1..=300_000).collect())];
+                nodes.extend((0..300_000).map(|_| Node::Bool(true)));
+                Value { nodes }
+            }
+            "cyclic-value" => Value { nodes: vec![Node::List(vec![0])] },
+            "dangling-value" => Value { nodes: vec![Node::Object(vec![Entry { key: "attack".into(), value: 99 }])] },
+            k if k.starts_with("panic:") => done(Node::String("no panic asked here".into())),
+            _ => match attack(&kind, &target) {
+                Ok(got) => done(Node::String(got)),
+                Err(seen) => {
+                    return ApplyResourceChangeResponse {
+                        new_state: null_value(),
+                        private: vec![],
+                        diagnostics: vec![error(&format!("refused: {kind} {target}"), &seen)],
+                    };
+                }
+            },
+        };
+        ApplyResourceChangeResponse { new_state, private: vec![], diagnostics: vec![] }
+    }
+
+    fn import_resource_state(r: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        if r.id == "panic:ImportResourceState" {
+            panic!("hostile: deliberate panic in ImportResourceState");
+        }
+        ImportResourceStateResponse { imported: vec![], deferred: None, diagnostics: vec![error("not importable", "")] }
+    }
+
+    fn upgrade_resource_state(r: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        maybe_panic(&r.raw_state, "UpgradeResourceState");
+        UpgradeResourceStateResponse { upgraded_state: r.raw_state, diagnostics: vec![] }
+    }
+
+    fn read_data_source(_: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        panic!("hostile: deliberate panic in ReadDataSource");
+    }
+
+    fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
+        panic!("hostile: deliberate panic in CallFunction");
+    }
+
+    fn stop() -> Option<String> {
+        if PANIC_IN_STOP.load(Ordering::SeqCst) {
+            panic!("hostile: deliberate panic in StopProvider");
+        }
+        None
+    }
+}
+
+export!(Hostile);
