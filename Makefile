@@ -26,6 +26,9 @@ LOCKED := $(if $(CI),--locked,)
 
 # Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
 GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider files-provider
+# Of those, the test fixtures: guests only, with no native tests, so `make test` skips
+# building them natively.
+GUEST_FIXTURES := faulty-provider hostile-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 
@@ -48,8 +51,11 @@ build-host: setup
 build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
 
-test: build
-	$(CARGO) test $(LOCKED) --workspace
+# `cargo test` builds the host binary itself (its integration tests need it) with the same
+# feature resolution as the tests; building it with `cargo build -p terrarium` first would
+# compile wasmtime's WASI crates a second time.
+test: setup build-guests
+	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 
 demo: build
 	TERRARIUM_BIN=$(TERRARIUM_BIN) COMPONENT_DIR=$(COMPONENT_DIR) scripts/demo
