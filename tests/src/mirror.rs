@@ -20,10 +20,15 @@ pub enum Provider {
     Random,
     /// tests/guests/faulty: crashes, loops or returns bad values on request.
     Faulty,
+    /// tests/guests/hostile: tries to escape its sandbox and exhaust its limits on request.
+    Hostile,
+    /// examples/files: files inside granted directories.
+    Files,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [Provider::Null, Provider::GoNull, Provider::Random, Provider::Faulty];
+    pub const ALL: [Provider; 6] =
+        [Provider::Null, Provider::GoNull, Provider::Random, Provider::Faulty, Provider::Hostile, Provider::Files];
 
     /// The full source address configurations use (`required_providers`).
     pub fn source(self) -> &'static str {
@@ -33,6 +38,8 @@ impl Provider {
             // Not a drop-in for hashicorp/random, so it does not take its address.
             Provider::Random => "registry.terraform.io/terrarium/random",
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
+            Provider::Hostile => "registry.terraform.io/terrarium/hostile",
+            Provider::Files => "registry.terraform.io/terrarium/files",
         }
     }
 
@@ -49,7 +56,7 @@ impl Provider {
     pub fn version(self) -> &'static str {
         match self {
             Provider::Null | Provider::GoNull => "2.1.2",
-            Provider::Random | Provider::Faulty => "0.1.0",
+            Provider::Random | Provider::Faulty | Provider::Hostile | Provider::Files => "0.1.0",
         }
     }
 
@@ -59,6 +66,8 @@ impl Provider {
             Provider::Null => Some("null_provider"),
             Provider::Random => Some("random_provider"),
             Provider::Faulty => Some("faulty_provider"),
+            Provider::Hostile => Some("hostile_provider"),
+            Provider::Files => Some("files_provider"),
             Provider::GoNull => None,
         }
     }
@@ -76,8 +85,8 @@ impl Provider {
     /// The mirror this provider is installed in, installing it on first use in this process.
     /// Installed packages are never written to afterwards (Terraform's lock file hashes them).
     pub fn mirror(self) -> anyhow::Result<&'static Mirror> {
-        static MIRRORS: [OnceLock<Result<Mirror, String>>; 4] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static MIRRORS: [OnceLock<Result<Mirror, String>>; Provider::ALL.len()] =
+            [const { OnceLock::new() }; Provider::ALL.len()];
         let index = Provider::ALL
             .iter()
             .position(|p| *p == self)
@@ -196,12 +205,24 @@ pub fn terrarium_install(
     version: &str,
     mirror: &Path,
 ) -> anyhow::Result<std::process::Output> {
+    terrarium_install_with(component, source, version, mirror, &[])
+}
+
+/// [`terrarium_install`] with more arguments (grants: `--allow-dir DIR:rw`, `--timeout 5s`, ...).
+pub fn terrarium_install_with(
+    component: &Path,
+    source: &str,
+    version: &str,
+    mirror: &Path,
+    extra: &[String],
+) -> anyhow::Result<std::process::Output> {
     let terrarium = Artifacts::get()?.terrarium()?;
     Command::new(terrarium)
         .arg("install")
         .arg(component)
         .args(["--source", source, "--version", version, "--mirror"])
         .arg(mirror)
+        .args(extra)
         .stdin(Stdio::null())
         .output()
         .with_context(|| format!("running {}", terrarium.display()))
