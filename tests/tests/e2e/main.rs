@@ -27,3 +27,4 @@ mod install_cli;
 mod null;
 mod plugin;
 mod random;
+mod sandbox;
