@@ -443,25 +443,44 @@ mod wasi_http {
             let _ = options.set_connect_timeout(Some(nanos));
             let _ = options.set_between_bytes_timeout(Some(nanos));
         }
-        // Send first, then stream the body: the host consumes it as it goes.
+        // Send first, then stream the body: the host consumes it as it goes. A request the
+        // host refuses (an ungranted origin) closes the body stream at once; the refusal
+        // itself arrives on the response future, so a body error is reported only when the
+        // response does not say why.
         let future = outgoing_handler::handle(outgoing, Some(options)).map_err(|code| from_code(url, code))?;
+        let mut send_error = None;
         if !request.body.is_empty() {
-            let stream = body.write().map_err(|()| transport(url, "cannot write the request body"))?;
-            for chunk in request.body.chunks(WRITE_CHUNK) {
-                stream.blocking_write_and_flush(chunk).map_err(|e| match e {
-                    StreamError::LastOperationFailed(e) => transport(url, e.to_debug_string()),
-                    StreamError::Closed => transport(url, "the connection closed while sending the body"),
-                })?;
+            match body.write() {
+                Ok(stream) => {
+                    for chunk in request.body.chunks(WRITE_CHUNK) {
+                        if let Err(e) = stream.blocking_write_and_flush(chunk) {
+                            send_error = Some(match e {
+                                StreamError::LastOperationFailed(e) => transport(url, e.to_debug_string()),
+                                StreamError::Closed => transport(url, "the connection closed while sending the body"),
+                            });
+                            break;
+                        }
+                    }
+                }
+                Err(()) => send_error = Some(transport(url, "cannot write the request body")),
             }
-            drop(stream);
         }
-        OutgoingBody::finish(body, None).map_err(|code| from_code(url, code))?;
+        if send_error.is_none() {
+            if let Err(code) = OutgoingBody::finish(body, None) {
+                send_error = Some(from_code(url, code));
+            }
+        } else {
+            drop(body);
+        }
 
         future.subscribe().block();
         let response = match future.get() {
-            Some(Ok(Ok(response))) => response,
             Some(Ok(Err(code))) => return Err(from_code(url, code)),
-            Some(Err(())) | None => return Err(transport(url, "no response")),
+            Some(Ok(Ok(response))) => match send_error {
+                Some(e) => return Err(e),
+                None => response,
+            },
+            Some(Err(())) | None => return Err(send_error.unwrap_or_else(|| transport(url, "no response"))),
         };
         let status = response.status();
         let headers = response
