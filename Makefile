@@ -27,7 +27,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 LOCKED := $(if $(CI),--locked,)
 
 # Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
-GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider files-provider
+GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider files-provider etcd-provider
 # Of those, the test fixtures: guests only, with no native tests, so `make test` skips
 # building them natively.
 GUEST_FIXTURES := faulty-provider hostile-provider

@@ -24,11 +24,20 @@ pub enum Provider {
     Hostile,
     /// examples/files: files inside granted directories.
     Files,
+    /// examples/etcd: keys in a real etcd over granted HTTP.
+    Etcd,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] =
-        [Provider::Null, Provider::GoNull, Provider::Random, Provider::Faulty, Provider::Hostile, Provider::Files];
+    pub const ALL: [Provider; 7] = [
+        Provider::Null,
+        Provider::GoNull,
+        Provider::Random,
+        Provider::Faulty,
+        Provider::Hostile,
+        Provider::Files,
+        Provider::Etcd,
+    ];
 
     /// The full source address configurations use (`required_providers`).
     pub fn source(self) -> &'static str {
@@ -40,6 +49,7 @@ impl Provider {
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
             Provider::Files => "registry.terraform.io/terrarium/files",
+            Provider::Etcd => "registry.terraform.io/terrarium/etcd",
         }
     }
 
@@ -56,7 +66,7 @@ impl Provider {
     pub fn version(self) -> &'static str {
         match self {
             Provider::Null | Provider::GoNull => "2.1.2",
-            Provider::Random | Provider::Faulty | Provider::Hostile | Provider::Files => "0.1.0",
+            Provider::Random | Provider::Faulty | Provider::Hostile | Provider::Files | Provider::Etcd => "0.1.0",
         }
     }
 
@@ -68,6 +78,7 @@ impl Provider {
             Provider::Faulty => Some("faulty_provider"),
             Provider::Hostile => Some("hostile_provider"),
             Provider::Files => Some("files_provider"),
+            Provider::Etcd => Some("etcd_provider"),
             Provider::GoNull => None,
         }
     }

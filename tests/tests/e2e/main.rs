@@ -28,3 +28,4 @@ mod null;
 mod plugin;
 mod random;
 mod sandbox;
+mod etcd;
