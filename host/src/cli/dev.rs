@@ -38,7 +38,8 @@ pub struct DevArgs {
     /// directories and editor temporaries are ignored.
     #[arg(long, value_name = "DIR", requires = "build")]
     pub watch: Vec<PathBuf>,
-    /// Compile every build instead of using the compiled-component cache.
+    /// Compile the component at start instead of taking it from the compiled-component cache
+    /// (reloaded builds are always compiled, and not cached: each is new).
     #[arg(long)]
     pub no_cache: bool,
     /// The most provider instances alive at once per build [default: 16].
@@ -106,7 +107,17 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
         live.warn(warning);
     }
 
-    let reloader = Arc::new(Reloader::new(live.clone(), component.clone(), settings));
+    // Each new build is compiled once and never seen again: caching it would only leave one
+    // dead entry per save in the user's cache directory.
+    let reload_settings = RuntimeSettings {
+        cache_dir: None,
+        ..settings
+    };
+    let reloader = Arc::new(Reloader::new(
+        live.clone(),
+        component.clone(),
+        reload_settings,
+    ));
     let _component_watch = watch::watch_component(reloader.clone(), watch::COMPONENT_QUIET)
         .with_context(|| format!("cannot watch {} for new builds", component.display()))?;
     let _source_watch = match &args.build {

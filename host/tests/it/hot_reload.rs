@@ -581,3 +581,49 @@ async fn reload_latency() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("provider.wasm");
+    let null = std::fs::read(component("null_provider")).unwrap();
+    std::fs::write(&path, &null).unwrap();
+    let runtime = Runtime::from_bytes(&null, &path, settings(None, 2)).unwrap();
+    let provider = Provider::start(Arc::new(runtime)).await.unwrap();
+    let live = LiveProvider::new(Arc::new(provider), reload::digest(&null));
+    let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
+
+    // The same bytes (a build tool touched the file): nothing to do.
+    assert!(matches!(
+        reloader.reload().await.unwrap(),
+        reload::ReloadOutcome::Unchanged
+    ));
+    assert_eq!(live.current().number, 1);
+
+    std::fs::write(&path, std::fs::read(component("random_provider")).unwrap()).unwrap();
+    let reload::ReloadOutcome::Swapped {
+        generation,
+        changes,
+        ..
+    } = reloader.reload().await.unwrap()
+    else {
+        panic!("the new build was not swapped in");
+    };
+    assert_eq!(generation, 2);
+    for expected in [
+        "resource null_resource removed",
+        "data source null_data_source removed",
+        "resource random_string added",
+    ] {
+        assert!(
+            changes.iter().any(|c| c == expected),
+            "{expected:?} missing from {changes:#?}"
+        );
+    }
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.starts_with("function ") && c.ends_with(" added")),
+        "{changes:#?}"
+    );
+}
