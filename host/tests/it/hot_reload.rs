@@ -5,12 +5,16 @@
 //! renamed over the old file). Builds that behave the same but must be loaded anew are made by
 //! appending a custom section (which no runtime reads) to a component, so their bytes differ.
 //!
+//! `reloads_under_load_through_the_dev_server_fail_no_call` runs the `terrarium dev` executable
+//! and calls it over its plaintext socket, as a reattached Terraform does.
+//!
 //! `reload_latency` prints the time from a component file changing to the first call served by
 //! the new build; run it with `cargo test -p terrarium --test it hot_reload::reload_latency --
 //! --nocapture`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -626,4 +630,208 @@ async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file
             .any(|c| c.starts_with("function ") && c.ends_with(" added")),
         "{changes:#?}"
     );
+}
+
+/// The same through the real thing: the `terrarium dev` executable, its plaintext Unix socket
+/// (as Terraform reattaches to it), gRPC calls 16 at a time, and new builds renamed over the
+/// component file ≥ 20 times while ≥ 1000 calls run. No call may fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reloads_under_load_through_the_dev_server_fail_no_call() {
+    use pb::provider_client::ProviderClient;
+    use tokio::io::AsyncBufReadExt as _;
+
+    const SWAPS: usize = 20;
+    const CALLS: usize = 1000;
+    const CONCURRENCY: usize = 16;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("provider.wasm");
+    let faulty = std::fs::read(component("faulty_provider")).unwrap();
+    std::fs::write(&path, &faulty).unwrap();
+    let log = dir.path().join("dev.log");
+    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_terrarium"))
+        .args(["dev", "--source", "example/faulty", "--no-cache"])
+        .arg(&path)
+        .env("TERRARIUM_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start terrarium dev");
+    let mut stdout = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(Duration::from_secs(120), stdout.next_line())
+        .await
+        .expect("terrarium dev prints its reattach line")
+        .unwrap()
+        .expect("a first line");
+    let reattach: serde_json::Value = serde_json::from_str(
+        first
+            .strip_prefix("export TF_REATTACH_PROVIDERS='")
+            .and_then(|l| l.strip_suffix('\''))
+            .expect("an export line"),
+    )
+    .unwrap();
+    let socket = PathBuf::from(
+        reattach["example/faulty"]["Addr"]["String"]
+            .as_str()
+            .unwrap(),
+    );
+
+    let channel = tonic::transport::Endpoint::from_static("http://unused")
+        .connect_with_connector(UnixConnector(socket.clone()))
+        .await
+        .expect("connect to the dev server's socket");
+    let client = ProviderClient::new(channel);
+    let configure = pb::configure_provider::Request {
+        terraform_version: "1.15.5".into(),
+        config: Some(pb::DynamicValue {
+            msgpack: empty_object(),
+            json: vec![],
+        }),
+        ..Default::default()
+    };
+    let configured = client
+        .clone()
+        .configure_provider(configure)
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        configured.diagnostics.is_empty(),
+        "{:?}",
+        configured.diagnostics
+    );
+
+    let ty = Type::object(["id", "mode", "value"].map(|n| (n, Type::String)));
+    let thing = |id: Value, value: Value| {
+        Value::Object(BTreeMap::from([
+            ("id".to_string(), id),
+            ("mode".to_string(), Value::string("ok")),
+            ("value".to_string(), value),
+        ]))
+    };
+    let dv = |v: &Value| {
+        Some(pb::DynamicValue {
+            msgpack: msgpack(v, &ty),
+            json: vec![],
+        })
+    };
+    let apply = pb::apply_resource_change::Request {
+        type_name: "faulty_thing".into(),
+        prior_state: dv(&Value::Null),
+        planned_state: dv(&thing(Value::unknown(), Value::unknown())),
+        config: dv(&thing(Value::Null, Value::Null)),
+        ..Default::default()
+    };
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|_| {
+            let (mut client, stop, calls, failures, apply) = (
+                client.clone(),
+                stop.clone(),
+                calls.clone(),
+                failures.clone(),
+                apply.clone(),
+            );
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let failure = match client.apply_resource_change(apply.clone()).await {
+                        Ok(r)
+                            if r.get_ref().diagnostics.is_empty()
+                                && r.get_ref().new_state.is_some() =>
+                        {
+                            None
+                        }
+                        Ok(r) => Some(format!("{:?}", r.into_inner().diagnostics)),
+                        Err(status) => Some(status.to_string()),
+                    };
+                    if let Some(f) = failure {
+                        failures.lock().unwrap().push(f);
+                    }
+                    calls.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+
+    let reloads = |log: &Path| {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .matches("reloaded:")
+            .count()
+    };
+    let mut swaps = 0;
+    while swaps < SWAPS || calls.load(Ordering::Relaxed) < CALLS {
+        rename_over(&path, &variant(&faulty, &format!("swap-{swaps}")));
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while reloads(&log) <= swaps {
+            assert!(
+                Instant::now() < deadline,
+                "no reload logged\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        swaps += 1;
+        assert!(swaps < 1000, "the calls are not making progress");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.await.unwrap();
+    }
+    let total = calls.load(Ordering::Relaxed);
+    let failures = failures.lock().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {total} calls failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+    eprintln!(
+        "terrarium dev under load: {swaps} reloads during {total} gRPC calls ({CONCURRENCY} at a time), none failed"
+    );
+
+    // SIGINT, as Ctrl-C sends: the server stops and removes its socket.
+    let pid = server.id().expect("still running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill -INT {pid}: {sent}");
+    let status = tokio::time::timeout(Duration::from_secs(10), server.wait())
+        .await
+        .expect("stops on SIGINT")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!socket.exists(), "the socket was left behind");
+}
+
+/// Dials a Unix socket in plaintext, as Terraform does for a reattached provider.
+#[derive(Clone)]
+struct UnixConnector(PathBuf);
+
+impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
+    type Response = hyper_util::rt::TokioIo<tokio::net::UnixStream>;
+    type Error = std::io::Error;
+    type Future =
+        std::pin::Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
+        let socket = self.0.clone();
+        Box::pin(async move {
+            Ok(hyper_util::rt::TokioIo::new(
+                tokio::net::UnixStream::connect(socket).await?,
+            ))
+        })
+    }
 }
