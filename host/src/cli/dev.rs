@@ -108,9 +108,11 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     }
 
     // Each new build is compiled once and never seen again: caching it would only leave one
-    // dead entry per save in the user's cache directory.
+    // dead entry per save in the user's cache directory. It serves a few commands until the
+    // next save, so it is compiled quickly rather than into the fastest code.
     let reload_settings = RuntimeSettings {
         cache_dir: None,
+        optimize_code: false,
         ..settings
     };
     let reloader = Arc::new(Reloader::new(

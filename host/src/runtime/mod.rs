@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, Store, UpdateDeadline};
 
 pub use bindings::{
     ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
@@ -43,6 +43,10 @@ pub struct RuntimeSettings {
     pub cache_dir: Option<PathBuf>,
     /// What the user granted the component (directories, environment, HTTP origins).
     pub sandbox: Arc<Sandbox>,
+    /// Whether Cranelift optimises the generated code. `terrarium dev` turns it off for
+    /// reloaded builds: they run for minutes, and compiling without optimisations takes
+    /// roughly half the time, which is most of a reload.
+    pub optimize_code: bool,
 }
 
 /// Terraform's default parallelism (10), plus room for validation and function calls made
@@ -65,6 +69,7 @@ impl Default for RuntimeSettings {
                 cache::default_dir()
             },
             sandbox: Arc::new(Sandbox::default()),
+            optimize_code: true,
         }
     }
 }
@@ -233,6 +238,7 @@ struct EngineShape {
     max_memory_bytes: usize,
     max_table_elements: usize,
     pool_size: usize,
+    optimize_code: bool,
 }
 
 impl EngineShape {
@@ -241,6 +247,7 @@ impl EngineShape {
             max_memory_bytes: settings.max_memory_bytes,
             max_table_elements: settings.max_table_elements,
             pool_size: settings.instance_pool_size.max(1),
+            optimize_code: settings.optimize_code,
         }
     }
 }
@@ -297,7 +304,10 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
     if let Some((_, engine)) = engines.iter().find(|(s, _)| *s == shape) {
         return Ok(engine.clone());
     }
+    // The optimisation level is a compiler flag, so it is part of the cache key too.
+    let optimization = if shape.optimize_code { OptLevel::Speed } else { OptLevel::None };
     let mut config = base_config();
+    config.cranelift_opt_level(optimization);
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling_config(shape)));
     let engine = match Engine::new(&config) {
         Ok(engine) => engine,
@@ -305,7 +315,9 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
             // The pool reserves address space up front; where that is refused (a low
             // `ulimit -v`), allocating per instance still works, only slower.
             tracing::warn!(error = %format!("{e:#}"), "cannot reserve the instance pool; allocating instances on demand");
-            Engine::new(&base_config()).map_err(|e| LoadError::Engine(format!("{e:#}")))?
+            let mut config = base_config();
+            config.cranelift_opt_level(optimization);
+            Engine::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?
         }
     };
     let ticker = engine.weak();

@@ -107,7 +107,12 @@ async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
         .await
         .expect("the first build starts");
     let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
-    let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), settings));
+    // As `terrarium dev` does: new builds are compiled without optimisations.
+    let reload_settings = RuntimeSettings {
+        optimize_code: false,
+        ..settings
+    };
+    let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), reload_settings));
     let watch =
         watch::watch_component(reloader, watch::COMPONENT_QUIET).expect("watch the component");
     Dev {
@@ -512,7 +517,7 @@ async fn reloads_under_load_fail_no_call() {
 
 /// Prints the time from a component file changing to the first call served by the new build:
 /// the watcher's quiet period, reading, compiling (each build is new, so nothing comes from
-/// the cache), instantiating, reading the schema, replaying the configuration, and the call;
+/// the cache; without optimisations, as `terrarium dev` compiles reloaded builds), instantiating, reading the schema, replaying the configuration, and the call;
 /// and, for comparison, how long compiling that component alone takes. Compilation grows with
 /// the component's size, so small and large components are measured: the test fixtures and
 /// examples as `make build` builds them, plus, when they have been built, the release build of
@@ -561,12 +566,12 @@ async fn reload_latency() {
             }
         }
         let compile_started = Instant::now();
-        Runtime::from_bytes(
-            &variant(&original, "compile-only"),
-            &path,
-            settings(None, 4),
-        )
-        .expect("compiles");
+        let unoptimized = RuntimeSettings {
+            optimize_code: false,
+            ..settings(None, 4)
+        };
+        Runtime::from_bytes(&variant(&original, "compile-only"), &path, unoptimized)
+            .expect("compiles");
         let compile = compile_started.elapsed();
         samples.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
