@@ -194,7 +194,8 @@ pub enum ReloadOutcome {
     /// A new build is serving.
     Swapped {
         generation: u64,
-        /// The schema changes, one line each (empty when the schema is the same).
+        /// The schema changes, one line each (empty when the schema is the same; "first
+        /// working build" when no build was serving before).
         changes: Vec<String>,
         /// Reading, compiling, instantiating and configuring the new build.
         took: Duration,
@@ -286,7 +287,7 @@ impl Reloader {
         };
         let changes = match &old.provider {
             Some(old_provider) => diff::describe(old_provider.schema(), provider.schema()),
-            None => Vec::new(),
+            None => vec!["first working build".to_string()],
         };
         let (old, new) = self.live.swap(provider, digest);
         if let Some(old_provider) = &old.provider

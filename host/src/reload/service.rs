@@ -92,9 +92,16 @@ macro_rules! reloading_provider {
             ) -> Reply<configure_provider::Response> {
                 let generation = self.live.current();
                 let mut response = Provider::configure_provider(generation.service(), request).await?;
-                // A swap may have happened while this ran: the configuration belongs to the
-                // new build too.
-                self.live.carry_configuration_forward(&generation).await;
+                // A swap may have happened while this ran: an accepted configuration belongs
+                // to the new build too.
+                let accepted = !response
+                    .get_ref()
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == diagnostic::Severity::Error as i32);
+                if accepted {
+                    self.live.carry_configuration_forward(&generation).await;
+                }
                 self.attach_warnings(&mut response.get_mut().diagnostics);
                 Ok(response)
             }

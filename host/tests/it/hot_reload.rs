@@ -840,3 +840,52 @@ impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
         })
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn without_a_working_build_calls_say_why_until_one_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("provider.wasm");
+    let live = LiveProvider::failed("no working build of provider.wasm yet: it does not exist");
+    let service = ReloadingService::new(live.clone());
+    let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
+
+    let response = service
+        .get_provider_schema(Request::new(Default::default()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        summaries(&response.diagnostics),
+        vec!["Failed to load the provider component"]
+    );
+    assert!(
+        response.diagnostics[0].detail.contains("does not exist"),
+        "{:?}",
+        response.diagnostics
+    );
+
+    std::fs::write(&path, std::fs::read(component("null_provider")).unwrap()).unwrap();
+    let reload::ReloadOutcome::Swapped {
+        generation,
+        changes,
+        ..
+    } = reloader.reload().await.unwrap()
+    else {
+        panic!("the first working build was not swapped in");
+    };
+    assert_eq!(
+        (generation, changes),
+        (1, vec!["first working build".to_string()])
+    );
+    let response = service
+        .get_provider_schema(Request::new(Default::default()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        response.diagnostics.is_empty(),
+        "{:?}",
+        response.diagnostics
+    );
+    assert!(response.resource_schemas.contains_key("null_resource"));
+}
