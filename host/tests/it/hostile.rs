@@ -145,8 +145,9 @@ async fn expect_stopped(p: &Provider, tally: &mut Tally, attack: &str, summary: 
     d
 }
 
-/// A one-response HTTP server on loopback that counts the connections it accepted.
-async fn http_server() -> (SocketAddr, Arc<AtomicUsize>) {
+/// A one-response HTTP server on loopback that counts the connections it accepted. It answers
+/// `/redirect` with a redirect to `redirect_to`, anything else with 200.
+async fn http_server(redirect_to: Option<String>) -> (SocketAddr, Arc<AtomicUsize>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let accepted = Arc::new(AtomicUsize::new(0));
@@ -154,12 +155,18 @@ async fn http_server() -> (SocketAddr, Arc<AtomicUsize>) {
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
             count.fetch_add(1, Ordering::SeqCst);
+            let redirect_to = redirect_to.clone();
             tokio::spawn(async move {
                 let mut buf = [0u8; 4096];
-                let _ = socket.read(&mut buf).await;
-                let _ = socket
-                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
-                    .await;
+                let n = socket.read(&mut buf).await.unwrap_or(0);
+                let asked_redirect = buf[..n].starts_with(b"GET /redirect ");
+                let response = match (&redirect_to, asked_redirect) {
+                    (Some(to), true) => format!(
+                        "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    ),
+                    _ => "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok".to_string(),
+                };
+                let _ = socket.write_all(response.as_bytes()).await;
             });
         }
     });
@@ -183,8 +190,8 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
         std::env::set_var("HOSTILE_TEST_GRANTED", "visible");
         std::env::set_var("HOSTILE_TEST_SECRET", "must-not-leak");
     }
-    let (granted, granted_hits) = http_server().await;
-    let (ungranted, ungranted_hits) = http_server().await;
+    let (ungranted, ungranted_hits) = http_server(None).await;
+    let (granted, granted_hits) = http_server(Some(format!("http://{ungranted}/stolen"))).await;
 
     let grants = Grants {
         http: vec![format!("http://{granted}").parse().unwrap()],
@@ -227,10 +234,14 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     assert!(d.detail.contains("HttpRequestDenied"), "another scheme is another origin: {}", d.detail);
     expect_refused(&p, &mut tally, "http", "http://169.254.169.254/latest/meta-data/").await;
     assert_eq!(expect_allowed(&p, &mut tally, "http", &format!("http://{granted}/")).await, "status 200");
+    // A granted server cannot redirect the provider to an ungranted one: the second request
+    // is checked like the first.
+    let d = expect_refused(&p, &mut tally, "http-follow", &format!("http://{granted}/redirect")).await;
+    assert!(d.detail.contains("HttpRequestDenied"), "{}", d.detail);
     assert_eq!(ungranted_hits.load(Ordering::SeqCst), 0, "a refused request reached the network");
-    assert_eq!(granted_hits.load(Ordering::SeqCst), 1);
+    assert_eq!(granted_hits.load(Ordering::SeqCst), 2);
     expect_refused(&p, &mut tally, "tcp", &granted.to_string()).await;
-    assert_eq!(granted_hits.load(Ordering::SeqCst), 1, "raw sockets are off, even to granted hosts");
+    assert_eq!(granted_hits.load(Ordering::SeqCst), 2, "raw sockets are off, even to granted hosts");
 
     // Limits: each named, with the grant or setting that raises it.
     let started = Instant::now();

@@ -16,6 +16,7 @@
 //! | `env`              | read the environment variable `target`                          |
 //! | `env-all`          | list every environment variable it can see                      |
 //! | `http`             | GET the URL `target` through wasi:http                          |
+//! | `http-follow`      | GET `target` and follow one redirect, as a client would         |
 //! | `tcp`              | open a TCP connection to `target` (HOST:PORT) with wasi:sockets |
 //! | `loop`             | loop forever                                                    |
 //! | `sleep`            | sleep for an hour (blocked in the host, not computing)          |
@@ -161,7 +162,13 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
             .map_err(|e| e.to_string()),
         "env" => std::env::var(target).map_err(|e| e.to_string()),
         "env-all" => Ok(std::env::vars().map(|(k, _)| k).collect::<Vec<_>>().join(",")),
-        "http" => http_get(target),
+        "http" => http_get(target).map(|(status, _)| format!("status {status}")),
+        "http-follow" => match http_get(target)? {
+            (status, Some(location)) if (300..400).contains(&status) => {
+                http_get(&location).map(|(status, _)| format!("followed to status {status}"))
+            }
+            (status, _) => Ok(format!("status {status} without a redirect")),
+        },
         "tcp" => std::net::TcpStream::connect(target).map(|_| "connected".into()).map_err(|e| e.to_string()),
         "loop" => {
             let mut n: u64 = 0;
@@ -189,8 +196,9 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
     }
 }
 
-/// A GET through wasi:http, with the error code the host returned.
-fn http_get(url: &str) -> Result<String, String> {
+/// A GET through wasi:http: the status and any Location header, or the error code the host
+/// returned.
+fn http_get(url: &str) -> Result<(u16, Option<String>), String> {
     use wasip2::http::outgoing_handler;
     use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
     let (scheme, rest) = url.split_once("://").ok_or("not an absolute URL")?;
@@ -206,7 +214,15 @@ fn http_get(url: &str) -> Result<String, String> {
     let future = outgoing_handler::handle(request, None).map_err(|e| format!("{e:?}"))?;
     future.subscribe().block();
     match future.get() {
-        Some(Ok(Ok(response))) => Ok(format!("status {}", response.status())),
+        Some(Ok(Ok(response))) => {
+            let location = response
+                .headers()
+                .get("location")
+                .into_iter()
+                .next()
+                .map(|v| String::from_utf8_lossy(&v).into_owned());
+            Ok((response.status(), location))
+        }
         Some(Ok(Err(code))) => Err(format!("{code:?}")),
         Some(Err(())) | None => Err("no response".into()),
     }
