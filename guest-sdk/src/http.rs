@@ -87,7 +87,8 @@ impl Request {
 
     /// Sets a JSON body and its content type.
     pub fn json<T: serde::Serialize + ?Sized>(self, value: &T) -> Result<Request, Error> {
-        let body = serde_json::to_vec(value).map_err(|e| Error::Body { url: self.url.clone(), message: e.to_string() })?;
+        let body =
+            serde_json::to_vec(value).map_err(|e| Error::Body { url: self.url.clone(), message: e.to_string() })?;
         Ok(self.header("content-type", "application/json").body(body))
     }
 }
@@ -123,8 +124,10 @@ impl Response {
 
     /// The body parsed as JSON.
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
-        serde_json::from_slice(&self.body)
-            .map_err(|e| Error::Body { url: self.url.clone(), message: format!("the response is not the JSON expected: {e}") })
+        serde_json::from_slice(&self.body).map_err(|e| Error::Body {
+            url: self.url.clone(),
+            message: format!("the response is not the JSON expected: {e}"),
+        })
     }
 
     /// `Ok(self)` for a 2xx status, else [`Error::Status`] with the start of the body.
@@ -149,9 +152,7 @@ impl Response {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The sandbox refused the request: its origin is not granted.
-    #[error(
-        "the request to {url} was refused by Terrarium's sandbox: the provider has no grant for {origin}"
-    )]
+    #[error("the request to {url} was refused by Terrarium's sandbox: the provider has no grant for {origin}")]
     Denied { url: String, origin: String },
     /// The response body was larger than the `http_response` limit.
     #[error("the response from {url} is larger than the provider's HTTP response limit{}", limit.map(|l| format!(" ({l} bytes)")).unwrap_or_default())]

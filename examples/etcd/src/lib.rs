@@ -174,9 +174,11 @@ impl Resource for KeyResource<'_> {
     }
 
     fn import(&self, id: &str) -> Result<KeyState> {
-        let value = self.provider.etcd()?.get(id)?.ok_or_else(|| {
-            Diagnostics::error("Cannot import", format!("etcd has no key {id:?}."))
-        })?;
+        let value = self
+            .provider
+            .etcd()?
+            .get(id)?
+            .ok_or_else(|| Diagnostics::error("Cannot import", format!("etcd has no key {id:?}.")))?;
         Ok(KeyState { id: id.to_string().into(), key: id.to_string(), value })
     }
 }

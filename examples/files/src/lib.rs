@@ -61,7 +61,9 @@ fn sha256(bytes: &[u8]) -> String {
 /// A diagnostic for a file-system error, with what to grant when the sandbox is the reason.
 fn fs_error(action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
     let hint = match e.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+        std::io::ErrorKind::NotFound
+        | std::io::ErrorKind::PermissionDenied
+        | std::io::ErrorKind::ReadOnlyFilesystem => {
             let dir = std::path::Path::new(filename).parent().map(|p| p.display().to_string()).unwrap_or_default();
             format!(
                 " Terrarium shows this provider only the directories its grants list. If {dir} should be \
@@ -81,7 +83,9 @@ fn check_absolute(filename: &str) -> Result<()> {
         Err(Diagnostics::attribute_error(
             "filename",
             "Relative file name",
-            format!("{filename:?} is relative; use an absolute path inside a granted directory (for example \"${{abspath(path.module)}}/out.txt\")."),
+            format!(
+                "{filename:?} is relative; use an absolute path inside a granted directory (for example \"${{abspath(path.module)}}/out.txt\")."
+            ),
         ))
     }
 }
@@ -174,9 +178,8 @@ impl DataSource for FileData {
 
     fn read(&self, config: FileDataState) -> Result<FileDataState> {
         check_absolute(&config.filename)?;
-        let content = read_file(&config.filename)?.ok_or_else(|| {
-            fs_error("read", &config.filename, &std::io::Error::from(std::io::ErrorKind::NotFound))
-        })?;
+        let content = read_file(&config.filename)?
+            .ok_or_else(|| fs_error("read", &config.filename, &std::io::Error::from(std::io::ErrorKind::NotFound)))?;
         let digest = sha256(content.as_bytes());
         Ok(FileDataState { content: content.into(), content_sha256: digest.into(), ..config })
     }
@@ -217,8 +220,12 @@ mod tests {
 
     #[test]
     fn relative_names_are_refused() {
-        let planned =
-            FileState { id: Attr::Unknown, filename: "x.txt".into(), content: String::new(), content_sha256: Attr::Unknown };
+        let planned = FileState {
+            id: Attr::Unknown,
+            filename: "x.txt".into(),
+            content: String::new(),
+            content_sha256: Attr::Unknown,
+        };
         assert!(FileResource.create(planned).is_err());
     }
 }

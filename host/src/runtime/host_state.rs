@@ -75,8 +75,7 @@ impl HostState {
             max_table_elements: settings.max_table_elements,
             exceeded: None,
         };
-        let http_policy =
-            HttpPolicy::new(&sandbox.grants().http, sandbox.max_http_response(), &settings.log_module);
+        let http_policy = HttpPolicy::new(&sandbox.grants().http, sandbox.max_http_response(), &settings.log_module);
         Ok(HostState {
             wasi,
             http: WasiHttpCtx::new(),

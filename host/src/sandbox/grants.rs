@@ -49,9 +49,13 @@ pub enum GrantError {
     Http { given: String, reason: String },
     #[error("invalid directory grant {given:?}: {reason}; expected an absolute PATH[:ro|rw], for example /srv/data:rw")]
     Dir { given: String, reason: String },
-    #[error("invalid environment grant {given:?}: a variable name is letters, digits and underscores, not starting with a digit")]
+    #[error(
+        "invalid environment grant {given:?}: a variable name is letters, digits and underscores, not starting with a digit"
+    )]
     Env { given: String },
-    #[error("invalid size {given:?}: expected a number of bytes with an optional unit (KiB, MiB, GiB), for example 256MiB")]
+    #[error(
+        "invalid size {given:?}: expected a number of bytes with an optional unit (KiB, MiB, GiB), for example 256MiB"
+    )]
     Size { given: String },
     #[error("invalid duration {given:?}: expected a number with a unit (ms, s, m), for example 30s")]
     Duration { given: String },
@@ -453,10 +457,16 @@ impl Grants {
              # instance is discarded and the next call runs in a fresh one.\n[limits]\n",
         );
         out.push_str("# Linear memory per instance. (terrarium install --memory SIZE)\n");
-        out.push_str(&limit("memory", self.limits.memory.map(|m| m.to_string()), &ByteSize(DEFAULT_MEMORY).to_string()));
+        out.push_str(&limit(
+            "memory",
+            self.limits.memory.map(|m| m.to_string()),
+            &ByteSize(DEFAULT_MEMORY).to_string(),
+        ));
         out.push_str("# Wall-clock time per call. (terrarium install --timeout DURATION)\n");
         out.push_str(&limit("timeout", self.limits.timeout.map(format_duration), &format_duration(DEFAULT_TIMEOUT)));
-        out.push_str("# Largest HTTP response body the provider may receive. (terrarium install --http-response SIZE)\n");
+        out.push_str(
+            "# Largest HTTP response body the provider may receive. (terrarium install --http-response SIZE)\n",
+        );
         out.push_str(&limit(
             "http_response",
             self.limits.http_response.map(|m| m.to_string()),

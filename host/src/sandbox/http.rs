@@ -97,7 +97,8 @@ impl WasiHttpHooks for HttpPolicy {
             if declared.is_some_and(|n| n > limit) {
                 return Err(Error::HttpResponseBodySize(declared));
             }
-            let response = response.map(|body| LimitedBody { inner: body.boxed_unsync(), remaining: limit, limit }.boxed_unsync());
+            let response =
+                response.map(|body| LimitedBody { inner: body.boxed_unsync(), remaining: limit, limit }.boxed_unsync());
             Ok((response, Box::new(io) as IoFuture))
         })
     }
@@ -180,7 +181,8 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_past_the_limit_fail() {
-        let data = http_body_util::Full::new(Bytes::from(vec![0u8; 2048])).map_err(|never| match never {}).boxed_unsync();
+        let data =
+            http_body_util::Full::new(Bytes::from(vec![0u8; 2048])).map_err(|never| match never {}).boxed_unsync();
         let mut limited = LimitedBody { inner: data, remaining: 1024, limit: 1024 };
         let frame = limited.frame().await.expect("a frame");
         assert!(matches!(frame, Err(Error::HttpResponseBodySize(Some(1024)))));

@@ -26,11 +26,8 @@ pub struct Sandbox {
 impl Sandbox {
     /// Resolves grants against this process's environment.
     pub fn new(grants: Grants) -> Sandbox {
-        let env = grants
-            .env
-            .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
-            .collect();
+        let env =
+            grants.env.iter().filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value))).collect();
         Sandbox { grants, env }
     }
 

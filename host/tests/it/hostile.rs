@@ -197,11 +197,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
         http: vec![format!("http://{granted}").parse().unwrap()],
         dirs: vec![format!("{}:ro", ro.display()).parse().unwrap(), format!("{}:rw", rw.display()).parse().unwrap()],
         env: vec!["HOSTILE_TEST_GRANTED".into()],
-        limits: Limits {
-            memory: Some(ByteSize(64 << 20)),
-            timeout: Some(Duration::from_secs(2)),
-            http_response: None,
-        },
+        limits: Limits { memory: Some(ByteSize(64 << 20)), timeout: Some(Duration::from_secs(2)), http_response: None },
     };
     let p = start(grants, &cache).await;
     let mut tally = Tally::default();
@@ -298,8 +294,11 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let diags = p.validate_resource_config("hostile_probe", &encode(&p, &config), Default::default()).await;
     crashed("ValidateResourceConfig", &diags, &mut tally);
     let state = probe_value("panic:ReadResource", "", Value::string("x"), Value::string("y"));
-    let request =
-        ReadResourceRequest { type_name: "hostile_probe".into(), current_state: encode(&p, &state), ..Default::default() };
+    let request = ReadResourceRequest {
+        type_name: "hostile_probe".into(),
+        current_state: encode(&p, &state),
+        ..Default::default()
+    };
     crashed("ReadResource", &p.read_resource(&request).await.diagnostics, &mut tally);
     let request = ImportResourceStateRequest {
         type_name: "hostile_probe".into(),
@@ -396,7 +395,9 @@ fn inspect_lists_what_the_component_could_ask_for() {
     let settings = RuntimeSettings { cache_dir: None, ..RuntimeSettings::default() };
     let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
     let imports = runtime.imports();
-    for wanted in ["wasi:http/outgoing-handler", "wasi:filesystem/preopens", "wasi:sockets/tcp", "terrarium:provider/types"] {
+    for wanted in
+        ["wasi:http/outgoing-handler", "wasi:filesystem/preopens", "wasi:sockets/tcp", "terrarium:provider/types"]
+    {
         assert!(imports.iter().any(|i| i.starts_with(wanted)), "{wanted} missing from {imports:?}");
     }
     let listing = terrarium::cli::inspect::imports_listing(&imports);

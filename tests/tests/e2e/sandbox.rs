@@ -69,7 +69,8 @@ fn files_live_only_inside_the_granted_directory_with_drift_and_import() -> anyho
     let root = scratch.path().canonicalize()?;
     let granted = root.join("granted");
     fs::create_dir(&granted)?;
-    let ws = workspace_with_grants(Provider::Files, &root, &["--allow-dir".into(), format!("{}:rw", granted.display())])?;
+    let ws =
+        workspace_with_grants(Provider::Files, &root, &["--allow-dir".into(), format!("{}:rw", granted.display())])?;
     let inside = granted.join("dir/hello.txt");
     let outside = root.join("outside.txt");
     let resource = |name: &str, path: &Path, content: &str| {

@@ -73,7 +73,13 @@ fn attribute(name: &str, required: bool, optional: bool, computed: bool) -> Attr
 }
 
 fn block(attributes: Vec<Attribute>) -> Block {
-    Block { attributes, block_types: vec![], description: text(""), deprecated: false, deprecation_message: String::new() }
+    Block {
+        attributes,
+        block_types: vec![],
+        description: text(""),
+        deprecated: false,
+        deprecation_message: String::new(),
+    }
 }
 
 fn attributes(value: &Value) -> BTreeMap<String, Node> {
@@ -156,10 +162,12 @@ fn recurse(depth: u64, acc: &mut [u8; 256]) -> u64 {
 fn attack(kind: &str, target: &str) -> Result<String, String> {
     match kind {
         "read-file" => std::fs::read(target).map(|b| format!("read {} bytes", b.len())).map_err(|e| e.to_string()),
-        "write-file" => std::fs::write(target, b"hostile was here").map(|()| "written".into()).map_err(|e| e.to_string()),
-        "list-dir" => std::fs::read_dir(target)
-            .map(|entries| format!("{} entries", entries.count()))
-            .map_err(|e| e.to_string()),
+        "write-file" => {
+            std::fs::write(target, b"hostile was here").map(|()| "written".into()).map_err(|e| e.to_string())
+        }
+        "list-dir" => {
+            std::fs::read_dir(target).map(|entries| format!("{} entries", entries.count())).map_err(|e| e.to_string())
+        }
         "env" => std::env::var(target).map_err(|e| e.to_string()),
         "env-all" => Ok(std::env::vars().map(|(k, _)| k).collect::<Vec<_>>().join(",")),
         "http" => http_get(target).map(|(status, _)| format!("status {status}")),
@@ -215,12 +223,8 @@ fn http_get(url: &str) -> Result<(u16, Option<String>), String> {
     future.subscribe().block();
     match future.get() {
         Some(Ok(Ok(response))) => {
-            let location = response
-                .headers()
-                .get("location")
-                .into_iter()
-                .next()
-                .map(|v| String::from_utf8_lossy(&v).into_owned());
+            let location =
+                response.headers().get("location").into_iter().next().map(|v| String::from_utf8_lossy(&v).into_owned());
             Ok((response.status(), location))
         }
         Some(Ok(Err(code))) => Err(format!("{code:?}")),
@@ -302,7 +306,12 @@ impl Guest for Hostile {
         let planned = match string_attr(&r.proposed_new_state, "attack") {
             Some(attack) => {
                 let target = attributes(&r.proposed_new_state).remove("target").unwrap_or(Node::Null);
-                object(vec![("attack", Node::String(attack)), ("id", unknown()), ("result", unknown()), ("target", target)])
+                object(vec![
+                    ("attack", Node::String(attack)),
+                    ("id", unknown()),
+                    ("result", unknown()),
+                    ("target", target),
+                ])
             }
             None => r.proposed_new_state,
         };
