@@ -225,7 +225,7 @@ fn summaries(diagnostics: &[pb::Diagnostic]) -> Vec<&str> {
 
 /// A `faulty_thing` applied in `mode` through the service; returns its `value` attribute.
 async fn apply_faulty(
-    service: &ReloadingService,
+    service: &impl pb::provider_server::Provider,
     ty: &Type,
     mode: &str,
 ) -> Result<String, Vec<pb::Diagnostic>> {
@@ -284,12 +284,16 @@ async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_on
     let ty = faulty_thing_type(&dev.schema().await);
 
     // A call that takes 200 ms in the guest is in flight when the new build lands.
+    let first = dev.live.current();
     let in_flight = tokio::spawn({
         let service = dev.service.clone();
         let ty = ty.clone();
         async move { apply_faulty(&service, &ty, "slow").await }
     });
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // The call holds the generation it started on (beside the live provider and `first`).
+    while Arc::strong_count(&first) < 3 {
+        tokio::task::yield_now().await;
+    }
     rename_over(
         &dev.path,
         &std::fs::read(component("null_provider")).unwrap(),
@@ -307,6 +311,16 @@ async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_on
             .await
             .unwrap()
             .expect("the call in flight finished on the old build"),
+        "unconfigured"
+    );
+    // Whether that call was still running at the swap depends on timing (it takes 200 ms).
+    // What makes it safe does not: a call keeps the generation it started on, and that
+    // generation keeps serving on the old code after the swap until its last call ends.
+    assert_eq!(first.number, 1);
+    assert_eq!(
+        apply_faulty(first.service(), &ty, "slow")
+            .await
+            .expect("the old build still serves its calls"),
         "unconfigured"
     );
 }
