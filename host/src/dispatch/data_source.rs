@@ -50,17 +50,8 @@ impl Provider {
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_data_source(s, &wit_request).await)
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let state = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                match self.encode(subject, "state", r.state, ty, Knownness::WhollyKnown) {
-                    Ok(v) => Some(v),
-                    Err(d) => {
-                        diagnostics.extend(d);
-                        None
-                    }
-                }
-            };
+            let state =
+                self.encode_result(subject, "state", r.state, ty, Knownness::WhollyKnown, &mut diagnostics);
             Ok(ReadDataSourceResponse { state, deferred: deferred_from_wit(r.deferred), diagnostics })
         };
         run().await.unwrap_or_else(|diagnostics| ReadDataSourceResponse { diagnostics, ..Default::default() })

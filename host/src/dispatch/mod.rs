@@ -321,6 +321,23 @@ impl Provider {
         }
     }
 
+    /// The result value of a call, unless the guest already reported errors (then Terraform
+    /// ignores the value, so it is not checked); problems with it join `diagnostics`.
+    fn encode_result(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        value: wit::Value,
+        ty: &Type,
+        known: Knownness,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<DynamicValue> {
+        if terrarium_model::has_errors(diagnostics) {
+            return None;
+        }
+        self.encode(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
+    }
+
     /// Checks a value the guest returned against its schema type and encodes it.
     fn encode(
         &self,

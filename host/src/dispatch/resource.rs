@@ -58,17 +58,8 @@ impl Provider {
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_resource(s, &wit_request).await)
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let new_state = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                match self.encode(subject, "new state", r.new_state, ty, Knownness::WhollyKnown) {
-                    Ok(v) => Some(v),
-                    Err(d) => {
-                        diagnostics.extend(d);
-                        None
-                    }
-                }
-            };
+            let new_state =
+                self.encode_result(subject, "new state", r.new_state, ty, Knownness::WhollyKnown, &mut diagnostics);
             Ok(ReadResourceResponse { new_state, private: r.private, deferred: deferred_from_wit(r.deferred), diagnostics })
         };
         run().await.unwrap_or_else(|diagnostics| ReadResourceResponse { diagnostics, ..Default::default() })
@@ -103,17 +94,8 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let planned_state = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                match self.encode(subject, "planned state", r.planned_state, ty, Knownness::MayBeUnknown) {
-                    Ok(v) => Some(v),
-                    Err(d) => {
-                        diagnostics.extend(d);
-                        None
-                    }
-                }
-            };
+            let planned_state =
+                self.encode_result(subject, "planned state", r.planned_state, ty, Knownness::MayBeUnknown, &mut diagnostics);
             Ok(PlanResourceChangeResponse {
                 planned_state,
                 requires_replace: r.requires_replace.into_iter().map(runtime::path_from_wit).collect(),
@@ -234,17 +216,8 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let upgraded_state = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                match self.encode(subject, "upgraded state", r.upgraded_state, ty, Knownness::WhollyKnown) {
-                    Ok(v) => Some(v),
-                    Err(d) => {
-                        diagnostics.extend(d);
-                        None
-                    }
-                }
-            };
+            let upgraded_state =
+                self.encode_result(subject, "upgraded state", r.upgraded_state, ty, Knownness::WhollyKnown, &mut diagnostics);
             Ok(UpgradeResourceStateResponse { upgraded_state, diagnostics })
         };
         run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse { diagnostics, ..Default::default() })
