@@ -38,12 +38,7 @@ impl Provider {
             let wit_request = guest::ReadDataSourceRequest {
                 type_name: request.type_name.clone(),
                 config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
-                provider_meta: self.decode_optional(
-                    subject,
-                    "provider_meta",
-                    request.provider_meta.as_ref(),
-                    self.schemas.provider_meta(),
-                )?,
+                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
             };
             let r = self

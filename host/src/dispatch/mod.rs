@@ -308,15 +308,15 @@ impl Provider {
         })
     }
 
-    fn decode_optional(
+    /// The module's `provider_meta` block, when Terraform sent one and the provider declares
+    /// a schema for it.
+    fn decode_provider_meta(
         &self,
         subject: Subject<'_>,
-        what: &str,
         dv: Option<&DynamicValue>,
-        ty: Option<&Type>,
     ) -> Result<Option<wit::Value>, Vec<Diagnostic>> {
-        match (dv, ty) {
-            (Some(dv), Some(ty)) => Ok(Some(runtime::value_to_wit(&self.decode(subject, what, dv, ty)?))),
+        match (dv, self.schemas.provider_meta()) {
+            (Some(dv), Some(ty)) => Ok(Some(runtime::value_to_wit(&self.decode(subject, "provider_meta", dv, ty)?))),
             _ => Ok(None),
         }
     }

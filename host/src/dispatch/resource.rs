@@ -46,12 +46,7 @@ impl Provider {
                 type_name: request.type_name.clone(),
                 current_state: runtime::value_to_wit(&self.decode(subject, "current state", &request.current_state, ty)?),
                 private: request.private.clone(),
-                provider_meta: self.decode_optional(
-                    subject,
-                    "provider_meta",
-                    request.provider_meta.as_ref(),
-                    self.schemas.provider_meta(),
-                )?,
+                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
             };
             let r = self
@@ -80,12 +75,7 @@ impl Provider {
                 )?),
                 config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
                 prior_private: request.prior_private.clone(),
-                provider_meta: self.decode_optional(
-                    subject,
-                    "provider_meta",
-                    request.provider_meta.as_ref(),
-                    self.schemas.provider_meta(),
-                )?,
+                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
             };
             let r = self
@@ -117,12 +107,7 @@ impl Provider {
                 planned_state: runtime::value_to_wit(&self.decode(subject, "planned state", &request.planned_state, ty)?),
                 config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
                 planned_private: request.planned_private.clone(),
-                provider_meta: self.decode_optional(
-                    subject,
-                    "provider_meta",
-                    request.provider_meta.as_ref(),
-                    self.schemas.provider_meta(),
-                )?,
+                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
