@@ -100,7 +100,7 @@ pub fn parse_tf_log(value: Option<&str>) -> LevelFilter {
 pub fn init_hclog() {
     let output = install(Format::Hclog, level_from_env());
     let _ = tracing_subscriber::registry()
-        .with(HclogLayer::new(output.filter, std::io::stderr))
+        .with(LineLayer::new(Format::Hclog, output.filter, std::io::stderr))
         .try_init();
 }
 
@@ -113,7 +113,7 @@ pub fn init_human() {
     };
     let output = install(Format::Human, filter);
     let _ = tracing_subscriber::registry()
-        .with(HumanLayer::new(output.filter, std::io::stderr))
+        .with(LineLayer::new(Format::Human, output.filter, std::io::stderr))
         .try_init();
 }
 
@@ -148,10 +148,21 @@ fn render(
         return None;
     }
     let fields = fields.iter().map(|(key, value)| (key.as_str(), value));
-    Some(match output.format {
+    Some(format_line(output.format, level, module, message, fields))
+}
+
+/// One record as a line in `format`, newline included.
+fn format_line<'a>(
+    format: Format,
+    level: Level,
+    module: &str,
+    message: &str,
+    fields: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> String {
+    match format {
         Format::Hclog => hclog_line(level, module, message, fields, Utc::now()),
         Format::Human => human_line(level, module, message, fields),
-    })
+    }
 }
 
 /// One hclog JSON record, newline included.
@@ -300,23 +311,21 @@ impl Visit for FieldCollector {
     }
 }
 
-/// A `tracing` layer writing hclog JSON lines to `make_writer`.
-pub struct HclogLayer<W> {
+/// A `tracing` layer writing one line per event to `make_writer`, in `format`.
+pub struct LineLayer<W> {
+    format: Format,
     filter: LevelFilter,
     make_writer: W,
 }
 
-impl<W> HclogLayer<W> {
+impl<W> LineLayer<W> {
     /// Writes events at `filter` or more severe (dependencies capped at WARN).
-    pub fn new(filter: LevelFilter, make_writer: W) -> Self {
-        HclogLayer {
-            filter,
-            make_writer,
-        }
+    pub fn new(format: Format, filter: LevelFilter, make_writer: W) -> Self {
+        LineLayer { format, filter, make_writer }
     }
 }
 
-impl<S, W> Layer<S> for HclogLayer<W>
+impl<S, W> Layer<S> for LineLayer<W>
 where
     S: Subscriber,
     W: for<'w> MakeWriter<'w> + 'static,
@@ -332,50 +341,8 @@ where
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let metadata = event.metadata();
         let collected = FieldCollector::of(event);
-        let line = hclog_line(
-            *metadata.level(),
-            &module_of(metadata),
-            &collected.message,
-            collected.borrowed(),
-            Utc::now(),
-        );
-        write_line(&mut self.make_writer.make_writer(), &line);
-    }
-}
-
-/// A `tracing` layer writing plain-text lines to `make_writer`.
-pub struct HumanLayer<W> {
-    filter: LevelFilter,
-    make_writer: W,
-}
-
-impl<W> HumanLayer<W> {
-    /// Writes events at `filter` or more severe (dependencies capped at WARN).
-    pub fn new(filter: LevelFilter, make_writer: W) -> Self {
-        HumanLayer {
-            filter,
-            make_writer,
-        }
-    }
-}
-
-impl<S, W> Layer<S> for HumanLayer<W>
-where
-    S: Subscriber,
-    W: for<'w> MakeWriter<'w> + 'static,
-{
-    fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        passes(self.filter, metadata)
-    }
-
-    fn max_level_hint(&self) -> Option<LevelFilter> {
-        Some(self.filter)
-    }
-
-    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let metadata = event.metadata();
-        let collected = FieldCollector::of(event);
-        let line = human_line(
+        let line = format_line(
+            self.format,
             *metadata.level(),
             &module_of(metadata),
             &collected.message,
@@ -557,7 +524,7 @@ mod tests {
     fn layer_writes_filtered_hclog_records() {
         let captured = CapturedOutput::default();
         let subscriber = tracing_subscriber::registry()
-            .with(HclogLayer::new(LevelFilter::INFO, captured.clone()));
+            .with(LineLayer::new(Format::Hclog, LevelFilter::INFO, captured.clone()));
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "terrarium::plugin", socket = "/tmp/s", attempts = 2_u64, ok = true, "listening on {}", "unix");
             tracing::debug!(target: "terrarium::plugin", "too verbose for INFO");
@@ -588,7 +555,7 @@ mod tests {
     fn human_layer_writes_plain_lines() {
         let captured = CapturedOutput::default();
         let subscriber = tracing_subscriber::registry()
-            .with(HumanLayer::new(LevelFilter::INFO, captured.clone()));
+            .with(LineLayer::new(Format::Human, LevelFilter::INFO, captured.clone()));
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "terrarium::cli", path = "/a b", name = "x", "installed");
         });
