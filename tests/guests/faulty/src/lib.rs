@@ -17,7 +17,6 @@
 //! |                       | `id` names this instance and `value` says whether it was   |
 //! |                       | configured (for instance-pool tests and benchmarks)        |
 
-use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,9 +36,13 @@ wit_bindgen::generate!({
     path: "../../../wit",
 });
 
+#[path = "../../common/values.rs"]
+mod values;
+use values::{attributes, null_value, object, string_attr, unknown};
+
 use exports::terrarium::provider::provider::*;
 use terrarium::provider::types::{
-    Attribute, Block, Description, Diagnostic, Entry, NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities,
+    Attribute, Block, Description, Diagnostic, NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities,
     Severity, TextKind, Value,
 };
 
@@ -67,53 +70,6 @@ fn attribute(name: &str, required: bool, computed: bool) -> Attribute {
 
 fn block(attributes: Vec<Attribute>) -> Block {
     Block { attributes, block_types: vec![], description: text(""), deprecated: false, deprecation_message: String::new() }
-}
-
-/// The root object's attributes, by name (values here are flat strings or unknowns).
-fn attributes(value: &Value) -> BTreeMap<String, Node> {
-    let mut out = BTreeMap::new();
-    if let Some(Node::Object(entries)) = value.nodes.first() {
-        for e in entries {
-            if let Some(n) = value.nodes.get(e.value as usize) {
-                out.insert(e.key.clone(), n.clone());
-            }
-        }
-    }
-    out
-}
-
-fn string_attr(value: &Value, name: &str) -> Option<String> {
-    match attributes(value).remove(name) {
-        Some(Node::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
-/// An object value from (name, node) pairs whose nodes are leaves.
-fn object(attrs: Vec<(&str, Node)>) -> Value {
-    let mut nodes = vec![Node::Null];
-    let mut entries = Vec::new();
-    for (key, node) in attrs {
-        entries.push(Entry { key: key.to_string(), value: nodes.len() as u32 });
-        nodes.push(node);
-    }
-    nodes[0] = Node::Object(entries);
-    Value { nodes }
-}
-
-fn null_value() -> Value {
-    Value { nodes: vec![Node::Null] }
-}
-
-fn unknown() -> Node {
-    Node::Unknown(terrarium::provider::types::Refinements {
-        nullable: None,
-        string_prefix: None,
-        number_lower: None,
-        number_upper: None,
-        length_lower: None,
-        length_upper: None,
-    })
 }
 
 fn error(summary: &str) -> Diagnostic {

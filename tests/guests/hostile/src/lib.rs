@@ -33,13 +33,16 @@
 //! `HOSTILE_PANIC_IN_SCHEMA` is visible; the data source `hostile_data` and the function
 //! `boom` always panic.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 wit_bindgen::generate!({
     world: "terrarium-provider",
     path: "../../../wit",
 });
+
+#[path = "../../common/values.rs"]
+mod values;
+use values::{attributes, null_value, object, string_attr, unknown};
 
 use exports::terrarium::provider::provider::*;
 use terrarium::provider::types::{
@@ -80,51 +83,6 @@ fn block(attributes: Vec<Attribute>) -> Block {
         deprecated: false,
         deprecation_message: String::new(),
     }
-}
-
-fn attributes(value: &Value) -> BTreeMap<String, Node> {
-    let mut out = BTreeMap::new();
-    if let Some(Node::Object(entries)) = value.nodes.first() {
-        for e in entries {
-            if let Some(n) = value.nodes.get(e.value as usize) {
-                out.insert(e.key.clone(), n.clone());
-            }
-        }
-    }
-    out
-}
-
-fn string_attr(value: &Value, name: &str) -> Option<String> {
-    match attributes(value).remove(name) {
-        Some(Node::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
-fn object(attrs: Vec<(&str, Node)>) -> Value {
-    let mut nodes = vec![Node::Null];
-    let mut entries = Vec::new();
-    for (key, node) in attrs {
-        entries.push(Entry { key: key.to_string(), value: nodes.len() as u32 });
-        nodes.push(node);
-    }
-    nodes[0] = Node::Object(entries);
-    Value { nodes }
-}
-
-fn null_value() -> Value {
-    Value { nodes: vec![Node::Null] }
-}
-
-fn unknown() -> Node {
-    Node::Unknown(terrarium::provider::types::Refinements {
-        nullable: None,
-        string_prefix: None,
-        number_lower: None,
-        number_upper: None,
-        length_lower: None,
-        length_upper: None,
-    })
 }
 
 fn error(summary: &str, detail: &str) -> Diagnostic {
