@@ -24,9 +24,9 @@ pub use self::terrarium::provider::types as wit;
 
 /// The WIT package and version this host speaks; a component must export exactly this.
 pub const WORLD_PACKAGE: &str = "terrarium:provider";
-pub const WORLD_VERSION: &str = "0.1.0";
+pub const WORLD_VERSION: &str = "0.2.0";
 /// The name under which a component exports the provider interface.
-pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.1.0";
+pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.0";
 
 /// A value, schema or diagnostic from the guest that cannot be understood.
 #[derive(Debug, thiserror::Error)]
