@@ -48,6 +48,7 @@ impl Provider {
                 private: request.private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
+                current_identity: None,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_resource(s, &wit_request).await)
@@ -77,6 +78,7 @@ impl Provider {
                 prior_private: request.prior_private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
+                prior_identity: None,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -108,6 +110,7 @@ impl Provider {
                 config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
                 planned_private: request.planned_private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                planned_identity: None,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -137,6 +140,7 @@ impl Provider {
                 type_name: request.type_name.clone(),
                 id: request.id.clone(),
                 client: client_capabilities(request.client),
+                identity: None,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {

@@ -16,10 +16,18 @@ wasmtime::component::bindgen!({
     world: "terrarium-provider",
     path: "../wit",
     exports: { default: async },
+    // `push` and `report` wait for room in a bounded channel (backpressure from Terraform),
+    // so they are async on the host; `trappable` lets a stale handle trap instead of panic.
+    imports: { "terrarium:provider/streams": async | trappable },
+    with: {
+        "terrarium:provider/streams.list-results": super::streams::ListSink,
+        "terrarium:provider/streams.action-progress": super::streams::ProgressSink,
+    },
 });
 
 pub use self::exports::terrarium::provider::provider as guest;
 pub use self::terrarium::provider::log as wit_log;
+pub use self::terrarium::provider::streams as wit_streams;
 pub use self::terrarium::provider::types as wit;
 
 /// The WIT package and version this host speaks; a component must export exactly this.

@@ -25,7 +25,7 @@ pub struct HostState {
     wasi: WasiCtx,
     http: WasiHttpCtx,
     http_policy: HttpPolicy,
-    table: ResourceTable,
+    pub(super) table: ResourceTable,
     pub(crate) limits: GuestLimits,
     /// The time limit and stop generation of the call running now.
     pub(crate) budget: super::CallBudget,

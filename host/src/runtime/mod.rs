@@ -5,6 +5,7 @@
 mod bindings;
 pub mod cache;
 mod host_state;
+mod streams;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,10 +17,11 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllo
 
 pub use bindings::{
     ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
-    path_from_wit, provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit,
+    path_from_wit, provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit, wit_streams,
 };
 use bindings::{TerrariumProvider, TerrariumProviderPre};
 pub use host_state::{GuestOutput, HostState, LimitHit};
+pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
 
 use crate::sandbox::{self, Sandbox};
 
