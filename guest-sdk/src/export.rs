@@ -142,6 +142,7 @@ impl<E: Export> api::Guest for E {
                 private: request.private,
                 deferred: None,
                 diagnostics,
+                new_identity: None,
             };
         };
         let request = ReadRequest { type_name: request.type_name, current_state, private: request.private };
@@ -151,6 +152,7 @@ impl<E: Export> api::Guest for E {
             private: response.private,
             deferred: None,
             diagnostics: diagnostics_to_wit(response.diagnostics),
+            new_identity: None,
         }
     }
 
@@ -166,6 +168,7 @@ impl<E: Export> api::Guest for E {
                 planned_private: request.prior_private,
                 deferred: None,
                 diagnostics,
+                planned_identity: None,
             };
         };
         let request = PlanRequest {
@@ -182,6 +185,7 @@ impl<E: Export> api::Guest for E {
             planned_private: response.planned_private,
             deferred: None,
             diagnostics: diagnostics_to_wit(response.diagnostics),
+            planned_identity: None,
         }
     }
 
@@ -195,6 +199,7 @@ impl<E: Export> api::Guest for E {
                 new_state: null(),
                 private: request.planned_private,
                 diagnostics,
+                new_identity: None,
             };
         };
         let request = ApplyRequest {
@@ -209,6 +214,7 @@ impl<E: Export> api::Guest for E {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
             diagnostics: diagnostics_to_wit(response.diagnostics),
+            new_identity: None,
         }
     }
 
@@ -223,6 +229,7 @@ impl<E: Export> api::Guest for E {
                     type_name: i.type_name,
                     state: value_to_wit(&i.state),
                     private: i.private,
+                    identity: None,
                 })
                 .collect(),
             deferred: None,
@@ -268,6 +275,77 @@ impl<E: Export> api::Guest for E {
         }
     }
 
+    fn upgrade_resource_identity(
+        request: api::UpgradeResourceIdentityRequest,
+    ) -> api::UpgradeResourceIdentityResponse {
+        api::UpgradeResourceIdentityResponse {
+            upgraded_identity: null(),
+            diagnostics: vec![not_supported("resource identity", &request.type_name)],
+        }
+    }
+
+    fn move_resource_state(request: api::MoveResourceStateRequest) -> api::MoveResourceStateResponse {
+        api::MoveResourceStateResponse {
+            target_state: null(),
+            target_private: Vec::new(),
+            target_identity: None,
+            diagnostics: vec![not_supported("moving resource state", &request.target_type_name)],
+        }
+    }
+
+    fn generate_resource_config(type_name: String, _state: wit::Value) -> api::GenerateResourceConfigResponse {
+        api::GenerateResourceConfigResponse {
+            config: null(),
+            diagnostics: vec![not_supported("generating configuration", &type_name)],
+        }
+    }
+
+    fn validate_ephemeral_resource_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
+        vec![not_supported("ephemeral resources", &type_name)]
+    }
+
+    fn open_ephemeral_resource(request: api::OpenEphemeralResourceRequest) -> api::OpenEphemeralResourceResponse {
+        api::OpenEphemeralResourceResponse {
+            result: null(),
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: vec![not_supported("ephemeral resources", &request.type_name)],
+        }
+    }
+
+    fn renew_ephemeral_resource(type_name: String, _private: Option<Vec<u8>>) -> api::RenewEphemeralResourceResponse {
+        api::RenewEphemeralResourceResponse {
+            private: None,
+            renew_at: None,
+            diagnostics: vec![not_supported("ephemeral resources", &type_name)],
+        }
+    }
+
+    fn close_ephemeral_resource(type_name: String, _private: Option<Vec<u8>>) -> Vec<wit::Diagnostic> {
+        vec![not_supported("ephemeral resources", &type_name)]
+    }
+
+    fn validate_list_resource_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
+        vec![not_supported("list resources", &type_name)]
+    }
+
+    fn list_resource(request: api::ListResourceRequest, _results: &api::ListResults) -> Vec<wit::Diagnostic> {
+        vec![not_supported("list resources", &request.type_name)]
+    }
+
+    fn validate_action_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
+        vec![not_supported("actions", &type_name)]
+    }
+
+    fn plan_action(request: api::ActionRequest) -> api::PlanActionResponse {
+        api::PlanActionResponse { deferred: None, diagnostics: vec![not_supported("actions", &request.type_name)] }
+    }
+
+    fn invoke_action(request: api::ActionRequest, _progress: &api::ActionProgress) -> Vec<wit::Diagnostic> {
+        vec![not_supported("actions", &request.type_name)]
+    }
+
     fn call_function(name: String, arguments: Vec<wit::Value>) -> Result<wit::Value, api::FunctionError> {
         let mut values = Vec::with_capacity(arguments.len());
         for (i, argument) in arguments.into_iter().enumerate() {
@@ -286,6 +364,14 @@ impl<E: Export> api::Guest for E {
     fn stop() -> Option<String> {
         with_server::<E, _>(|s| s.stop())
     }
+}
+
+/// The answer to a call this SDK (or this provider) does not serve.
+fn not_supported(feature: &str, type_name: &str) -> wit::Diagnostic {
+    diagnostic_to_wit(Diagnostic::error(
+        "Not supported by this provider",
+        format!("This provider does not support {feature} (asked for {type_name:?})."),
+    ))
 }
 
 fn client_from_wit(c: &wit::ClientCapabilities) -> ClientCapabilities {
@@ -517,6 +603,7 @@ fn provider_schema_to_wit(schema: model::ProviderSchema, diagnostics: Vec<Diagno
                 deprecation_message: f.deprecation_message,
             })
             .collect(),
+        resource_identities: Vec::new(),
         ephemeral_resources: named_schemas(schema.ephemeral_resources),
         list_resources: named_schemas(schema.list_resources),
         actions: named_schemas(schema.actions),

@@ -95,13 +95,16 @@
 // The generated bindings name this crate by its public name, from inside and outside alike.
 extern crate self as terrarium_sdk;
 
+pub mod action;
 mod attr;
 mod check;
 pub mod data_source;
 mod diag;
+pub mod ephemeral;
 mod export;
 pub mod function;
 pub mod http;
+pub mod list;
 pub mod log;
 pub mod typed;
 pub mod plan;
@@ -116,7 +119,10 @@ pub mod timeouts;
 pub mod validate;
 mod value;
 
+pub use action::AnyAction;
 pub use attr::{Attr, NotKnown};
+pub use ephemeral::AnyEphemeralResource;
+pub use list::AnyListResource;
 pub use data_source::{AnyDataSource, DataSource};
 pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
 pub use function::{AnyFunction, Function};

@@ -2,9 +2,12 @@
 
 use terrarium_model::Value;
 
+use crate::action::AnyAction;
 use crate::data_source::AnyDataSource;
+use crate::ephemeral::AnyEphemeralResource;
 use crate::diag::Result;
 use crate::function::AnyFunction;
+use crate::list::AnyListResource;
 use crate::resource::AnyResource;
 use crate::rpc::ConfigureRequest;
 use crate::schema::Schema;
@@ -71,6 +74,22 @@ pub trait Provider: 'static {
 
     /// The provider functions, each found by its [`NAME`](crate::Function::NAME).
     fn functions(&self) -> Vec<Box<dyn AnyFunction + '_>> {
+        Vec::new()
+    }
+
+    /// The ephemeral resource types, each found by its type name.
+    fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
+        Vec::new()
+    }
+
+    /// The list resources (`terraform query`), each found by the managed resource type
+    /// name it lists.
+    fn list_resources(&self) -> Vec<Box<dyn AnyListResource + '_>> {
+        Vec::new()
+    }
+
+    /// The actions, each found by its type name.
+    fn actions(&self) -> Vec<Box<dyn AnyAction + '_>> {
         Vec::new()
     }
 

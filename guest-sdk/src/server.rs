@@ -67,6 +67,22 @@ impl<P: Provider> Server<P> {
             let signature = f.function_signature().to_model();
             insert_unique(&mut schema.functions, f.name(), signature, "function", &mut diagnostics);
         }
+        for e in self.provider.ephemeral_resources() {
+            let s = e.ephemeral_resource_schema();
+            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("ephemeral resource", e.type_name(), d)));
+            let (kind, name) = ("ephemeral resource", e.type_name());
+            insert_unique(&mut schema.ephemeral_resources, name, s.to_model(), kind, &mut diagnostics);
+        }
+        for l in self.provider.list_resources() {
+            let s = l.list_resource_schema();
+            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("list resource", l.type_name(), d)));
+            insert_unique(&mut schema.list_resources, l.type_name(), s.to_model(), "list resource", &mut diagnostics);
+        }
+        for a in self.provider.actions() {
+            let s = a.action_schema();
+            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("action", a.type_name(), d)));
+            insert_unique(&mut schema.actions, a.type_name(), s.to_model(), "action", &mut diagnostics);
+        }
         (schema, diagnostics)
     }
 
