@@ -125,11 +125,30 @@ pub fn state_resources(state: &Value) -> Vec<(String, Value)> {
 
 /// The `values` of the resource at `address` in `terraform show -json` state output.
 pub fn state_values<'a>(state: &'a Value, address: &str) -> anyhow::Result<&'a Value> {
+    state_resource(state, address).map(|r| &r["values"])
+}
+
+/// The whole entry of the resource at `address` in `terraform show -json` state output
+/// (`values`, `sensitive_values`, `identity`, `identity_schema_version`, ...).
+pub fn state_resource<'a>(state: &'a Value, address: &str) -> anyhow::Result<&'a Value> {
     state["values"]["root_module"]["resources"]
         .as_array()
         .and_then(|resources| resources.iter().find(|r| r["address"] == address))
-        .map(|r| &r["values"])
         .with_context(|| format!("no {address} in state:\n{}", pretty(state)))
+}
+
+/// The instances of the resource `type_name.name` in a raw `terraform.tfstate` document
+/// (format version 4), each with `schema_version`, `attributes`, `identity`, ...
+pub fn raw_state_instances<'a>(tfstate: &'a Value, type_name: &str, name: &str) -> anyhow::Result<&'a Vec<Value>> {
+    tfstate["resources"]
+        .as_array()
+        .and_then(|resources| {
+            resources
+                .iter()
+                .find(|r| r["mode"] == "managed" && r["type"] == type_name && r["name"] == name)
+        })
+        .and_then(|r| r["instances"].as_array())
+        .with_context(|| format!("no {type_name}.{name} in terraform.tfstate:\n{}", pretty(tfstate)))
 }
 
 /// The `change.actions` of every resource change in plan JSON, by address.

@@ -144,6 +144,18 @@ impl Provider {
     }
 }
 
+/// A `terraform { required_providers { ... } }` block for `providers`, each pinned to its version.
+pub fn required_providers(providers: &[Provider]) -> String {
+    let entries: Vec<String> = providers.iter().map(|p| format!("    {}\n", p.required_providers_entry())).collect();
+    format!("terraform {{\n  required_providers {{\n{}  }}\n}}\n", entries.concat())
+}
+
+/// The `terrarium install` arguments granting read and write access to `dir` (examples/files
+/// needs one to do anything).
+pub fn allow_dir_rw(dir: &Path) -> Vec<String> {
+    vec!["--allow-dir".to_owned(), format!("{}:rw", dir.display())]
+}
+
 /// A filesystem mirror directory (Terraform's unpacked layout).
 #[derive(Debug)]
 pub struct Mirror {

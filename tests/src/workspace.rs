@@ -12,7 +12,7 @@ use anyhow::{Context as _, bail};
 use serde_json::Value;
 
 use crate::artifacts::Artifacts;
-use crate::mirror::Provider;
+use crate::mirror::{Mirror, Provider, terrarium_install_with};
 
 /// How long one terraform command may take before the test gives up on it. Generous: the
 /// machine is small and shared, but a hung provider must not hang the suite.
@@ -67,12 +67,58 @@ impl Workspace {
         ))
     }
 
-    /// A workspace with a CLI config of the caller's choosing.
-    pub fn with_cli_config(cli_config_text: &str) -> anyhow::Result<Workspace> {
-        let artifacts = Artifacts::get()?;
+    /// A workspace whose providers are installed with `terrarium install` arguments of the
+    /// test's choosing (grants such as `--allow-dir DIR:rw`), into one mirror of its own under
+    /// the workspace root; the CLI config offers exactly those providers.
+    pub fn with_installs(installs: &[(Provider, &[String])]) -> anyhow::Result<Workspace> {
         let dir = tempfile::Builder::new()
             .prefix("terrarium-e2e-")
             .tempdir()?;
+        let mirror = Mirror::at(dir.path().join("mirror"))?;
+        let mut includes = Vec::new();
+        for (provider, install_args) in installs {
+            let crate_name = provider
+                .component_crate()
+                .with_context(|| format!("{provider:?} is not a component provider"))?;
+            let component = Artifacts::get()?.component(crate_name)?;
+            let output = terrarium_install_with(
+                &component,
+                provider.source(),
+                provider.version(),
+                mirror.root(),
+                install_args,
+            )?;
+            if !output.status.success() {
+                bail!(
+                    "`terrarium install` of {provider:?} failed ({}):\n{}{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            includes.push(format!("\"{}\"", provider.source()));
+        }
+        Workspace::in_dir(
+            dir,
+            &format!(
+                "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    \
+                 path    = {}\n    include = [{}]\n  }}\n}}\n",
+                hcl_string(&mirror.root().to_string_lossy()),
+                includes.join(", ")
+            ),
+        )
+    }
+
+    /// A workspace with a CLI config of the caller's choosing.
+    pub fn with_cli_config(cli_config_text: &str) -> anyhow::Result<Workspace> {
+        let dir = tempfile::Builder::new()
+            .prefix("terrarium-e2e-")
+            .tempdir()?;
+        Workspace::in_dir(dir, cli_config_text)
+    }
+
+    fn in_dir(dir: tempfile::TempDir, cli_config_text: &str) -> anyhow::Result<Workspace> {
+        let artifacts = Artifacts::get()?;
         let config_dir = dir.path().join("config");
         fs::create_dir(&config_dir)?;
         let cli_config = dir.path().join("cli.tfrc");
@@ -141,7 +187,14 @@ impl Workspace {
 
     /// Runs terraform with `args`, whatever its exit code.
     pub fn run(&self, args: &[&str]) -> anyhow::Result<Run> {
+        self.run_with_env(args, &[])
+    }
+
+    /// Runs terraform with `args` and the extra environment variables `env`, whatever its exit
+    /// code. (Terraform passes its environment on to the providers it starts.)
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Run> {
         let mut command = self.command(args);
+        command.envs(env.iter().copied());
         let output = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)
             .with_context(|| format!("running terraform {}", args.join(" ")))?;
         Ok(Run {

@@ -15,12 +15,26 @@
 //!   errors, empty plan after apply, destroy) for provider authors, run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
 //! * `dev`: `terrarium dev`: reattached plans, rebuild and hot reload of tests/guests/devloop.
+//! * `ephemeral`: an ephemeral random_password written through files_file's write-only
+//!   `content_wo`, never stored.
+//! * `identity`: files_file's resource identity: in state, import by identity, the upgrade of a
+//!   version 0 identity, configuration generated for an import.
+//! * `moved`: `moved` from random_string to random_password (MoveResourceState).
+//! * `query`: `terraform query` with `list "files_file"` blocks, and the configuration it generates.
+//! * `actions`: `terraform apply -invoke` of the files_touch action and its progress messages.
+//! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
 
 mod dev;
 mod acceptance;
+mod actions;
+mod ephemeral;
+mod identity;
+mod moved;
+mod query;
+mod schema_calls;
 mod faults;
 mod inspect;
 mod install_cli;
