@@ -4,10 +4,11 @@
 
 use std::path::PathBuf;
 
-/// The files compiled, relative to the proto directory. tfplugin6 is the
-/// Terraform provider protocol; the others are go-plugin's internal services.
+/// The files compiled, relative to the proto directory. tfplugin6 and tfplugin5
+/// are the Terraform provider protocols; the others are go-plugin's internal services.
 const PROTO_FILES: &[&str] = &[
     "tfplugin6.proto",
+    "tfplugin5.proto",
     "grpc_controller.proto",
     "grpc_stdio.proto",
     "grpc_broker.proto",
@@ -17,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
     let proto_dir = manifest_dir.join("..").join("proto");
 
-    // The whole directory, so adding a file (tfplugin5 later) also reruns us.
+    // The whole directory, so adding a file also reruns us.
     println!("cargo:rerun-if-changed={}", proto_dir.display());
     for file in PROTO_FILES {
         println!("cargo:rerun-if-changed={}", proto_dir.join(file).display());

@@ -12,6 +12,13 @@ pub mod tfplugin6 {
     tonic::include_proto!("tfplugin6");
 }
 
+/// Terraform plugin protocol 5 (5.10), served for Terraform that offers only 5 (see
+/// `server::provider5`). Same naming notes as tfplugin6, with `Stop.Response.Error` for the
+/// last one.
+pub mod tfplugin5 {
+    tonic::include_proto!("tfplugin5");
+}
+
 /// hashicorp/go-plugin's internal services: controller, stdio, broker.
 pub mod plugin {
     tonic::include_proto!("plugin");

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::dispatch::Provider;
-use crate::plugin::{self, PluginEnv, PluginError};
+use crate::plugin::{self, ForcedProtocol, PluginEnv, PluginError};
 use crate::runtime::{Runtime, RuntimeSettings};
 use crate::sandbox::{GRANTS_FILE_NAME, Grants, Sandbox};
-use crate::server::ProviderService;
+use crate::server::{Protocol5, ProviderService};
 
 use super::install::COMPONENT_FILE_NAME;
 
@@ -32,9 +32,35 @@ pub struct ServeArgs {
     /// nothing; an invalid one stops the provider with an error.
     #[arg(long, value_name = "FILE")]
     pub grants: Option<PathBuf>,
+    /// Speak this Terraform plugin protocol version instead of the newest Terraform offers
+    /// (6, else 5) [also: TERRARIUM_PROTOCOL, for the executable Terraform starts]. Terraform
+    /// must offer it.
+    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u32).range(5..=6))]
+    pub protocol: Option<u32>,
 }
 
 const MAX_INSTANCES_VAR: &str = "TERRARIUM_MAX_INSTANCES";
+const PROTOCOL_VAR: &str = "TERRARIUM_PROTOCOL";
+
+/// The protocol version the user forces, from `--protocol` or else [`PROTOCOL_VAR`] (Terraform
+/// starts the installed executable with no arguments, so the variable is the only way there).
+/// Unlike the other settings, a bad value is an error: the user asked for a protocol, and
+/// serving another one would hide that the request was not honoured.
+fn forced_protocol(flag: Option<u32>) -> anyhow::Result<Option<ForcedProtocol>> {
+    if let Some(version) = flag {
+        return Ok(Some(ForcedProtocol { version, origin: format!("--protocol {version}") }));
+    }
+    let Some(raw) = std::env::var(PROTOCOL_VAR).ok().filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match raw.trim() {
+        "5" => Ok(Some(ForcedProtocol { version: 5, origin: format!("{PROTOCOL_VAR}=5") })),
+        "6" => Ok(Some(ForcedProtocol { version: 6, origin: format!("{PROTOCOL_VAR}=6") })),
+        _ => anyhow::bail!(
+            "{PROTOCOL_VAR}={raw:?} is not a plugin protocol version this provider speaks: use 5 or 6, or unset it"
+        ),
+    }
+}
 
 /// The pool bound from the environment; an unusable value is reported and ignored, because
 /// failing before the handshake would only show Terraform a bare "plugin exited".
@@ -52,7 +78,8 @@ fn max_instances_from_env() -> Option<NonZeroUsize> {
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     // The cookie comes first: a person who runs the executable by hand gets an explanation,
     // not a log line or a half-started server.
-    let env = match PluginEnv::from_env() {
+    let forced = forced_protocol(args.protocol);
+    let env = match PluginEnv::from_env_forcing(forced.as_ref().ok().and_then(Option::as_ref)) {
         Ok(env) => env,
         Err(e @ PluginError::NotLaunchedByTerraform) => {
             eprintln!("{e}");
@@ -60,6 +87,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
+    // After the cookie check, so that running the executable by hand still explains itself.
+    forced?;
     crate::logging::init_hclog();
     let component = match &args.component {
         Some(path) => path.clone(),
@@ -91,7 +120,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let service = ProviderService::loading(async move {
             loading.await.unwrap_or_else(|e| Err(Arc::from(format!("loading the provider component failed: {e}"))))
         });
-        let routes = tonic::service::Routes::new(service.into_server());
+        // The version is 5 or 6: negotiation chooses among SUPPORTED_PROTOCOL_VERSIONS only.
+        let routes = match env.protocol_version {
+            5 => tonic::service::Routes::new(Protocol5::new(service).into_server()),
+            _ => tonic::service::Routes::new(service.into_server()),
+        };
+        tracing::debug!(protocol = env.protocol_version, "serving plugin protocol {}", env.protocol_version);
         plugin::serve(env, routes).await
     });
     // Do not wait for guest calls still running on blocking threads: Terraform kills a

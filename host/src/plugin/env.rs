@@ -15,9 +15,20 @@ pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
 pub const MAGIC_COOKIE_VALUE: &str =
     "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
-/// The Terraform plugin protocol major versions this host speaks. tfplugin5 is
-/// not implemented yet; adding it means adding 5 here and serving its service.
-pub const SUPPORTED_PROTOCOL_VERSIONS: &[u32] = &[6];
+/// The Terraform plugin protocol major versions this host speaks: tfplugin6, and
+/// tfplugin5 for a Terraform that offers only that (see `server::Protocol5`).
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[u32] = &[5, 6];
+
+/// A protocol version chosen by the user instead of negotiated, e.g. with
+/// `terrarium serve --protocol 5`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForcedProtocol {
+    /// The version to speak.
+    pub version: u32,
+    /// How it was asked for, as error messages name it (`--protocol 5`,
+    /// `TERRARIUM_PROTOCOL=5`).
+    pub origin: String,
+}
 
 const PROTOCOL_VERSIONS_KEY: &str = "PLUGIN_PROTOCOL_VERSIONS";
 const CLIENT_CERT_KEY: &str = "PLUGIN_CLIENT_CERT";
@@ -42,24 +53,33 @@ pub struct PluginEnv {
 impl PluginEnv {
     /// Reads the process environment, speaking [`SUPPORTED_PROTOCOL_VERSIONS`].
     pub fn from_env() -> Result<PluginEnv, PluginError> {
+        Self::from_env_forcing(None)
+    }
+
+    /// Like [`PluginEnv::from_env`], but speaks `forced` if given (and Terraform
+    /// offers it) instead of negotiating.
+    pub fn from_env_forcing(forced: Option<&ForcedProtocol>) -> Result<PluginEnv, PluginError> {
         Self::from_lookup(
             |key| std::env::var_os(key).map(|value| value.to_string_lossy().into_owned()),
             SUPPORTED_PROTOCOL_VERSIONS,
+            forced,
         )
     }
 
     /// Reads the variables through `lookup` (so tests need not touch the process
-    /// environment), negotiating among the `supported` protocol versions.
+    /// environment), choosing among the `supported` protocol versions (see
+    /// [`choose_protocol`]).
     ///
     /// The cookie is checked first so that a person running the binary by hand
     /// gets the explanation, not a complaint about protocol versions.
     pub fn from_lookup(
         lookup: impl Fn(&str) -> Option<String>,
         supported: &[u32],
+        forced: Option<&ForcedProtocol>,
     ) -> Result<PluginEnv, PluginError> {
         check_magic_cookie(lookup(MAGIC_COOKIE_KEY).as_deref())?;
         let protocol_version =
-            negotiate_protocol(lookup(PROTOCOL_VERSIONS_KEY).as_deref(), supported)?;
+            choose_protocol(lookup(PROTOCOL_VERSIONS_KEY).as_deref(), supported, forced)?;
         // go-plugin treats an empty value like an absent one.
         let client_certificates = match lookup(CLIENT_CERT_KEY) {
             Some(pem) if !pem.is_empty() => Some(parse_client_certificates(&pem)?),
@@ -92,15 +112,49 @@ pub fn check_magic_cookie(value: Option<&str>) -> Result<(), PluginError> {
 /// both sides. Entries that are not numbers are skipped, as go-plugin does.
 pub fn negotiate_protocol(offered: Option<&str>, supported: &[u32]) -> Result<u32, PluginError> {
     let offered_text = offered.unwrap_or_default();
-    offered_text
-        .split(',')
-        .filter_map(|item| item.trim().parse::<u32>().ok())
+    offered_versions(offered_text)
         .filter(|version| supported.contains(version))
         .max()
         .ok_or_else(|| PluginError::NoCommonProtocol {
             offered: offered_text.to_owned(),
             supported: supported.to_vec(),
         })
+}
+
+/// The protocol version to speak: `forced` if given, which Terraform must offer
+/// and we must support; otherwise [`negotiate_protocol`].
+pub fn choose_protocol(
+    offered: Option<&str>,
+    supported: &[u32],
+    forced: Option<&ForcedProtocol>,
+) -> Result<u32, PluginError> {
+    let Some(forced) = forced else {
+        return negotiate_protocol(offered, supported);
+    };
+    let offered_text = offered.unwrap_or_default();
+    if !supported.contains(&forced.version) {
+        return Err(PluginError::UnsupportedForcedProtocol {
+            version: forced.version,
+            origin: forced.origin.clone(),
+            supported: supported.to_vec(),
+        });
+    }
+    if !offered_versions(offered_text).any(|version| version == forced.version) {
+        return Err(PluginError::ForcedProtocolNotOffered {
+            version: forced.version,
+            origin: forced.origin.clone(),
+            offered: offered_text.to_owned(),
+        });
+    }
+    Ok(forced.version)
+}
+
+/// The numbers in `PLUGIN_PROTOCOL_VERSIONS`; other entries are skipped, as
+/// go-plugin does.
+fn offered_versions(offered: &str) -> impl Iterator<Item = u32> + '_ {
+    offered
+        .split(',')
+        .filter_map(|item| item.trim().parse::<u32>().ok())
 }
 
 /// Decodes the PEM certificate(s) of `PLUGIN_CLIENT_CERT`. Terraform sends one;
@@ -160,8 +214,9 @@ mod tests {
 
     #[test]
     fn missing_cookie_explains_what_the_binary_is() {
-        let error = PluginEnv::from_lookup(lookup_in(&[("PLUGIN_PROTOCOL_VERSIONS", "6")]), &[6])
-            .unwrap_err();
+        let error =
+            PluginEnv::from_lookup(lookup_in(&[("PLUGIN_PROTOCOL_VERSIONS", "6")]), &[6], None)
+                .unwrap_err();
         assert!(matches!(error, PluginError::NotLaunchedByTerraform));
         let text = error.to_string();
         assert!(text.contains("Terraform provider plugin"), "{text}");
@@ -198,6 +253,108 @@ mod tests {
     }
 
     #[test]
+    fn six_is_preferred_and_five_served_when_only_five_is_offered() {
+        let supported = SUPPORTED_PROTOCOL_VERSIONS;
+        for (offered, expected) in [("5,6", 6), ("6,5", 6), ("6", 6), ("5", 5), ("4,5", 5)] {
+            assert_eq!(
+                choose_protocol(Some(offered), supported, None).unwrap(),
+                expected,
+                "offered {offered}"
+            );
+        }
+        let error = choose_protocol(Some("4"), supported, None).unwrap_err();
+        assert!(
+            matches!(error, PluginError::NoCommonProtocol { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("speaks only [5,6]"), "{error}");
+    }
+
+    fn forced(version: u32) -> ForcedProtocol {
+        ForcedProtocol {
+            version,
+            origin: format!("TERRARIUM_PROTOCOL={version}"),
+        }
+    }
+
+    #[test]
+    fn a_forced_version_wins_when_offered() {
+        let supported = SUPPORTED_PROTOCOL_VERSIONS;
+        assert_eq!(
+            choose_protocol(Some("6,5"), supported, Some(&forced(5))).unwrap(),
+            5
+        );
+        assert_eq!(
+            choose_protocol(Some("5,6"), supported, Some(&forced(6))).unwrap(),
+            6
+        );
+        assert_eq!(
+            choose_protocol(Some("5"), supported, Some(&forced(5))).unwrap(),
+            5
+        );
+    }
+
+    #[test]
+    fn a_forced_version_not_offered_is_a_clear_error() {
+        let error =
+            choose_protocol(Some("5"), SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(6))).unwrap_err();
+        match &error {
+            PluginError::ForcedProtocolNotOffered {
+                version,
+                origin,
+                offered,
+            } => {
+                assert_eq!(
+                    (*version, origin.as_str(), offered.as_str()),
+                    (6, "TERRARIUM_PROTOCOL=6", "5")
+                );
+            }
+            other => panic!("unexpected error {other:?}"),
+        }
+        let text = error.to_string();
+        assert!(
+            text.contains("TERRARIUM_PROTOCOL=6 asks for plugin protocol 6"),
+            "{text}"
+        );
+        assert!(text.contains("offered only [5]"), "{text}");
+
+        let error =
+            choose_protocol(None, SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(5))).unwrap_err();
+        assert!(
+            matches!(error, PluginError::ForcedProtocolNotOffered { .. }),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_forced_version_we_do_not_speak_is_a_clear_error() {
+        let error = choose_protocol(Some("4,5,6"), SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(4)))
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                PluginError::UnsupportedForcedProtocol { version: 4, .. }
+            ),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("speaks only [5,6]"), "{error}");
+    }
+
+    #[test]
+    fn the_environment_reader_applies_the_forced_version() {
+        let env = PluginEnv::from_lookup(
+            lookup_in(&[
+                (MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE),
+                ("PLUGIN_PROTOCOL_VERSIONS", "6,5"),
+            ]),
+            SUPPORTED_PROTOCOL_VERSIONS,
+            Some(&forced(5)),
+        )
+        .unwrap();
+        assert_eq!(env.protocol_version, 5);
+    }
+
+    #[test]
     fn plaintext_when_no_client_certificate() {
         let env = PluginEnv::from_lookup(
             lookup_in(&[
@@ -206,6 +363,7 @@ mod tests {
                 ("PLUGIN_CLIENT_CERT", ""),
             ]),
             &[6],
+            None,
         )
         .unwrap();
         assert_eq!(
@@ -231,6 +389,7 @@ mod tests {
                 ("PLUGIN_UNIX_SOCKET_GROUP", "terraform"),
             ]),
             &[6],
+            None,
         )
         .unwrap();
         let certificates = env.client_certificates.unwrap();

@@ -6,9 +6,10 @@
 //! 1. [`PluginEnv::from_env`] checks the magic cookie (refusing to run when a
 //!    person starts the binary by hand), picks the protocol version from
 //!    `PLUGIN_PROTOCOL_VERSIONS`, and reads the client certificate that turns on
-//!    AutoMTLS.
+//!    AutoMTLS. Protocol 6 is chosen when offered, else 5; a user may force
+//!    either ([`ForcedProtocol`]).
 //! 2. [`serve`] binds a Unix socket, prints the handshake line
-//!    (`1|6|unix|<path>|grpc|<cert>`) on stdout, and serves gRPC (mutual TLS when
+//!    (`1|6|unix|<path>|grpc|<cert>`, or `1|5|…`) on stdout, and serves gRPC (mutual TLS when
 //!    Terraform sent a certificate, plaintext otherwise) with go-plugin's own
 //!    services beside the provider's: `plugin.GRPCController` (Shutdown),
 //!    `plugin.GRPCStdio` and `grpc.health.v1.Health`.
@@ -32,8 +33,8 @@ pub mod tls;
 use std::path::PathBuf;
 
 pub use env::{
-    MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PluginEnv, SUPPORTED_PROTOCOL_VERSIONS,
-    check_magic_cookie, negotiate_protocol, parse_client_certificates,
+    ForcedProtocol, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PluginEnv, SUPPORTED_PROTOCOL_VERSIONS,
+    check_magic_cookie, choose_protocol, negotiate_protocol, parse_client_certificates,
 };
 pub use handshake::{CORE_PROTOCOL_VERSION, handshake_line};
 pub use serve::{DRAIN_GRACE, serve, serve_plaintext_on, serve_tls_on, serve_with};
@@ -70,13 +71,43 @@ pub enum PluginError {
     /// Terraform offered no protocol version that we speak.
     #[error(
         "Terraform offered plugin protocol versions [{}] (PLUGIN_PROTOCOL_VERSIONS), but this \
-         provider speaks only [{}]; protocol 6 needs Terraform 1.0 or later",
+         provider speaks only [{}]; protocol 5 needs Terraform 0.12 or later, protocol 6 \
+         Terraform 1.0 or later",
         offered,
         join_versions(supported)
     )]
     NoCommonProtocol {
         /// The raw value of `PLUGIN_PROTOCOL_VERSIONS` ("" when unset).
         offered: String,
+        /// The versions we speak.
+        supported: Vec<u32>,
+    },
+
+    /// The user forced a protocol version that Terraform did not offer.
+    #[error(
+        "{origin} asks for plugin protocol {version}, but Terraform offered only [{offered}] \
+         (PLUGIN_PROTOCOL_VERSIONS). Remove {origin} to let the provider choose, or use a \
+         Terraform that speaks protocol {version}"
+    )]
+    ForcedProtocolNotOffered {
+        /// The version asked for.
+        version: u32,
+        /// How it was asked for (`--protocol 5`, `TERRARIUM_PROTOCOL=5`).
+        origin: String,
+        /// The raw value of `PLUGIN_PROTOCOL_VERSIONS` ("" when unset).
+        offered: String,
+    },
+
+    /// The user forced a protocol version that this provider does not speak.
+    #[error(
+        "{origin} asks for plugin protocol {version}, but this provider speaks only [{}]",
+        join_versions(supported)
+    )]
+    UnsupportedForcedProtocol {
+        /// The version asked for.
+        version: u32,
+        /// How it was asked for.
+        origin: String,
         /// The versions we speak.
         supported: Vec<u32>,
     },

@@ -1,8 +1,14 @@
 //! gRPC services Terraform talks to. Thin adapters: protobuf in, neutral types to
 //! [`crate::dispatch`], protobuf out. Nothing here decides anything about values.
+//!
+//! [`ProviderService`] speaks tfplugin6; [`Protocol5`] puts any tfplugin6 service behind
+//! tfplugin5, for a Terraform that offers only protocol 5.
 
 mod convert;
+mod provider5;
 mod provider6;
+
+pub use provider5::Protocol5;
 
 use std::sync::Arc;
 
