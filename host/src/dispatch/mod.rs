@@ -11,7 +11,10 @@
 //! provider; calls that need none (validation, functions) take any instance and never wait for
 //! a configuration. After a trap the instance is discarded and a fresh one takes its place.
 
+mod action;
 mod data_source;
+mod ephemeral;
+mod list;
 mod provider;
 mod resource;
 mod schemas;
@@ -19,7 +22,7 @@ pub mod types;
 
 use std::sync::{Arc, Mutex};
 
-use terrarium_model::schema::ProviderSchema;
+use terrarium_model::schema::{ProviderSchema, ServerCapabilities};
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use wasmtime::Store;
@@ -139,7 +142,14 @@ impl InstancePool {
 fn needs_configuration(rpc: &str) -> bool {
     !matches!(
         rpc,
-        "ValidateProviderConfig" | "ValidateResourceConfig" | "ValidateDataResourceConfig" | "CallFunction" | "ConfigureProvider"
+        "ValidateProviderConfig"
+            | "ValidateResourceConfig"
+            | "ValidateDataResourceConfig"
+            | "ValidateEphemeralResourceConfig"
+            | "ValidateListResourceConfig"
+            | "ValidateActionConfig"
+            | "CallFunction"
+            | "ConfigureProvider"
     )
 }
 
@@ -156,10 +166,13 @@ impl Provider {
     /// Instantiates the component and reads its schema.
     pub async fn start(runtime: Arc<Runtime>) -> Result<Provider, StartError> {
         let mut instance = runtime.instantiate().await?;
-        let schema = instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_get_schema(s).await).await?;
+        let mut schema =
+            instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_get_schema(s).await).await?;
+        let identities = schemas::identity_schemas_from_wit(std::mem::take(&mut schema.resource_identities))
+            .map_err(|e| StartError::Schema(e.to_string()))?;
         let (schema, schema_diagnostics) =
             runtime::provider_schema_from_wit(schema).map_err(|e| StartError::Schema(e.to_string()))?;
-        let schemas = Schemas::new(schema).map_err(StartError::Schema)?;
+        let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
         Ok(Provider { runtime, schemas, schema_diagnostics, pool })
     }
@@ -170,6 +183,22 @@ impl Provider {
 
     pub fn schema_diagnostics(&self) -> &[Diagnostic] {
         &self.schema_diagnostics
+    }
+
+    /// Identity schemas by managed resource type (only the types that have one).
+    pub fn identity_schemas(&self) -> &std::collections::BTreeMap<String, types::IdentitySchema> {
+        self.schemas.identity_schemas()
+    }
+
+    /// The capabilities to declare to Terraform: the guest's, except that the provider schema
+    /// is always declared optional to fetch, because the schema of an installed component
+    /// cannot change within a terraform run (Terraform then skips GetProviderSchema in later
+    /// provider processes). `TERRARIUM_SCHEMA_OPTIONAL=0` turns that off, for measuring its
+    /// effect; `terrarium dev`, where a reload may change the schema, turns it off itself.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        let mut capabilities = self.schema().capabilities.clone();
+        capabilities.get_provider_schema_optional = std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
+        capabilities
     }
 
     /// Runs one guest call on an instance from the pool: an idle one if there is one,
@@ -193,6 +222,28 @@ impl Provider {
                 }
                 Err(vec![guest_error_diagnostic(subject, &e)])
             }
+        }
+    }
+
+    /// Runs a guest call that streams its results to a consumer. When the consumer goes away
+    /// (`consumer_gone` resolves), the guest learns it from its next `push` and should return;
+    /// one that keeps going is abandoned after [`STREAM_GRACE`] and its instance discarded.
+    async fn call_streaming<R>(
+        &self,
+        subject: Subject<'_>,
+        consumer_gone: impl Future<Output = ()>,
+        f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Vec<Diagnostic>> {
+        tokio::select! {
+            r = self.call(subject, f) => r,
+            _ = async { consumer_gone.await; tokio::time::sleep(STREAM_GRACE).await } => Err(vec![Diagnostic::error(
+                "Provider ignored a closed stream",
+                format!(
+                    "Terraform stopped reading the results of {subject}, but the provider kept running for {} \
+                     afterwards, so Terrarium interrupted it and discarded the instance.",
+                    crate::sandbox::format_duration(STREAM_GRACE)
+                ),
+            )]),
         }
     }
 
@@ -347,30 +398,57 @@ impl Provider {
         ty: &Type,
         known: Knownness,
     ) -> Result<DynamicValue, Vec<Diagnostic>> {
-        let value = runtime::value_from_wit(value).map_err(|e| {
-            vec![invalid_result(subject, what, AttributePath::root(), &format!("the value is malformed: {e}"))]
-        })?;
-        let mut diags: Vec<Diagnostic> = codec::check(&value, ty)
-            .into_iter()
-            .map(|m| invalid_result(subject, what, m.path, &m.message))
-            .collect();
-        if known == Knownness::WhollyKnown {
-            collect_unknowns(&value, &AttributePath::root(), &mut |path| {
-                diags.push(invalid_result(
-                    subject,
-                    what,
-                    path,
-                    "the value is unknown, but every value must be known once it has been applied or read",
-                ));
-            });
-        }
-        if !diags.is_empty() {
-            return Err(diags);
-        }
-        codec::encode_msgpack(&value, ty)
-            .map(DynamicValue::msgpack)
-            .map_err(|e| vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))])
+        encode_checked(subject, what, value, ty, known)
     }
+
+    /// Decodes stored JSON (RawState) without a schema, as UpgradeResourceState does.
+    fn decode_raw_json(&self, subject: Subject<'_>, what: &str, json: &[u8]) -> Result<Value, Vec<Diagnostic>> {
+        if json.is_empty() {
+            return Ok(Value::Null);
+        }
+        codec::decode_json_untyped(json).map_err(|e| {
+            vec![Diagnostic::error(
+                "Invalid stored state",
+                format!("Terrarium could not read the stored {what} for {subject}: {e}"),
+            )]
+        })
+    }
+}
+
+/// How long a guest may keep running after the consumer of its stream has gone away.
+const STREAM_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Checks a value the guest returned against its schema type and encodes it.
+fn encode_checked(
+    subject: Subject<'_>,
+    what: &str,
+    value: wit::Value,
+    ty: &Type,
+    known: Knownness,
+) -> Result<DynamicValue, Vec<Diagnostic>> {
+    let value = runtime::value_from_wit(value).map_err(|e| {
+        vec![invalid_result(subject, what, AttributePath::root(), &format!("the value is malformed: {e}"))]
+    })?;
+    let mut diags: Vec<Diagnostic> = codec::check(&value, ty)
+        .into_iter()
+        .map(|m| invalid_result(subject, what, m.path, &m.message))
+        .collect();
+    if known == Knownness::WhollyKnown {
+        collect_unknowns(&value, &AttributePath::root(), &mut |path| {
+            diags.push(invalid_result(
+                subject,
+                what,
+                path,
+                "the value is unknown, but every value must be known once it has been applied or read",
+            ));
+        });
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    codec::encode_msgpack(&value, ty)
+        .map(DynamicValue::msgpack)
+        .map_err(|e| vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))])
 }
 
 /// Whether a returned value may still contain unknowns.

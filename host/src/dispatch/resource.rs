@@ -1,12 +1,12 @@
-//! Managed resource RPCs: validate, read, plan, apply, import, upgrade.
+//! Managed resource RPCs: validate, read, plan, apply, import, upgrade (state and identity),
+//! move, generate configuration. Identities travel beside states, in the type's identity schema.
 
 use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
 use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
-use crate::codec;
-use crate::runtime::{self, HostState, guest};
+use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "resource";
 
@@ -15,6 +15,59 @@ impl Provider {
         self.schemas
             .resource(name)
             .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.resource_names())])
+    }
+
+    fn identity_type(&self, subject: Subject<'_>, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+        self.resource_type(name)?;
+        self.schemas.identity(name).ok_or_else(|| {
+            vec![Diagnostic::error(
+                "Resource type has no identity",
+                format!("{subject} needs a resource identity, but this provider declares no identity schema for {name:?}."),
+            )]
+        })
+    }
+
+    /// An identity Terraform sent, decoded with the type's identity schema. Types without one
+    /// get none (Terraform sends none for them).
+    fn decode_identity(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        type_name: &str,
+        identity: Option<&DynamicValue>,
+    ) -> Result<Option<wit::Value>, Vec<Diagnostic>> {
+        let (Some(identity), Some(ty)) = (identity, self.schemas.identity(type_name)) else {
+            return Ok(None);
+        };
+        match self.decode(subject, what, identity, ty)? {
+            terrarium_model::Value::Null => Ok(None),
+            value => Ok(Some(runtime::value_to_wit(&value))),
+        }
+    }
+
+    /// An identity the guest returned, checked against the type's identity schema and encoded;
+    /// problems join `diagnostics`.
+    fn encode_identity(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        type_name: &str,
+        identity: Option<wit::Value>,
+        known: Knownness,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<DynamicValue> {
+        let identity = identity?;
+        let Some(ty) = self.schemas.identity(type_name) else {
+            diagnostics.push(Diagnostic::error(
+                "Provider returned an invalid value",
+                format!(
+                    "{subject} returned a {what}, but the provider declares no identity schema for {type_name:?}. \
+                     This is a bug in the provider; Terrarium refused the value so that Terraform never sees it."
+                ),
+            ));
+            return None;
+        };
+        self.encode(subject, what, identity, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
 
     pub async fn validate_resource_config(
@@ -48,7 +101,12 @@ impl Provider {
                 private: request.private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
-                current_identity: None,
+                current_identity: self.decode_identity(
+                    subject,
+                    "current identity",
+                    &request.type_name,
+                    request.current_identity.as_ref(),
+                )?,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_resource(s, &wit_request).await)
@@ -56,7 +114,25 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             let new_state =
                 self.encode_result(subject, "new state", r.new_state, ty, Knownness::WhollyKnown, &mut diagnostics);
-            Ok(ReadResourceResponse { new_state, private: r.private, deferred: deferred_from_wit(r.deferred), diagnostics })
+            let new_identity = if terrarium_model::has_errors(&diagnostics) {
+                None
+            } else {
+                self.encode_identity(
+                    subject,
+                    "new identity",
+                    &request.type_name,
+                    r.new_identity,
+                    Knownness::WhollyKnown,
+                    &mut diagnostics,
+                )
+            };
+            Ok(ReadResourceResponse {
+                new_state,
+                private: r.private,
+                deferred: deferred_from_wit(r.deferred),
+                diagnostics,
+                new_identity,
+            })
         };
         run().await.unwrap_or_else(|diagnostics| ReadResourceResponse { diagnostics, ..Default::default() })
     }
@@ -78,7 +154,12 @@ impl Provider {
                 prior_private: request.prior_private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
-                prior_identity: None,
+                prior_identity: self.decode_identity(
+                    subject,
+                    "prior identity",
+                    &request.type_name,
+                    request.prior_identity.as_ref(),
+                )?,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -88,12 +169,25 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             let planned_state =
                 self.encode_result(subject, "planned state", r.planned_state, ty, Knownness::MayBeUnknown, &mut diagnostics);
+            let planned_identity = if terrarium_model::has_errors(&diagnostics) {
+                None
+            } else {
+                self.encode_identity(
+                    subject,
+                    "planned identity",
+                    &request.type_name,
+                    r.planned_identity,
+                    Knownness::MayBeUnknown,
+                    &mut diagnostics,
+                )
+            };
             Ok(PlanResourceChangeResponse {
                 planned_state,
                 requires_replace: r.requires_replace.into_iter().map(runtime::path_from_wit).collect(),
                 planned_private: r.planned_private,
                 deferred: deferred_from_wit(r.deferred),
                 diagnostics,
+                planned_identity,
             })
         };
         run().await.unwrap_or_else(|diagnostics| PlanResourceChangeResponse { diagnostics, ..Default::default() })
@@ -110,7 +204,12 @@ impl Provider {
                 config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
                 planned_private: request.planned_private.clone(),
                 provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
-                planned_identity: None,
+                planned_identity: self.decode_identity(
+                    subject,
+                    "planned identity",
+                    &request.type_name,
+                    request.planned_identity.as_ref(),
+                )?,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -127,7 +226,15 @@ impl Provider {
                     None
                 }
             };
-            Ok(ApplyResourceChangeResponse { new_state, private: r.private, diagnostics })
+            let new_identity = self.encode_identity(
+                subject,
+                "new identity",
+                &request.type_name,
+                r.new_identity,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
+            Ok(ApplyResourceChangeResponse { new_state, private: r.private, diagnostics, new_identity })
         };
         run().await.unwrap_or_else(|diagnostics| ApplyResourceChangeResponse { diagnostics, ..Default::default() })
     }
@@ -136,11 +243,18 @@ impl Provider {
         let subject = Subject { rpc: "ImportResourceState", kind: KIND, name: &request.type_name };
         let run = async || -> Result<ImportResourceStateResponse, Vec<Diagnostic>> {
             self.resource_type(&request.type_name)?;
+            let identity = match &request.identity {
+                Some(identity) => {
+                    let ty = self.identity_type(subject, &request.type_name)?;
+                    Some(runtime::value_to_wit(&self.decode(subject, "identity", identity, ty)?))
+                }
+                None => None,
+            };
             let wit_request = guest::ImportResourceStateRequest {
                 type_name: request.type_name.clone(),
                 id: request.id.clone(),
                 client: client_capabilities(request.client),
-                identity: None,
+                identity,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -158,10 +272,22 @@ impl Provider {
                             continue;
                         }
                     };
-                    match self.encode(subject, "imported state", item.state, ty, Knownness::WhollyKnown) {
-                        Ok(state) => imported.push(ImportedResource { type_name: item.type_name, state, private: item.private }),
-                        Err(d) => diagnostics.extend(d),
-                    }
+                    let state = match self.encode(subject, "imported state", item.state, ty, Knownness::WhollyKnown) {
+                        Ok(state) => state,
+                        Err(d) => {
+                            diagnostics.extend(d);
+                            continue;
+                        }
+                    };
+                    let identity = self.encode_identity(
+                        subject,
+                        "imported identity",
+                        &item.type_name,
+                        item.identity,
+                        Knownness::WhollyKnown,
+                        &mut diagnostics,
+                    );
+                    imported.push(ImportedResource { type_name: item.type_name, state, private: item.private, identity });
                 }
             }
             Ok(ImportResourceStateResponse { imported, deferred: deferred_from_wit(r.deferred), diagnostics })
@@ -184,16 +310,7 @@ impl Provider {
                     ),
                 )]);
             }
-            let raw = if request.raw_state.json.is_empty() {
-                terrarium_model::Value::Null
-            } else {
-                codec::decode_json_untyped(&request.raw_state.json).map_err(|e| {
-                    vec![Diagnostic::error(
-                        "Invalid stored state",
-                        format!("Terrarium could not read the stored state for {subject}: {e}"),
-                    )]
-                })?
-            };
+            let raw = self.decode_raw_json(subject, "state", &request.raw_state.json)?;
             let wit_request = guest::UpgradeResourceStateRequest {
                 type_name: request.type_name.clone(),
                 version: request.version,
@@ -211,4 +328,116 @@ impl Provider {
         };
         run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse { diagnostics, ..Default::default() })
     }
+}
+
+impl Provider {
+    pub async fn upgrade_resource_identity(
+        &self,
+        request: &UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
+        let subject = Subject { rpc: "UpgradeResourceIdentity", kind: KIND, name: &request.type_name };
+        let run = async || -> Result<UpgradeResourceIdentityResponse, Vec<Diagnostic>> {
+            let ty = self.identity_type(subject, &request.type_name)?;
+            let raw = self.decode_raw_json(subject, "identity", &request.raw_identity.json)?;
+            let wit_request = guest::UpgradeResourceIdentityRequest {
+                type_name: request.type_name.clone(),
+                version: request.version,
+                raw_identity: runtime::value_to_wit(&raw),
+            };
+            let r = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_upgrade_resource_identity(s, &wit_request).await
+                })
+                .await?;
+            let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
+            let upgraded_identity = self.encode_result(
+                subject,
+                "upgraded identity",
+                r.upgraded_identity,
+                ty,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
+            Ok(UpgradeResourceIdentityResponse { upgraded_identity, diagnostics })
+        };
+        run().await.unwrap_or_else(|diagnostics| UpgradeResourceIdentityResponse { diagnostics, ..Default::default() })
+    }
+
+    pub async fn move_resource_state(&self, request: &MoveResourceStateRequest) -> MoveResourceStateResponse {
+        let subject = Subject { rpc: "MoveResourceState", kind: KIND, name: &request.target_type_name };
+        let run = async || -> Result<MoveResourceStateResponse, Vec<Diagnostic>> {
+            let ty = self.resource_type(&request.target_type_name)?;
+            if !self.schema().capabilities.move_resource_state {
+                return Err(vec![not_declared(subject, "move_resource_state")]);
+            }
+            let source_state = self.decode_raw_json(subject, "source state", &request.source_state.json)?;
+            let source_identity = match &request.source_identity {
+                Some(raw) if !raw.json.is_empty() => {
+                    Some(runtime::value_to_wit(&self.decode_raw_json(subject, "source identity", &raw.json)?))
+                }
+                _ => None,
+            };
+            let wit_request = guest::MoveResourceStateRequest {
+                source_provider_address: request.source_provider_address.clone(),
+                source_type_name: request.source_type_name.clone(),
+                source_schema_version: request.source_schema_version,
+                source_state: runtime::value_to_wit(&source_state),
+                target_type_name: request.target_type_name.clone(),
+                source_private: request.source_private.clone(),
+                source_identity,
+                source_identity_schema_version: request.source_identity_schema_version,
+            };
+            let r = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_move_resource_state(s, &wit_request).await
+                })
+                .await?;
+            let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
+            let target_state =
+                self.encode_result(subject, "target state", r.target_state, ty, Knownness::WhollyKnown, &mut diagnostics);
+            let target_identity = if terrarium_model::has_errors(&diagnostics) {
+                None
+            } else {
+                self.encode_identity(
+                    subject,
+                    "target identity",
+                    &request.target_type_name,
+                    r.target_identity,
+                    Knownness::WhollyKnown,
+                    &mut diagnostics,
+                )
+            };
+            Ok(MoveResourceStateResponse { target_state, target_private: r.target_private, target_identity, diagnostics })
+        };
+        run().await.unwrap_or_else(|diagnostics| MoveResourceStateResponse { diagnostics, ..Default::default() })
+    }
+
+    pub async fn generate_resource_config(&self, type_name: &str, state: &DynamicValue) -> GenerateResourceConfigResponse {
+        let subject = Subject { rpc: "GenerateResourceConfig", kind: KIND, name: type_name };
+        let run = async || -> Result<GenerateResourceConfigResponse, Vec<Diagnostic>> {
+            let ty = self.resource_type(type_name)?;
+            if !self.schema().capabilities.generate_resource_config {
+                return Err(vec![not_declared(subject, "generate_resource_config")]);
+            }
+            let state = runtime::value_to_wit(&self.decode(subject, "state", state, ty)?);
+            let r = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_generate_resource_config(s, type_name, &state).await
+                })
+                .await?;
+            let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
+            let config =
+                self.encode_result(subject, "configuration", r.config, ty, Knownness::WhollyKnown, &mut diagnostics);
+            Ok(GenerateResourceConfigResponse { config, diagnostics })
+        };
+        run().await.unwrap_or_else(|diagnostics| GenerateResourceConfigResponse { diagnostics, ..Default::default() })
+    }
+}
+
+/// An RPC whose capability the provider does not declare (Terraform should not have sent it).
+fn not_declared(subject: Subject<'_>, capability: &str) -> Diagnostic {
+    Diagnostic::error(
+        "Not supported by this provider",
+        format!("This provider does not declare the {capability} capability, so it cannot serve {subject}."),
+    )
 }

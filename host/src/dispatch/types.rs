@@ -2,7 +2,7 @@
 //! hands to dispatch and gets back. Values are still wire-encoded here; dispatch decodes them
 //! with the schema they belong to.
 
-use terrarium_model::{AttributePath, Diagnostic};
+use terrarium_model::{AttributePath, Diagnostic, Type};
 
 /// A value as Terraform sends it: msgpack, or JSON, or neither (null).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,6 +53,8 @@ pub struct ReadResourceRequest {
     pub private: Vec<u8>,
     pub provider_meta: Option<DynamicValue>,
     pub client: ClientCapabilities,
+    /// The identity stored with the state (`ResourceIdentityData.identity_data`), if any.
+    pub current_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -61,6 +63,7 @@ pub struct ReadResourceResponse {
     pub private: Vec<u8>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -72,6 +75,7 @@ pub struct PlanResourceChangeRequest {
     pub prior_private: Vec<u8>,
     pub provider_meta: Option<DynamicValue>,
     pub client: ClientCapabilities,
+    pub prior_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -81,6 +85,7 @@ pub struct PlanResourceChangeResponse {
     pub planned_private: Vec<u8>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    pub planned_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -91,6 +96,7 @@ pub struct ApplyResourceChangeRequest {
     pub config: DynamicValue,
     pub planned_private: Vec<u8>,
     pub provider_meta: Option<DynamicValue>,
+    pub planned_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -98,13 +104,17 @@ pub struct ApplyResourceChangeResponse {
     pub new_state: Option<DynamicValue>,
     pub private: Vec<u8>,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ImportResourceStateRequest {
     pub type_name: String,
+    /// Empty when importing by identity.
     pub id: String,
     pub client: ClientCapabilities,
+    /// Set when importing by identity (`import { identity = {...} }`).
+    pub identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -112,6 +122,7 @@ pub struct ImportedResource {
     pub type_name: String,
     pub state: DynamicValue,
     pub private: Vec<u8>,
+    pub identity: Option<DynamicValue>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -160,4 +171,139 @@ pub struct FunctionError {
 pub struct CallFunctionResponse {
     pub result: Option<DynamicValue>,
     pub error: Option<FunctionError>,
+}
+
+/// One attribute of a resource identity schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdentityAttribute {
+    pub name: String,
+    pub ty: Type,
+    pub required_for_import: bool,
+    pub optional_for_import: bool,
+    pub description: String,
+}
+
+/// The identity schema of one managed resource type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdentitySchema {
+    pub version: i64,
+    pub attributes: Vec<IdentityAttribute>,
+}
+
+impl IdentitySchema {
+    /// The object type identity values have.
+    pub fn implied_type(&self) -> Type {
+        Type::object(self.attributes.iter().map(|a| (a.name.clone(), a.ty.clone())))
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct UpgradeResourceIdentityRequest {
+    pub type_name: String,
+    pub version: i64,
+    /// The stored identity; only its JSON form is used.
+    pub raw_identity: RawState,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct UpgradeResourceIdentityResponse {
+    pub upgraded_identity: Option<DynamicValue>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MoveResourceStateRequest {
+    pub source_provider_address: String,
+    pub source_type_name: String,
+    pub source_schema_version: i64,
+    /// Only its JSON form is used.
+    pub source_state: RawState,
+    pub target_type_name: String,
+    pub source_private: Vec<u8>,
+    /// Only its JSON form is used; `None` when the source had no identity.
+    pub source_identity: Option<RawState>,
+    pub source_identity_schema_version: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MoveResourceStateResponse {
+    pub target_state: Option<DynamicValue>,
+    pub target_private: Vec<u8>,
+    pub target_identity: Option<DynamicValue>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GenerateResourceConfigResponse {
+    pub config: Option<DynamicValue>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A point in time as Unix time (protobuf's `google.protobuf.Timestamp`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timestamp {
+    pub seconds: i64,
+    pub nanos: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OpenEphemeralResourceRequest {
+    pub type_name: String,
+    pub config: DynamicValue,
+    pub client: ClientCapabilities,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OpenEphemeralResourceResponse {
+    pub result: Option<DynamicValue>,
+    pub private: Option<Vec<u8>>,
+    pub renew_at: Option<Timestamp>,
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RenewEphemeralResourceResponse {
+    pub private: Option<Vec<u8>>,
+    pub renew_at: Option<Timestamp>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ListResourceRequest {
+    pub type_name: String,
+    pub config: DynamicValue,
+    pub include_resource_object: bool,
+    /// Terraform reads at most this many items.
+    pub limit: i64,
+}
+
+/// One event of a ListResource stream: an item, or (with only diagnostics) a problem with
+/// the listing as a whole.
+#[derive(Clone, Debug, Default)]
+pub struct ListEvent {
+    pub identity: Option<DynamicValue>,
+    pub display_name: String,
+    pub resource_object: Option<DynamicValue>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ActionRequest {
+    pub type_name: String,
+    pub config: DynamicValue,
+    pub client: ClientCapabilities,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PlanActionResponse {
+    pub deferred: Option<DeferredReason>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One event of an InvokeAction stream: progress while it runs, then exactly one `Completed`.
+#[derive(Clone, Debug)]
+pub enum ActionEvent {
+    Progress(String),
+    Completed(Vec<Diagnostic>),
 }

@@ -52,6 +52,12 @@ fn warning_to_pb(d: Diagnostic) -> pb::Diagnostic {
     }
 }
 
+fn schema_may_change(capabilities: &mut Option<ServerCapabilities>) {
+    if let Some(capabilities) = capabilities {
+        capabilities.get_provider_schema_optional = false;
+    }
+}
+
 /// Writes the [`Provider`] impl. Calls in `plain` pass straight through. Calls in `warned`
 /// also carry pending warnings: those are the calls whose diagnostics Terraform shows to the
 /// user (schema calls are left out because Terraform drops their warnings, and a warning taken
@@ -106,6 +112,25 @@ macro_rules! reloading_provider {
                 Ok(response)
             }
 
+            // A reload may change the schema, so Terraform must not skip fetching it in a
+            // later provider process of the same run (the served component declares otherwise).
+            async fn get_metadata(&self, request: Request<get_metadata::Request>) -> Reply<get_metadata::Response> {
+                let generation = self.live.current();
+                let mut response = Provider::get_metadata(generation.service(), request).await?;
+                schema_may_change(&mut response.get_mut().server_capabilities);
+                Ok(response)
+            }
+
+            async fn get_provider_schema(
+                &self,
+                request: Request<get_provider_schema::Request>,
+            ) -> Reply<get_provider_schema::Response> {
+                let generation = self.live.current();
+                let mut response = Provider::get_provider_schema(generation.service(), request).await?;
+                schema_may_change(&mut response.get_mut().server_capabilities);
+                Ok(response)
+            }
+
             async fn write_state_bytes(
                 &self,
                 request: Request<tonic::Streaming<write_state_bytes::RequestChunk>>,
@@ -119,8 +144,6 @@ macro_rules! reloading_provider {
 
 reloading_provider! {
     plain {
-        get_metadata(get_metadata::Request) -> get_metadata::Response;
-        get_provider_schema(get_provider_schema::Request) -> get_provider_schema::Response;
         get_resource_identity_schemas(get_resource_identity_schemas::Request) -> get_resource_identity_schemas::Response;
         get_functions(get_functions::Request) -> get_functions::Response;
         call_function(call_function::Request) -> call_function::Response;

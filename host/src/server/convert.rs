@@ -17,6 +17,41 @@ pub fn dynamic_value_to_pb(v: dt::DynamicValue) -> pb::DynamicValue {
     pb::DynamicValue { msgpack: v.msgpack, json: v.json }
 }
 
+/// `ResourceIdentityData` -> the identity value, if one was sent.
+pub fn identity(v: Option<pb::ResourceIdentityData>) -> Option<dt::DynamicValue> {
+    v.and_then(|v| v.identity_data).map(|v| dynamic_value(Some(v)))
+}
+
+pub fn identity_to_pb(v: Option<dt::DynamicValue>) -> Option<pb::ResourceIdentityData> {
+    v.map(|v| pb::ResourceIdentityData { identity_data: Some(dynamic_value_to_pb(v)) })
+}
+
+pub fn raw_state(v: Option<pb::RawState>) -> dt::RawState {
+    let raw = v.unwrap_or_default();
+    dt::RawState { json: raw.json, flatmap: raw.flatmap.into_iter().collect() }
+}
+
+pub fn timestamp_to_pb(t: dt::Timestamp) -> prost_types::Timestamp {
+    prost_types::Timestamp { seconds: t.seconds, nanos: i32::try_from(t.nanos).unwrap_or(999_999_999) }
+}
+
+pub fn identity_schema_to_pb(s: &dt::IdentitySchema) -> pb::ResourceIdentitySchema {
+    pb::ResourceIdentitySchema {
+        version: s.version,
+        identity_attributes: s
+            .attributes
+            .iter()
+            .map(|a| pb::resource_identity_schema::IdentityAttribute {
+                name: a.name.clone(),
+                r#type: a.ty.to_json().into_bytes(),
+                required_for_import: a.required_for_import,
+                optional_for_import: a.optional_for_import,
+                description: a.description.clone(),
+            })
+            .collect(),
+    }
+}
+
 pub fn client_capabilities(c: Option<pb::ClientCapabilities>) -> dt::ClientCapabilities {
     c.map(|c| dt::ClientCapabilities {
         deferral_allowed: c.deferral_allowed,

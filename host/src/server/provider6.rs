@@ -2,8 +2,10 @@
 
 use std::pin::Pin;
 
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use terrarium_model::Diagnostic;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::convert::*;
@@ -23,6 +25,10 @@ fn one<T: Send + 'static>(item: T) -> EventStream<T> {
     Box::pin(futures::stream::once(async move { Ok(item) }))
 }
 
+/// Events a streaming RPC holds between the guest and Terraform: the guest waits while this
+/// many are unread, so a stream of any length runs in bounded memory.
+const STREAM_BUFFER: usize = 16;
+
 #[tonic::async_trait]
 impl provider_server::Provider for ProviderService {
     async fn get_metadata(&self, _: Request<get_metadata::Request>) -> Reply<get_metadata::Response> {
@@ -32,10 +38,21 @@ impl provider_server::Provider for ProviderService {
         };
         let s = p.schema();
         ok(get_metadata::Response {
-            server_capabilities: Some(capabilities_to_pb(&s.capabilities)),
+            server_capabilities: Some(capabilities_to_pb(&p.server_capabilities())),
             resources: s.resources.keys().map(|n| get_metadata::ResourceMetadata { type_name: n.clone() }).collect(),
             data_sources: s.data_sources.keys().map(|n| get_metadata::DataSourceMetadata { type_name: n.clone() }).collect(),
             functions: s.functions.keys().map(|n| get_metadata::FunctionMetadata { name: n.clone() }).collect(),
+            ephemeral_resources: s
+                .ephemeral_resources
+                .keys()
+                .map(|n| get_metadata::EphemeralMetadata { type_name: n.clone() })
+                .collect(),
+            list_resources: s
+                .list_resources
+                .keys()
+                .map(|n| get_metadata::ListResourceMetadata { type_name: n.clone() })
+                .collect(),
+            actions: s.actions.keys().map(|n| get_metadata::ActionMetadata { type_name: n.clone() }).collect(),
             diagnostics: diagnostics_to_pb(p.schema_diagnostics().to_vec()),
             ..Default::default()
         })
@@ -53,7 +70,14 @@ impl provider_server::Provider for ProviderService {
             resource_schemas: s.resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
             data_source_schemas: s.data_sources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
             functions: s.functions.iter().map(|(k, f)| (k.clone(), function_to_pb(f))).collect(),
-            server_capabilities: Some(capabilities_to_pb(&s.capabilities)),
+            ephemeral_resource_schemas: s.ephemeral_resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
+            list_resource_schemas: s.list_resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
+            action_schemas: s
+                .actions
+                .iter()
+                .map(|(k, v)| (k.clone(), ActionSchema { schema: Some(schema_to_pb(v)) }))
+                .collect(),
+            server_capabilities: Some(capabilities_to_pb(&p.server_capabilities())),
             diagnostics: diagnostics_to_pb(p.schema_diagnostics().to_vec()),
             ..Default::default()
         })
@@ -107,12 +131,11 @@ impl provider_server::Provider for ProviderService {
             Ok(p) => p,
             Err(d) => return ok(upgrade_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
-        let raw = r.raw_state.unwrap_or_default();
         let out = p
             .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
                 type_name: r.type_name,
                 version: r.version,
-                raw_state: dt::RawState { json: raw.json, flatmap: raw.flatmap.into_iter().collect() },
+                raw_state: raw_state(r.raw_state),
             })
             .await;
         ok(upgrade_resource_state::Response {
@@ -125,17 +148,39 @@ impl provider_server::Provider for ProviderService {
         &self,
         _: Request<get_resource_identity_schemas::Request>,
     ) -> Reply<get_resource_identity_schemas::Response> {
-        // No resource identities yet: an empty map is how a provider says so.
-        ok(get_resource_identity_schemas::Response::default())
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => {
+                return ok(get_resource_identity_schemas::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() });
+            }
+        };
+        ok(get_resource_identity_schemas::Response {
+            identity_schemas: p.identity_schemas().iter().map(|(k, s)| (k.clone(), identity_schema_to_pb(s))).collect(),
+            diagnostics: Vec::new(),
+        })
     }
 
     async fn upgrade_resource_identity(
         &self,
-        _: Request<upgrade_resource_identity::Request>,
+        r: Request<upgrade_resource_identity::Request>,
     ) -> Reply<upgrade_resource_identity::Response> {
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => {
+                return ok(upgrade_resource_identity::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() });
+            }
+        };
+        let out = p
+            .upgrade_resource_identity(&dt::UpgradeResourceIdentityRequest {
+                type_name: r.type_name,
+                version: r.version,
+                raw_identity: raw_state(r.raw_identity),
+            })
+            .await;
         ok(upgrade_resource_identity::Response {
-            diagnostics: not_supported("UpgradeResourceIdentity"),
-            ..Default::default()
+            upgraded_identity: identity_to_pb(out.upgraded_identity),
+            diagnostics: diagnostics_to_pb(out.diagnostics),
         })
     }
 
@@ -168,6 +213,7 @@ impl provider_server::Provider for ProviderService {
                 private: r.private,
                 provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
                 client: client_capabilities(r.client_capabilities),
+                current_identity: identity(r.current_identity),
             })
             .await;
         ok(read_resource::Response {
@@ -175,7 +221,7 @@ impl provider_server::Provider for ProviderService {
             private: out.private,
             deferred: deferred(out.deferred),
             diagnostics: diagnostics_to_pb(out.diagnostics),
-            new_identity: None,
+            new_identity: identity_to_pb(out.new_identity),
         })
     }
 
@@ -194,6 +240,7 @@ impl provider_server::Provider for ProviderService {
                 prior_private: r.prior_private,
                 provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
                 client: client_capabilities(r.client_capabilities),
+                prior_identity: identity(r.prior_identity),
             })
             .await;
         ok(plan_resource_change::Response {
@@ -203,7 +250,7 @@ impl provider_server::Provider for ProviderService {
             diagnostics: diagnostics_to_pb(out.diagnostics),
             legacy_type_system: false,
             deferred: deferred(out.deferred),
-            planned_identity: None,
+            planned_identity: identity_to_pb(out.planned_identity),
         })
     }
 
@@ -224,6 +271,7 @@ impl provider_server::Provider for ProviderService {
                 config: dynamic_value(r.config),
                 planned_private: r.planned_private,
                 provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
+                planned_identity: identity(r.planned_identity),
             })
             .await;
         ok(apply_resource_change::Response {
@@ -231,7 +279,7 @@ impl provider_server::Provider for ProviderService {
             private: out.private,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             legacy_type_system: false,
-            new_identity: None,
+            new_identity: identity_to_pb(out.new_identity),
         })
     }
 
@@ -244,17 +292,12 @@ impl provider_server::Provider for ProviderService {
             Ok(p) => p,
             Err(d) => return ok(import_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
         };
-        if r.identity.is_some() && r.id.is_empty() {
-            return ok(import_resource_state::Response {
-                diagnostics: not_supported("import by resource identity"),
-                ..Default::default()
-            });
-        }
         let out = p
             .import_resource_state(&dt::ImportResourceStateRequest {
                 type_name: r.type_name,
                 id: r.id,
                 client: client_capabilities(r.client_capabilities),
+                identity: identity(r.identity),
             })
             .await;
         ok(import_resource_state::Response {
@@ -265,7 +308,7 @@ impl provider_server::Provider for ProviderService {
                     type_name: i.type_name,
                     state: Some(dynamic_value_to_pb(i.state)),
                     private: i.private,
-                    identity: None,
+                    identity: identity_to_pb(i.identity),
                 })
                 .collect(),
             diagnostics: diagnostics_to_pb(out.diagnostics),
@@ -273,8 +316,30 @@ impl provider_server::Provider for ProviderService {
         })
     }
 
-    async fn move_resource_state(&self, _: Request<move_resource_state::Request>) -> Reply<move_resource_state::Response> {
-        ok(move_resource_state::Response { diagnostics: not_supported("MoveResourceState"), ..Default::default() })
+    async fn move_resource_state(&self, r: Request<move_resource_state::Request>) -> Reply<move_resource_state::Response> {
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(move_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+        };
+        let out = p
+            .move_resource_state(&dt::MoveResourceStateRequest {
+                source_provider_address: r.source_provider_address,
+                source_type_name: r.source_type_name,
+                source_schema_version: r.source_schema_version,
+                source_state: raw_state(r.source_state),
+                target_type_name: r.target_type_name,
+                source_private: r.source_private,
+                source_identity: r.source_identity.map(|raw| raw_state(Some(raw))),
+                source_identity_schema_version: r.source_identity_schema_version,
+            })
+            .await;
+        ok(move_resource_state::Response {
+            target_state: out.target_state.map(dynamic_value_to_pb),
+            diagnostics: diagnostics_to_pb(out.diagnostics),
+            target_private: out.target_private,
+            target_identity: identity_to_pb(out.target_identity),
+        })
     }
 
     async fn read_data_source(&self, r: Request<read_data_source::Request>) -> Reply<read_data_source::Response> {
@@ -300,53 +365,125 @@ impl provider_server::Provider for ProviderService {
 
     async fn generate_resource_config(
         &self,
-        _: Request<generate_resource_config::Request>,
+        r: Request<generate_resource_config::Request>,
     ) -> Reply<generate_resource_config::Response> {
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(generate_resource_config::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+        };
+        let out = p.generate_resource_config(&r.type_name, &dynamic_value(r.state)).await;
         ok(generate_resource_config::Response {
-            diagnostics: not_supported("GenerateResourceConfig"),
-            ..Default::default()
+            config: out.config.map(dynamic_value_to_pb),
+            diagnostics: diagnostics_to_pb(out.diagnostics),
         })
     }
 
     async fn validate_ephemeral_resource_config(
         &self,
-        _: Request<validate_ephemeral_resource_config::Request>,
+        r: Request<validate_ephemeral_resource_config::Request>,
     ) -> Reply<validate_ephemeral_resource_config::Response> {
-        ok(validate_ephemeral_resource_config::Response { diagnostics: not_supported("ephemeral resources") })
+        let r = r.into_inner();
+        let diags = match self.provider().await {
+            Ok(p) => p.validate_ephemeral_resource_config(&r.type_name, &dynamic_value(r.config)).await,
+            Err(d) => d,
+        };
+        ok(validate_ephemeral_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
     async fn open_ephemeral_resource(
         &self,
-        _: Request<open_ephemeral_resource::Request>,
+        r: Request<open_ephemeral_resource::Request>,
     ) -> Reply<open_ephemeral_resource::Response> {
-        ok(open_ephemeral_resource::Response { diagnostics: not_supported("ephemeral resources"), ..Default::default() })
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(open_ephemeral_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+        };
+        let out = p
+            .open_ephemeral_resource(&dt::OpenEphemeralResourceRequest {
+                type_name: r.type_name,
+                config: dynamic_value(r.config),
+                client: client_capabilities(r.client_capabilities),
+            })
+            .await;
+        ok(open_ephemeral_resource::Response {
+            diagnostics: diagnostics_to_pb(out.diagnostics),
+            renew_at: out.renew_at.map(timestamp_to_pb),
+            result: out.result.map(dynamic_value_to_pb),
+            private: out.private,
+            deferred: deferred(out.deferred),
+        })
     }
 
     async fn renew_ephemeral_resource(
         &self,
-        _: Request<renew_ephemeral_resource::Request>,
+        r: Request<renew_ephemeral_resource::Request>,
     ) -> Reply<renew_ephemeral_resource::Response> {
-        ok(renew_ephemeral_resource::Response { diagnostics: not_supported("ephemeral resources"), ..Default::default() })
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(renew_ephemeral_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+        };
+        let out = p.renew_ephemeral_resource(&r.type_name, r.private).await;
+        ok(renew_ephemeral_resource::Response {
+            diagnostics: diagnostics_to_pb(out.diagnostics),
+            renew_at: out.renew_at.map(timestamp_to_pb),
+            private: out.private,
+        })
     }
 
     async fn close_ephemeral_resource(
         &self,
-        _: Request<close_ephemeral_resource::Request>,
+        r: Request<close_ephemeral_resource::Request>,
     ) -> Reply<close_ephemeral_resource::Response> {
-        ok(close_ephemeral_resource::Response { diagnostics: not_supported("ephemeral resources") })
+        let r = r.into_inner();
+        let diags = match self.provider().await {
+            Ok(p) => p.close_ephemeral_resource(&r.type_name, r.private).await,
+            Err(d) => d,
+        };
+        ok(close_ephemeral_resource::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
     type ListResourceStream = EventStream<list_resource::Event>;
 
-    async fn list_resource(&self, _: Request<list_resource::Request>) -> Reply<Self::ListResourceStream> {
-        ok(one(list_resource::Event { diagnostic: not_supported("list resources"), ..Default::default() }))
+    async fn list_resource(&self, r: Request<list_resource::Request>) -> Reply<Self::ListResourceStream> {
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(one(list_resource::Event { diagnostic: diagnostics_to_pb(d), ..Default::default() })),
+        };
+        let request = dt::ListResourceRequest {
+            type_name: r.type_name,
+            config: dynamic_value(r.config),
+            include_resource_object: r.include_resource_object,
+            limit: r.limit,
+        };
+        let (events, received) = mpsc::channel(STREAM_BUFFER);
+        // The guest call runs beside the response stream and ends when it does (or, if
+        // Terraform hangs up, when the guest notices); it owns what it needs.
+        tokio::spawn(async move { p.list_resource(&request, events).await });
+        let stream = ReceiverStream::new(received).map(|e: dt::ListEvent| {
+            Ok(list_resource::Event {
+                identity: identity_to_pb(e.identity),
+                display_name: e.display_name,
+                resource_object: e.resource_object.map(dynamic_value_to_pb),
+                diagnostic: diagnostics_to_pb(e.diagnostics),
+            })
+        });
+        ok(Box::pin(stream))
     }
 
     async fn validate_list_resource_config(
         &self,
-        _: Request<validate_list_resource_config::Request>,
+        r: Request<validate_list_resource_config::Request>,
     ) -> Reply<validate_list_resource_config::Response> {
-        ok(validate_list_resource_config::Response { diagnostics: not_supported("list resources") })
+        let r = r.into_inner();
+        let diags = match self.provider().await {
+            Ok(p) => p.validate_list_resource_config(&r.type_name, &dynamic_value(r.config)).await,
+            Err(d) => d,
+        };
+        ok(validate_list_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
     async fn get_functions(&self, _: Request<get_functions::Request>) -> Reply<get_functions::Response> {
@@ -423,22 +560,61 @@ impl provider_server::Provider for ProviderService {
         ok(delete_state::Response { diagnostics: not_supported("state stores") })
     }
 
-    async fn plan_action(&self, _: Request<plan_action::Request>) -> Reply<plan_action::Response> {
-        ok(plan_action::Response { diagnostics: not_supported("actions"), ..Default::default() })
+    async fn plan_action(&self, r: Request<plan_action::Request>) -> Reply<plan_action::Response> {
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => return ok(plan_action::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+        };
+        let out = p
+            .plan_action(&dt::ActionRequest {
+                type_name: r.action_type,
+                config: dynamic_value(r.config),
+                client: client_capabilities(r.client_capabilities),
+            })
+            .await;
+        ok(plan_action::Response { diagnostics: diagnostics_to_pb(out.diagnostics), deferred: deferred(out.deferred) })
     }
 
     type InvokeActionStream = EventStream<invoke_action::Event>;
 
-    async fn invoke_action(&self, _: Request<invoke_action::Request>) -> Reply<Self::InvokeActionStream> {
-        let completed = invoke_action::event::Completed { diagnostics: not_supported("actions") };
-        ok(one(invoke_action::Event { r#type: Some(invoke_action::event::Type::Completed(completed)) }))
+    async fn invoke_action(&self, r: Request<invoke_action::Request>) -> Reply<Self::InvokeActionStream> {
+        use invoke_action::event::{Completed, Progress, Type};
+        let r = r.into_inner();
+        let p = match self.provider().await {
+            Ok(p) => p,
+            Err(d) => {
+                let completed = Completed { diagnostics: diagnostics_to_pb(d) };
+                return ok(one(invoke_action::Event { r#type: Some(Type::Completed(completed)) }));
+            }
+        };
+        let request = dt::ActionRequest {
+            type_name: r.action_type,
+            config: dynamic_value(r.config),
+            client: client_capabilities(r.client_capabilities),
+        };
+        let (events, received) = mpsc::channel(STREAM_BUFFER);
+        tokio::spawn(async move { p.invoke_action(&request, events).await });
+        let stream = ReceiverStream::new(received).map(|e: dt::ActionEvent| {
+            let event = match e {
+                dt::ActionEvent::Progress(message) => Type::Progress(Progress { message }),
+                dt::ActionEvent::Completed(d) => Type::Completed(Completed { diagnostics: diagnostics_to_pb(d) }),
+            };
+            Ok(invoke_action::Event { r#type: Some(event) })
+        });
+        ok(Box::pin(stream))
     }
 
     async fn validate_action_config(
         &self,
-        _: Request<validate_action_config::Request>,
+        r: Request<validate_action_config::Request>,
     ) -> Reply<validate_action_config::Response> {
-        ok(validate_action_config::Response { diagnostics: not_supported("actions") })
+        let r = r.into_inner();
+        let diags = match self.provider().await {
+            Ok(p) => p.validate_action_config(&r.type_name, &dynamic_value(r.config)).await,
+            Err(d) => d,
+        };
+        ok(validate_action_config::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
     async fn stop_provider(&self, _: Request<stop_provider::Request>) -> Reply<stop_provider::Response> {
