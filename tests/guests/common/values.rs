@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::terrarium::provider::types::{Entry, Node, Refinements, Value};
+use crate::terrarium::provider::types::{Entry, Node, Number, Refinements, Value};
 
 /// The root object's attributes, by name (the fixtures' values are flat).
 pub fn attributes(value: &Value) -> BTreeMap<String, Node> {
@@ -21,6 +21,17 @@ pub fn attributes(value: &Value) -> BTreeMap<String, Node> {
 pub fn string_attr(value: &Value, name: &str) -> Option<String> {
     match attributes(value).remove(name) {
         Some(Node::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// A whole-number attribute of the root object (numbers that are not whole are `None`).
+#[allow(dead_code, reason = "not every fixture reads numbers")]
+pub fn int_attr(value: &Value, name: &str) -> Option<i64> {
+    match attributes(value).remove(name) {
+        Some(Node::Number(Number::Int(i))) => Some(i),
+        Some(Node::Number(Number::Float(f))) if f.fract() == 0.0 => Some(f as i64),
+        Some(Node::Number(Number::Decimal(d))) => d.parse().ok(),
         _ => None,
     }
 }

@@ -16,6 +16,13 @@
 //! | `slow`                | sleeps 200 ms on the host clock, then returns a state whose |
 //! |                       | `id` names this instance and `value` says whether it was   |
 //! |                       | configured (for instance-pool tests and benchmarks)        |
+//! | `identity-wrong-type` | returns the identity `{ id = 42 }` (the schema: string)     |
+//! | `defer`               | (plan defers with reason resource-config-unknown instead)   |
+//!
+//! `faulty_thing` has the identity `{ id = string }`: apply returns `{ id = <state id> }`,
+//! read hands back the identity it was given (or derives it from the state), import by
+//! identity returns a state whose `id` is the identity's. Every other new RPC answers what a
+//! provider without the feature answers.
 
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
@@ -41,9 +48,10 @@ mod values;
 use values::{attributes, null_value, object, string_attr, unknown};
 
 use exports::terrarium::provider::provider::*;
+use terrarium::provider::streams::{ActionProgress, ListResults};
 use terrarium::provider::types::{
-    Attribute, Block, Description, Diagnostic, NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities,
-    Severity, TextKind, Value,
+    Attribute, Block, DeferredReason, Description, Diagnostic, IdentityAttribute, IdentitySchema, NamedIdentitySchema,
+    NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind, Value,
 };
 
 struct Faulty;
@@ -76,6 +84,11 @@ fn error(summary: &str) -> Diagnostic {
     Diagnostic { severity: Severity::Error, summary: summary.to_string(), detail: String::new(), attribute: vec![] }
 }
 
+/// `faulty_thing`'s identity: `{ id = <id> }`.
+fn identity_of(id: Node) -> Value {
+    object(vec![("id", id)])
+}
+
 impl Guest for Faulty {
     fn get_schema() -> ProviderSchema {
         let thing = Schema {
@@ -88,6 +101,19 @@ impl Guest for Faulty {
             resources: vec![NamedSchema { name: "faulty_thing".into(), schema: thing }],
             data_sources: vec![],
             functions: vec![],
+            resource_identities: vec![NamedIdentitySchema {
+                name: "faulty_thing".into(),
+                schema: IdentitySchema {
+                    version: 0,
+                    attributes: vec![IdentityAttribute {
+                        name: "id".into(),
+                        type_: "\"string\"".into(),
+                        required_for_import: true,
+                        optional_for_import: false,
+                        description: String::new(),
+                    }],
+                },
+            }],
             ephemeral_resources: vec![],
             list_resources: vec![],
             actions: vec![],
@@ -119,7 +145,17 @@ impl Guest for Faulty {
     }
 
     fn read_resource(r: ReadResourceRequest) -> ReadResourceResponse {
-        ReadResourceResponse { new_state: r.current_state, private: r.private, deferred: None, diagnostics: vec![] }
+        let new_identity = match r.current_identity {
+            Some(identity) => Some(identity),
+            None => attributes(&r.current_state).remove("id").map(identity_of),
+        };
+        ReadResourceResponse {
+            new_state: r.current_state,
+            private: r.private,
+            deferred: None,
+            diagnostics: vec![],
+            new_identity,
+        }
     }
 
     fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
@@ -128,6 +164,16 @@ impl Guest for Faulty {
             Some(mode) => {
                 if mode == "plan-panic" {
                     panic!("faulty: deliberate panic in plan");
+                }
+                if mode == "defer" {
+                    return PlanResourceChangeResponse {
+                        planned_state: proposed,
+                        requires_replace: vec![],
+                        planned_private: vec![],
+                        deferred: Some(DeferredReason::ResourceConfigUnknown),
+                        diagnostics: vec![],
+                        planned_identity: None,
+                    };
                 }
                 let prior = attributes(&r.prior_state);
                 let keep = |name: &str| prior.get(name).cloned().unwrap_or_else(unknown);
@@ -143,12 +189,18 @@ impl Guest for Faulty {
             planned_private: vec![],
             deferred: None,
             diagnostics: vec![],
+            planned_identity: r.prior_identity,
         }
     }
 
     fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
         let Some(mode) = string_attr(&r.planned_state, "mode") else {
-            return ApplyResourceChangeResponse { new_state: null_value(), private: vec![], diagnostics: vec![] };
+            return ApplyResourceChangeResponse {
+                new_state: null_value(),
+                private: vec![],
+                diagnostics: vec![],
+                new_identity: None,
+            };
         };
         let value = match mode.as_str() {
             "ok" => Node::String("fine".into()),
@@ -160,7 +212,7 @@ impl Guest for Faulty {
                     ("mode", Node::String(mode)),
                     ("value", Node::String(configured.into())),
                 ]);
-                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] };
+                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![], new_identity: None };
             }
             "panic" => panic!("faulty: deliberate panic in apply"),
             "loop" => {
@@ -173,22 +225,62 @@ impl Guest for Faulty {
             "unknown-after-apply" => unknown(),
             "bad-tree" => {
                 let state = Value { nodes: vec![Node::List(vec![7])] };
-                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] };
+                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![], new_identity: None };
+            }
+            "identity-wrong-type" => {
+                let state = object(vec![
+                    ("id", Node::String("thing-identity-wrong-type".into())),
+                    ("mode", Node::String(mode)),
+                    ("value", Node::String("fine".into())),
+                ]);
+                let identity = identity_of(Node::Number(terrarium::provider::types::Number::Int(42)));
+                return ApplyResourceChangeResponse {
+                    new_state: state,
+                    private: vec![],
+                    diagnostics: vec![],
+                    new_identity: Some(identity),
+                };
             }
             other => {
                 return ApplyResourceChangeResponse {
                     new_state: null_value(),
                     private: vec![],
                     diagnostics: vec![error(&format!("unknown mode {other:?}"))],
+                    new_identity: None,
                 };
             }
         };
-        let state = object(vec![("id", Node::String(format!("thing-{mode}"))), ("mode", Node::String(mode)), ("value", value)]);
-        ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![] }
+        let id = format!("thing-{mode}");
+        let state = object(vec![("id", Node::String(id.clone())), ("mode", Node::String(mode)), ("value", value)]);
+        ApplyResourceChangeResponse {
+            new_state: state,
+            private: vec![],
+            diagnostics: vec![],
+            new_identity: Some(identity_of(Node::String(id))),
+        }
     }
 
-    fn import_resource_state(_: ImportResourceStateRequest) -> ImportResourceStateResponse {
-        ImportResourceStateResponse { imported: vec![], deferred: None, diagnostics: vec![error("faulty_thing cannot be imported")] }
+    fn import_resource_state(r: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        // Only by identity: the state is rebuilt from the identity's `id`.
+        let Some(id) = r.identity.as_ref().and_then(|i| string_attr(i, "id")) else {
+            return ImportResourceStateResponse {
+                imported: vec![],
+                deferred: None,
+                diagnostics: vec![error("faulty_thing can only be imported by identity")],
+            };
+        };
+        let state =
+            object(vec![("id", Node::String(id.clone())), ("mode", Node::String("ok".into())), ("value", Node::String("fine".into()))]);
+        ImportResourceStateResponse {
+            imported: vec![ImportedResource {
+                type_name: r.type_name,
+                state,
+                private: vec![],
+                identity: Some(identity_of(Node::String(id))),
+            }],
+            deferred: None,
+            diagnostics: vec![],
+        }
     }
 
     fn upgrade_resource_state(r: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
@@ -202,6 +294,66 @@ impl Guest for Faulty {
 
     fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
         Err(FunctionError { text: "no functions".into(), argument: None })
+    }
+
+    fn upgrade_resource_identity(r: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+        // Version 0 is the only one there has been: hand it back as it came.
+        UpgradeResourceIdentityResponse { upgraded_identity: r.raw_identity, diagnostics: vec![] }
+    }
+
+    fn move_resource_state(_: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        MoveResourceStateResponse {
+            target_state: null_value(),
+            target_private: vec![],
+            target_identity: None,
+            diagnostics: vec![error("faulty_thing cannot be moved into")],
+        }
+    }
+
+    fn generate_resource_config(_: String, _: Value) -> GenerateResourceConfigResponse {
+        GenerateResourceConfigResponse { config: null_value(), diagnostics: vec![error("no configuration generation")] }
+    }
+
+    fn validate_ephemeral_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("no ephemeral resources")]
+    }
+
+    fn open_ephemeral_resource(_: OpenEphemeralResourceRequest) -> OpenEphemeralResourceResponse {
+        OpenEphemeralResourceResponse {
+            result: null_value(),
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: vec![error("no ephemeral resources")],
+        }
+    }
+
+    fn renew_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> RenewEphemeralResourceResponse {
+        RenewEphemeralResourceResponse { private: None, renew_at: None, diagnostics: vec![error("no ephemeral resources")] }
+    }
+
+    fn close_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> Vec<Diagnostic> {
+        vec![error("no ephemeral resources")]
+    }
+
+    fn validate_list_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("no list resources")]
+    }
+
+    fn list_resource(_: ListResourceRequest, _: &ListResults) -> Vec<Diagnostic> {
+        vec![error("no list resources")]
+    }
+
+    fn validate_action_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("no actions")]
+    }
+
+    fn plan_action(_: ActionRequest) -> PlanActionResponse {
+        PlanActionResponse { deferred: None, diagnostics: vec![error("no actions")] }
+    }
+
+    fn invoke_action(_: ActionRequest, _: &ActionProgress) -> Vec<Diagnostic> {
+        vec![error("no actions")]
     }
 
     fn stop() -> Option<String> {

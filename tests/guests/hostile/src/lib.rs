@@ -27,6 +27,14 @@
 //! | `dangling-value`   | return a value tree pointing past its end                       |
 //! | `panic:RPC`        | panic in that RPC (any resource RPC; see below for the others)  |
 //!
+//! Streams: the list resource `hostile_flood` (config `count`, `bytes`, optional
+//! `panic_after`) pushes `count` items, each with the identity `{ n = i }` of the resource
+//! type `hostile_flood` and, when asked for, a resource object whose `data` is a `bytes`-long
+//! string; it stops early only when `push` returns false, and panics after `panic_after`
+//! items if that is set. The action `hostile_chatter` (config `count`, optional
+//! `panic_after`) reports `count` progress messages, panicking after `panic_after`.
+//! Other new RPCs answer what a provider without the feature answers.
+//!
 //! Provider RPCs panic when the provider configuration's `panic_in` names them
 //! (`ValidateProviderConfig`, `ConfigureProvider`, and `StopProvider` after such a
 //! configuration); GetProviderSchema panics when the environment variable
@@ -42,12 +50,13 @@ wit_bindgen::generate!({
 
 #[path = "../../common/values.rs"]
 mod values;
-use values::{attributes, null_value, object, string_attr, unknown};
+use values::{attributes, int_attr, null_value, object, string_attr, unknown};
 
 use exports::terrarium::provider::provider::*;
+use terrarium::provider::streams::{ActionProgress, ListItem, ListResults};
 use terrarium::provider::types::{
-    Attribute, Block, Description, Diagnostic, Entry, Function, NamedSchema, Node, ProviderSchema, Schema,
-    ServerCapabilities, Severity, TextKind, Value,
+    Attribute, Block, Description, Diagnostic, Entry, Function, IdentityAttribute, IdentitySchema, NamedIdentitySchema,
+    NamedSchema, Node, Number, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind, Value,
 };
 
 /// Set by a configuration with `panic_in = "StopProvider"`.
@@ -60,9 +69,13 @@ fn text(t: &str) -> Description {
 }
 
 fn attribute(name: &str, required: bool, optional: bool, computed: bool) -> Attribute {
+    typed_attribute(name, "\"string\"", required, optional, computed)
+}
+
+fn typed_attribute(name: &str, type_json: &str, required: bool, optional: bool, computed: bool) -> Attribute {
     Attribute {
         name: name.to_string(),
-        type_: Some("\"string\"".to_string()),
+        type_: Some(type_json.to_string()),
         nested: None,
         description: text(""),
         required,
@@ -205,10 +218,36 @@ impl Guest for Hostile {
             ])],
         };
         let data = Schema { version: 0, blocks: vec![block(vec![attribute("result", false, false, true)])] };
+        let number = "\"number\"";
+        let flood = Schema {
+            version: 0,
+            blocks: vec![block(vec![
+                typed_attribute("n", number, false, false, true),
+                attribute("data", false, false, true),
+            ])],
+        };
+        let flood_config = Schema {
+            version: 0,
+            blocks: vec![block(vec![
+                typed_attribute("count", number, true, false, false),
+                typed_attribute("bytes", number, true, false, false),
+                typed_attribute("panic_after", number, false, true, false),
+            ])],
+        };
+        let chatter_config = Schema {
+            version: 0,
+            blocks: vec![block(vec![
+                typed_attribute("count", number, true, false, false),
+                typed_attribute("panic_after", number, false, true, false),
+            ])],
+        };
         ProviderSchema {
             provider: Schema { version: 0, blocks: vec![block(vec![attribute("panic_in", false, true, false)])] },
             provider_meta: None,
-            resources: vec![NamedSchema { name: "hostile_probe".into(), schema: probe }],
+            resources: vec![
+                NamedSchema { name: "hostile_probe".into(), schema: probe },
+                NamedSchema { name: "hostile_flood".into(), schema: flood },
+            ],
             data_sources: vec![NamedSchema { name: "hostile_data".into(), schema: data }],
             functions: vec![Function {
                 name: "boom".into(),
@@ -219,9 +258,22 @@ impl Guest for Hostile {
                 description: text(""),
                 deprecation_message: String::new(),
             }],
+            resource_identities: vec![NamedIdentitySchema {
+                name: "hostile_flood".into(),
+                schema: IdentitySchema {
+                    version: 0,
+                    attributes: vec![IdentityAttribute {
+                        name: "n".into(),
+                        type_: number.into(),
+                        required_for_import: true,
+                        optional_for_import: false,
+                        description: String::new(),
+                    }],
+                },
+            }],
             ephemeral_resources: vec![],
-            list_resources: vec![],
-            actions: vec![],
+            list_resources: vec![NamedSchema { name: "hostile_flood".into(), schema: flood_config }],
+            actions: vec![NamedSchema { name: "hostile_chatter".into(), schema: chatter_config }],
             capabilities: ServerCapabilities {
                 plan_destroy: false,
                 get_provider_schema_optional: false,
@@ -256,7 +308,13 @@ impl Guest for Hostile {
 
     fn read_resource(r: ReadResourceRequest) -> ReadResourceResponse {
         maybe_panic(&r.current_state, "ReadResource");
-        ReadResourceResponse { new_state: r.current_state, private: r.private, deferred: None, diagnostics: vec![] }
+        ReadResourceResponse {
+            new_state: r.current_state,
+            private: r.private,
+            deferred: None,
+            diagnostics: vec![],
+            new_identity: r.current_identity,
+        }
     }
 
     fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
@@ -279,13 +337,19 @@ impl Guest for Hostile {
             planned_private: vec![],
             deferred: None,
             diagnostics: vec![],
+            planned_identity: r.prior_identity,
         }
     }
 
     fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
         maybe_panic(&r.planned_state, "ApplyResourceChange");
         let Some(kind) = string_attr(&r.planned_state, "attack") else {
-            return ApplyResourceChangeResponse { new_state: null_value(), private: vec![], diagnostics: vec![] };
+            return ApplyResourceChangeResponse {
+                new_state: null_value(),
+                private: vec![],
+                diagnostics: vec![],
+                new_identity: None,
+            };
         };
         let target = string_attr(&r.planned_state, "target").unwrap_or_default();
         let done = |result: Node| {
@@ -313,11 +377,12 @@ impl Guest for Hostile {
                         new_state: null_value(),
                         private: vec![],
                         diagnostics: vec![error(&format!("refused: {kind} {target}"), &seen)],
+                        new_identity: None,
                     };
                 }
             },
         };
-        ApplyResourceChangeResponse { new_state, private: vec![], diagnostics: vec![] }
+        ApplyResourceChangeResponse { new_state, private: vec![], diagnostics: vec![], new_identity: None }
     }
 
     fn import_resource_state(r: ImportResourceStateRequest) -> ImportResourceStateResponse {
@@ -338,6 +403,94 @@ impl Guest for Hostile {
 
     fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
         panic!("hostile: deliberate panic in CallFunction");
+    }
+
+    fn upgrade_resource_identity(r: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+        UpgradeResourceIdentityResponse { upgraded_identity: r.raw_identity, diagnostics: vec![] }
+    }
+
+    fn move_resource_state(_: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        MoveResourceStateResponse {
+            target_state: null_value(),
+            target_private: vec![],
+            target_identity: None,
+            diagnostics: vec![error("not movable", "")],
+        }
+    }
+
+    fn generate_resource_config(_: String, _: Value) -> GenerateResourceConfigResponse {
+        GenerateResourceConfigResponse { config: null_value(), diagnostics: vec![error("no configuration generation", "")] }
+    }
+
+    fn validate_ephemeral_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("no ephemeral resources", "")]
+    }
+
+    fn open_ephemeral_resource(_: OpenEphemeralResourceRequest) -> OpenEphemeralResourceResponse {
+        OpenEphemeralResourceResponse {
+            result: null_value(),
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: vec![error("no ephemeral resources", "")],
+        }
+    }
+
+    fn renew_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> RenewEphemeralResourceResponse {
+        RenewEphemeralResourceResponse { private: None, renew_at: None, diagnostics: vec![error("no ephemeral resources", "")] }
+    }
+
+    fn close_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> Vec<Diagnostic> {
+        vec![error("no ephemeral resources", "")]
+    }
+
+    fn validate_list_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn list_resource(r: ListResourceRequest, results: &ListResults) -> Vec<Diagnostic> {
+        let count = int_attr(&r.config, "count").unwrap_or(0);
+        let bytes = usize::try_from(int_attr(&r.config, "bytes").unwrap_or(0)).unwrap_or(0);
+        let panic_after = int_attr(&r.config, "panic_after");
+        let data = "x".repeat(bytes);
+        for n in 0..count {
+            if panic_after == Some(n) {
+                panic!("hostile: deliberate panic in ListResource after {n} items");
+            }
+            let resource_object = r.include_resource_object.then(|| {
+                object(vec![("data", Node::String(data.clone())), ("n", Node::Number(Number::Int(n)))])
+            });
+            let item = ListItem {
+                identity: object(vec![("n", Node::Number(Number::Int(n)))]),
+                display_name: format!("flood item {n}"),
+                resource_object,
+                diagnostics: vec![],
+            };
+            if !results.push(&item) {
+                break;
+            }
+        }
+        vec![]
+    }
+
+    fn validate_action_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![]
+    }
+
+    fn plan_action(_: ActionRequest) -> PlanActionResponse {
+        PlanActionResponse { deferred: None, diagnostics: vec![] }
+    }
+
+    fn invoke_action(r: ActionRequest, progress: &ActionProgress) -> Vec<Diagnostic> {
+        let count = int_attr(&r.config, "count").unwrap_or(0);
+        let panic_after = int_attr(&r.config, "panic_after");
+        for i in 0..count {
+            if panic_after == Some(i) {
+                panic!("hostile: deliberate panic in InvokeAction after {i} reports");
+            }
+            progress.report(&format!("chatter {} of {count}", i + 1));
+        }
+        vec![]
     }
 
     fn stop() -> Option<String> {
