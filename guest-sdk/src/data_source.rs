@@ -36,7 +36,7 @@ pub trait DataSource {
     }
 
     /// Reads the data: `config` is the configuration, the result is the state with every
-    /// computed attribute set.
+    /// computed attribute set. [`Diagnostics::deferred`] defers it (when Terraform allows).
     fn read(&self, config: Self::State) -> Result<Self::State>;
 }
 
@@ -82,8 +82,12 @@ impl<D: DataSource> AnyDataSource for D {
             .and_then(|config| DataSource::read(self, config))
             .and_then(|state| known_state(&state, &ty, "read"));
         match result {
-            Ok(state) => ReadDataSourceResponse { state, diagnostics: Vec::new() },
-            Err(d) => ReadDataSourceResponse { state: Value::Null, diagnostics: d.into_vec() },
+            Ok(state) => ReadDataSourceResponse { state, deferred: None, diagnostics: Vec::new() },
+            Err(d) => {
+                let call = format!("DataSource::read of {}", D::TYPE_NAME);
+                let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
+                ReadDataSourceResponse { state: Value::Null, deferred, diagnostics }
+            }
         }
     }
 }

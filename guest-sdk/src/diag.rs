@@ -4,6 +4,8 @@ use std::fmt;
 
 use terrarium_model::{AttributePath, Diagnostic};
 
+use crate::rpc::{ClientCapabilities, DeferredReason};
+
 /// What provider code returns when it fails: one or more diagnostics, each with a summary,
 /// a detail and optionally the attribute it is about. Terraform shows the attribute's line
 /// in the configuration when a path is given.
@@ -24,7 +26,7 @@ use terrarium_model::{AttributePath, Diagnostic};
 /// assert!(check_port(0).is_err());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Diagnostics(Vec<Diagnostic>);
+pub struct Diagnostics(Vec<Diagnostic>, Option<DeferredReason>);
 
 /// `Result` with [`Diagnostics`] as the error: the return type of provider code.
 pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
@@ -32,22 +34,48 @@ pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
 impl Diagnostics {
     /// No diagnostics.
     pub fn new() -> Self {
-        Diagnostics(Vec::new())
+        Diagnostics(Vec::new(), None)
+    }
+
+    fn of(diagnostics: Vec<Diagnostic>) -> Self {
+        Diagnostics(diagnostics, None)
+    }
+
+    /// "Not yet": asks Terraform to defer this resource to a later plan and apply round,
+    /// for `reason`. Returned from [`Resource::read`](crate::Resource::read),
+    /// [`Resource::plan`](crate::Resource::plan), [`Resource::import`](crate::Resource::import)
+    /// or [`DataSource::read`](crate::DataSource::read). Terraform must have said it accepts
+    /// deferrals (`-allow-deferral`, stacks); otherwise the SDK turns it into an error that
+    /// says why the provider could not go on.
+    ///
+    /// ```
+    /// use terrarium_sdk::{Diagnostics, rpc::DeferredReason};
+    /// let d = Diagnostics::deferred(DeferredReason::AbsentPrerequisite);
+    /// assert_eq!(d.deferral(), Some(DeferredReason::AbsentPrerequisite));
+    /// assert!(!d.has_errors());
+    /// ```
+    pub fn deferred(reason: DeferredReason) -> Self {
+        Diagnostics(Vec::new(), Some(reason))
+    }
+
+    /// The deferral asked for with [`deferred`](Self::deferred), if any.
+    pub fn deferral(&self) -> Option<DeferredReason> {
+        self.1
     }
 
     /// One error about the whole object.
     pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Diagnostics(vec![Diagnostic::error(summary, detail)])
+        Diagnostics::of(vec![Diagnostic::error(summary, detail)])
     }
 
     /// One error about one attribute (`"name"`, or an [`AttributePath`] for nested ones).
     pub fn attribute_error(path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Diagnostics(vec![Diagnostic::error(summary, detail).at(path.into_path())])
+        Diagnostics::of(vec![Diagnostic::error(summary, detail).at(path.into_path())])
     }
 
     /// One warning about the whole object.
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Diagnostics(vec![Diagnostic::warning(summary, detail)])
+        Diagnostics::of(vec![Diagnostic::warning(summary, detail)])
     }
 
     /// Adds a diagnostic.
@@ -59,6 +87,12 @@ impl Diagnostics {
     /// returning them all at once.
     pub fn push_attribute_error(&mut self, path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) {
         self.0.push(Diagnostic::error(summary, detail).at(path.into_path()));
+    }
+
+    /// Adds a diagnostic, builder style (a warning beside a deferral, say).
+    pub fn with(mut self, diagnostic: impl Into<Diagnostic>) -> Self {
+        self.0.push(diagnostic.into());
+        self
     }
 
     /// Adds several diagnostics.
@@ -82,52 +116,87 @@ impl Diagnostics {
     }
 
     /// The diagnostics, as a `Vec`.
+    /// A deferral where none can be honoured (say, from `create`) becomes an error here.
     pub fn into_vec(self) -> Vec<Diagnostic> {
-        self.0
+        let Diagnostics(mut diagnostics, deferral) = self;
+        if let Some(reason) = deferral {
+            diagnostics.push(Diagnostic::error(
+                "Provider asked to defer a call that cannot be deferred",
+                format!(
+                    "The provider answered \"not yet\" ({}) where Terraform has no deferral: only read, plan and import can be deferred. This is a bug in the provider.",
+                    reason.describe()
+                ),
+            ));
+        }
+        diagnostics
     }
 
-    /// `Ok(())` when there are no errors (warnings alone do not fail), else `Err(self)`:
-    /// ends a function that collected diagnostics with `push`.
+    /// `Ok(())` when there are no errors (warnings alone do not fail) and no deferral, else
+    /// `Err(self)`: ends a function that collected diagnostics with `push`.
     pub fn into_result(self) -> Result<()> {
-        if self.has_errors() { Err(self) } else { Ok(()) }
+        if self.has_errors() || self.1.is_some() { Err(self) } else { Ok(()) }
+    }
+
+    /// What a call answers for these diagnostics: the deferral, when one was asked for and
+    /// Terraform allows it; otherwise an error in its place that says why the provider
+    /// could not go on. `call` names what was deferred ("Resource::read of files_file").
+    pub fn into_deferral(self, client: &ClientCapabilities, call: &str) -> (Option<DeferredReason>, Vec<Diagnostic>) {
+        let Diagnostics(mut diagnostics, deferral) = self;
+        match deferral {
+            Some(reason) if client.deferral_allowed => (Some(reason), diagnostics),
+            Some(reason) => {
+                diagnostics.push(Diagnostic::error(
+                    "Provider cannot proceed yet",
+                    format!(
+                        "{call} asked to defer this change ({}), but Terraform did not say it accepts deferred changes. \
+                         Apply the resources it depends on first (for example with -target), or run a Terraform that \
+                         supports deferral (-allow-deferral).",
+                        reason.describe()
+                    ),
+                ));
+                (None, diagnostics)
+            }
+            None => (None, diagnostics),
+        }
     }
 }
 
 impl From<Diagnostic> for Diagnostics {
     fn from(d: Diagnostic) -> Self {
-        Diagnostics(vec![d])
+        Diagnostics::of(vec![d])
     }
 }
 
 impl From<Vec<Diagnostic>> for Diagnostics {
     fn from(v: Vec<Diagnostic>) -> Self {
-        Diagnostics(v)
+        Diagnostics::of(v)
     }
 }
 
 impl From<crate::value::Error> for Diagnostics {
     fn from(e: crate::value::Error) -> Self {
-        Diagnostics(vec![e.to_diagnostic()])
+        Diagnostics::of(vec![e.to_diagnostic()])
     }
 }
 
 impl From<Diagnostics> for Vec<Diagnostic> {
     fn from(d: Diagnostics) -> Self {
-        d.0
+        d.into_vec()
     }
 }
 
 impl FromIterator<Diagnostic> for Diagnostics {
     fn from_iter<I: IntoIterator<Item = Diagnostic>>(iter: I) -> Self {
-        Diagnostics(iter.into_iter().collect())
+        Diagnostics::of(iter.into_iter().collect())
     }
 }
 
 impl IntoIterator for Diagnostics {
     type Item = Diagnostic;
     type IntoIter = std::vec::IntoIter<Diagnostic>;
+    /// The diagnostics, as in [`Diagnostics::into_vec`].
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+        self.into_vec().into_iter()
     }
 }
 

@@ -14,10 +14,11 @@ use terrarium_model::{AttributePath, Diagnostic, Number, NumberBound, PathStep, 
 
 use crate::__private::bindings::exports::terrarium::provider::provider as api;
 use crate::__private::bindings::terrarium::provider::types as wit;
+use crate::identity::IdentitySchema;
 use crate::provider::Provider;
 use crate::rpc::{
-    ApplyRequest, ClientCapabilities, ConfigureRequest, ImportRequest, PlanRequest, ReadDataSourceRequest, ReadRequest,
-    UpgradeRequest,
+    ApplyRequest, ClientCapabilities, ConfigureRequest, DeferredReason, ImportRequest, MoveRequest, PlanRequest,
+    ReadDataSourceRequest, ReadRequest, UpgradeIdentityRequest, UpgradeRequest,
 };
 use crate::server::Server;
 
@@ -90,8 +91,11 @@ fn diagnostics_to_wit(diagnostics: Vec<Diagnostic>) -> Vec<wit::Diagnostic> {
 
 impl<E: Export> api::Guest for E {
     fn get_schema() -> wit::ProviderSchema {
-        let (schema, diagnostics) = with_server::<E, _>(|s| s.get_schema());
-        provider_schema_to_wit(schema, diagnostics)
+        let (schema, identities, diagnostics) = with_server::<E, _>(|s| {
+            let (schema, diagnostics) = s.get_schema();
+            (schema, s.identity_schemas(), diagnostics)
+        });
+        provider_schema_to_wit(schema, identities, diagnostics)
     }
 
     fn validate_provider_config(config: wit::Value) -> Vec<wit::Diagnostic> {
@@ -104,10 +108,13 @@ impl<E: Export> api::Guest for E {
     fn validate_resource_config(
         type_name: String,
         config: wit::Value,
-        _client: wit::ClientCapabilities,
+        client: wit::ClientCapabilities,
     ) -> Vec<wit::Diagnostic> {
+        let client = client_from_wit(&client);
         match decode(config, "resource configuration") {
-            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_resource_config(&type_name, &config))),
+            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| {
+                s.validate_resource_config_for(&type_name, &config, &client)
+            })),
             Err(d) => vec![diagnostic_to_wit(d)],
         }
     }
@@ -136,7 +143,9 @@ impl<E: Export> api::Guest for E {
 
     fn read_resource(request: api::ReadResourceRequest) -> api::ReadResourceResponse {
         let mut diagnostics = Vec::new();
-        let Some(current_state) = decode_opt(request.current_state, "current state", &mut diagnostics) else {
+        let current_state = decode_opt(request.current_state, "current state", &mut diagnostics);
+        let current_identity = decode_identity(request.current_identity, "current identity", &mut diagnostics);
+        let (Some(current_state), Some(current_identity)) = (current_state, current_identity) else {
             return api::ReadResourceResponse {
                 new_state: null(),
                 private: request.private,
@@ -145,14 +154,20 @@ impl<E: Export> api::Guest for E {
                 new_identity: None,
             };
         };
-        let request = ReadRequest { type_name: request.type_name, current_state, private: request.private };
+        let request = ReadRequest {
+            type_name: request.type_name,
+            current_state,
+            private: request.private,
+            client: client_from_wit(&request.client),
+            current_identity,
+        };
         let response = with_server::<E, _>(|s| s.read_resource(request));
         api::ReadResourceResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
-            deferred: None,
+            deferred: response.deferred.map(deferred_to_wit),
             diagnostics: diagnostics_to_wit(response.diagnostics),
-            new_identity: None,
+            new_identity: response.new_identity.as_ref().map(value_to_wit),
         }
     }
 
@@ -161,7 +176,10 @@ impl<E: Export> api::Guest for E {
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
         let proposed = decode_opt(request.proposed_new_state, "proposed new state", &mut diagnostics);
         let config = decode_opt(request.config, "configuration", &mut diagnostics);
-        let (Some(prior_state), Some(proposed_new_state), Some(config)) = (prior_state, proposed, config) else {
+        let prior_identity = decode_identity(request.prior_identity, "prior identity", &mut diagnostics);
+        let (Some(prior_state), Some(proposed_new_state), Some(config), Some(prior_identity)) =
+            (prior_state, proposed, config, prior_identity)
+        else {
             return api::PlanResourceChangeResponse {
                 planned_state: null(),
                 requires_replace: Vec::new(),
@@ -177,15 +195,17 @@ impl<E: Export> api::Guest for E {
             proposed_new_state,
             config,
             prior_private: request.prior_private,
+            client: client_from_wit(&request.client),
+            prior_identity,
         };
         let response = with_server::<E, _>(|s| s.plan_resource_change(request));
         api::PlanResourceChangeResponse {
             planned_state: value_to_wit(&response.planned_state),
             requires_replace: response.requires_replace.iter().map(path_to_wit).collect(),
             planned_private: response.planned_private,
-            deferred: None,
+            deferred: response.deferred.map(deferred_to_wit),
             diagnostics: diagnostics_to_wit(response.diagnostics),
-            planned_identity: None,
+            planned_identity: response.planned_identity.as_ref().map(value_to_wit),
         }
     }
 
@@ -194,7 +214,10 @@ impl<E: Export> api::Guest for E {
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
         let planned_state = decode_opt(request.planned_state, "planned state", &mut diagnostics);
         let config = decode_opt(request.config, "configuration", &mut diagnostics);
-        let (Some(prior_state), Some(planned_state), Some(config)) = (prior_state, planned_state, config) else {
+        let planned_identity = decode_identity(request.planned_identity, "planned identity", &mut diagnostics);
+        let (Some(prior_state), Some(planned_state), Some(config), Some(planned_identity)) =
+            (prior_state, planned_state, config, planned_identity)
+        else {
             return api::ApplyResourceChangeResponse {
                 new_state: null(),
                 private: request.planned_private,
@@ -208,18 +231,28 @@ impl<E: Export> api::Guest for E {
             planned_state,
             config,
             planned_private: request.planned_private,
+            planned_identity,
         };
         let response = with_server::<E, _>(|s| s.apply_resource_change(request));
         api::ApplyResourceChangeResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
             diagnostics: diagnostics_to_wit(response.diagnostics),
-            new_identity: None,
+            new_identity: response.new_identity.as_ref().map(value_to_wit),
         }
     }
 
     fn import_resource_state(request: api::ImportResourceStateRequest) -> api::ImportResourceStateResponse {
-        let request = ImportRequest { type_name: request.type_name, id: request.id };
+        let mut diagnostics = Vec::new();
+        let Some(identity) = decode_identity(request.identity, "identity", &mut diagnostics) else {
+            return api::ImportResourceStateResponse { imported: Vec::new(), deferred: None, diagnostics };
+        };
+        let request = ImportRequest {
+            type_name: request.type_name,
+            id: request.id,
+            client: client_from_wit(&request.client),
+            identity,
+        };
         let response = with_server::<E, _>(|s| s.import_resource_state(request));
         api::ImportResourceStateResponse {
             imported: response
@@ -229,10 +262,10 @@ impl<E: Export> api::Guest for E {
                     type_name: i.type_name,
                     state: value_to_wit(&i.state),
                     private: i.private,
-                    identity: None,
+                    identity: i.identity.as_ref().map(value_to_wit),
                 })
                 .collect(),
-            deferred: None,
+            deferred: response.deferred.map(deferred_to_wit),
             diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
@@ -266,11 +299,12 @@ impl<E: Export> api::Guest for E {
                 };
             }
         };
-        let request = ReadDataSourceRequest { type_name: request.type_name, config };
+        let request =
+            ReadDataSourceRequest { type_name: request.type_name, config, client: client_from_wit(&request.client) };
         let response = with_server::<E, _>(|s| s.read_data_source(request));
         api::ReadDataSourceResponse {
             state: value_to_wit(&response.state),
-            deferred: None,
+            deferred: response.deferred.map(deferred_to_wit),
             diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
@@ -278,25 +312,65 @@ impl<E: Export> api::Guest for E {
     fn upgrade_resource_identity(
         request: api::UpgradeResourceIdentityRequest,
     ) -> api::UpgradeResourceIdentityResponse {
+        let raw_identity = match decode(request.raw_identity, "stored identity") {
+            Ok(v) => v,
+            Err(d) => {
+                return api::UpgradeResourceIdentityResponse {
+                    upgraded_identity: null(),
+                    diagnostics: vec![diagnostic_to_wit(d)],
+                };
+            }
+        };
+        let request = UpgradeIdentityRequest { type_name: request.type_name, version: request.version, raw_identity };
+        let response = with_server::<E, _>(|s| s.upgrade_resource_identity(request));
         api::UpgradeResourceIdentityResponse {
-            upgraded_identity: null(),
-            diagnostics: vec![not_supported("resource identity", &request.type_name)],
+            upgraded_identity: value_to_wit(&response.upgraded_identity),
+            diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
 
     fn move_resource_state(request: api::MoveResourceStateRequest) -> api::MoveResourceStateResponse {
+        let mut diagnostics = Vec::new();
+        let source_state = decode_opt(request.source_state, "source state", &mut diagnostics);
+        let source_identity = decode_identity(request.source_identity, "source identity", &mut diagnostics);
+        let (Some(source_state), Some(source_identity)) = (source_state, source_identity) else {
+            return api::MoveResourceStateResponse {
+                target_state: null(),
+                target_private: Vec::new(),
+                target_identity: None,
+                diagnostics,
+            };
+        };
+        let request = MoveRequest {
+            source_provider_address: request.source_provider_address,
+            source_type_name: request.source_type_name,
+            source_schema_version: request.source_schema_version,
+            source_state,
+            target_type_name: request.target_type_name,
+            source_private: request.source_private,
+            source_identity,
+            source_identity_schema_version: request.source_identity_schema_version,
+        };
+        let response = with_server::<E, _>(|s| s.move_resource_state(request));
         api::MoveResourceStateResponse {
-            target_state: null(),
-            target_private: Vec::new(),
-            target_identity: None,
-            diagnostics: vec![not_supported("moving resource state", &request.target_type_name)],
+            target_state: value_to_wit(&response.target_state),
+            target_private: response.target_private,
+            target_identity: response.target_identity.as_ref().map(value_to_wit),
+            diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
 
-    fn generate_resource_config(type_name: String, _state: wit::Value) -> api::GenerateResourceConfigResponse {
+    fn generate_resource_config(type_name: String, state: wit::Value) -> api::GenerateResourceConfigResponse {
+        let state = match decode(state, "state") {
+            Ok(v) => v,
+            Err(d) => {
+                return api::GenerateResourceConfigResponse { config: null(), diagnostics: vec![diagnostic_to_wit(d)] };
+            }
+        };
+        let response = with_server::<E, _>(|s| s.generate_resource_config(&type_name, state));
         api::GenerateResourceConfigResponse {
-            config: null(),
-            diagnostics: vec![not_supported("generating configuration", &type_name)],
+            config: value_to_wit(&response.config),
+            diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
 
@@ -372,6 +446,28 @@ fn not_supported(feature: &str, type_name: &str) -> wit::Diagnostic {
         "Not supported by this provider",
         format!("This provider does not support {feature} (asked for {type_name:?})."),
     ))
+}
+
+/// An optional value from the host (an identity), decoded; `None` when it was malformed
+/// (and a diagnostic says so).
+fn decode_identity(
+    value: Option<wit::Value>,
+    what: &str,
+    diagnostics: &mut Vec<wit::Diagnostic>,
+) -> Option<Option<Value>> {
+    match value {
+        None => Some(None),
+        Some(v) => decode_opt(v, what, diagnostics).map(Some),
+    }
+}
+
+fn deferred_to_wit(reason: DeferredReason) -> wit::DeferredReason {
+    match reason {
+        DeferredReason::Unknown => wit::DeferredReason::Unknown,
+        DeferredReason::ResourceConfigUnknown => wit::DeferredReason::ResourceConfigUnknown,
+        DeferredReason::ProviderConfigUnknown => wit::DeferredReason::ProviderConfigUnknown,
+        DeferredReason::AbsentPrerequisite => wit::DeferredReason::AbsentPrerequisite,
+    }
 }
 
 fn client_from_wit(c: &wit::ClientCapabilities) -> ClientCapabilities {
@@ -584,7 +680,11 @@ fn parameter_to_wit(p: model::Parameter) -> wit::Parameter {
     }
 }
 
-fn provider_schema_to_wit(schema: model::ProviderSchema, diagnostics: Vec<Diagnostic>) -> wit::ProviderSchema {
+fn provider_schema_to_wit(
+    schema: model::ProviderSchema,
+    identities: std::collections::BTreeMap<String, IdentitySchema>,
+    diagnostics: Vec<Diagnostic>,
+) -> wit::ProviderSchema {
     wit::ProviderSchema {
         provider: schema_to_wit(&schema.provider),
         provider_meta: schema.provider_meta.as_ref().map(schema_to_wit),
@@ -603,7 +703,26 @@ fn provider_schema_to_wit(schema: model::ProviderSchema, diagnostics: Vec<Diagno
                 deprecation_message: f.deprecation_message,
             })
             .collect(),
-        resource_identities: Vec::new(),
+        resource_identities: identities
+            .into_iter()
+            .map(|(name, s)| wit::NamedIdentitySchema {
+                name,
+                schema: wit::IdentitySchema {
+                    version: s.version,
+                    attributes: s
+                        .attributes
+                        .into_iter()
+                        .map(|a| wit::IdentityAttribute {
+                            name: a.name,
+                            type_: a.ty.to_json(),
+                            required_for_import: a.required_for_import,
+                            optional_for_import: a.optional_for_import,
+                            description: a.description,
+                        })
+                        .collect(),
+                },
+            })
+            .collect(),
         ephemeral_resources: named_schemas(schema.ephemeral_resources),
         list_resources: named_schemas(schema.list_resources),
         actions: named_schemas(schema.actions),

@@ -183,7 +183,7 @@ fn strip_computed(shape: Shape<'_>, value: &Value, keep_optional: bool) -> Value
 }
 
 /// Fills in defaults where the configuration leaves attributes null, at every depth.
-fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
+pub(crate) fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -336,6 +336,88 @@ pub(crate) fn clear_write_only(shape: Shape<'_>, value: Value) -> Value {
         if let Some(v) = object.get_mut(name) {
             let taken = std::mem::replace(v, Value::Null);
             *v = map_objects(nesting, taken, &|o| clear_write_only(inner, o));
+        }
+    }
+    Value::Object(object)
+}
+
+/// The planned state with the configuration's write-only values put back, for the
+/// resource's create and update to see: Terraform plans them null, but sends them in the
+/// configuration. Objects are paired by position (lists) and key (maps, objects); set
+/// elements cannot be paired and keep null.
+pub(crate) fn fill_write_only(shape: Shape<'_>, planned: Value, config: &Value) -> Value {
+    let Value::Object(mut object) = planned else {
+        return planned;
+    };
+    for a in shape.attributes.iter().filter(|a| a.is_write_only()) {
+        if let (Some(v), Some(c)) = (object.get_mut(a.name()), config.attr(a.name())) {
+            *v = c.clone();
+        }
+    }
+    for (name, _, inner) in shape.children() {
+        let (Some(v), Some(c)) = (object.get_mut(name), config.attr(name)) else { continue };
+        let taken = std::mem::replace(v, Value::Null);
+        *v = match (taken, c) {
+            (o @ Value::Object(_), c) => fill_write_only(inner, o, c),
+            (Value::List(items), Value::List(configured)) => Value::List(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, item)| match configured.get(i) {
+                        Some(c) => fill_write_only(inner, item, c),
+                        None => item,
+                    })
+                    .collect(),
+            ),
+            (Value::Map(m), Value::Map(configured)) => Value::Map(
+                m.into_iter()
+                    .map(|(k, item)| {
+                        let item = match configured.get(&k) {
+                            Some(c) => fill_write_only(inner, item, c),
+                            None => item,
+                        };
+                        (k, item)
+                    })
+                    .collect(),
+            ),
+            (other, _) => other,
+        };
+    }
+    Value::Object(object)
+}
+
+/// The configuration that would produce `state`: the state with computed-only attributes
+/// (computed and not optional) null at every depth, and write-only ones null too. The
+/// default of [`Resource::generate_config`](crate::Resource::generate_config), for
+/// `terraform plan -generate-config-out`.
+///
+/// ```
+/// use terrarium_sdk::schema::{Attribute, Schema};
+/// use terrarium_sdk::{Value, plan::generated_config};
+/// let schema = Schema::new()
+///     .attribute(Attribute::string("id").computed())
+///     .attribute(Attribute::string("name").required());
+/// let object = |id: Value| Value::Object([("id".into(), id), ("name".into(), Value::string("web"))].into());
+/// let config = generated_config(&schema, object(Value::string("x1")));
+/// assert_eq!(config, object(Value::Null));
+/// ```
+pub fn generated_config(schema: &Schema, state: Value) -> Value {
+    config_of(Shape::of(schema), state)
+}
+
+fn config_of(shape: Shape<'_>, state: Value) -> Value {
+    let Value::Object(mut object) = state else {
+        return state;
+    };
+    for a in shape.attributes.iter().filter(|a| (a.is_computed() && !a.is_optional()) || a.is_write_only()) {
+        if let Some(v) = object.get_mut(a.name()) {
+            *v = Value::Null;
+        }
+    }
+    for (name, nesting, inner) in shape.children() {
+        if let Some(v) = object.get_mut(name) {
+            let taken = std::mem::replace(v, Value::Null);
+            *v = map_objects(nesting, taken, &|o| config_of(inner, o));
         }
     }
     Value::Object(object)

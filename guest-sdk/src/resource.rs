@@ -40,11 +40,13 @@ use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
 use crate::diag::{Diagnostics, Result};
 use crate::check::{check_apply, check_plan, inconsistent, run_validators};
+use crate::identity::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
 use crate::typed::Model;
-use crate::plan::{Shape, clear_write_only, default_plan, first_unknown};
+use crate::plan::{Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config};
 use crate::rpc::{
-    ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, PlanRequest, PlanResponse,
-    ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+    ApplyRequest, ApplyResponse, ClientCapabilities, GenerateConfigResponse, ImportRequest, ImportResponse,
+    ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse,
+    UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
 use crate::schema::Schema;
 use crate::value::{conform, from_value, to_value, upgrade_raw};
@@ -79,18 +81,22 @@ pub trait Resource {
     }
 
     /// Adjusts the plan after the SDK's default plan (see [`crate::plan`]).
-    /// Not called when the resource is being destroyed.
+    /// Not called when the resource is being destroyed (see
+    /// [`PLAN_DESTROY`](Self::PLAN_DESTROY)). Return
+    /// [`Diagnostics::deferred`] to ask Terraform to plan it in a later round.
     fn plan(&self, plan: &mut Plan) -> Result<()> {
         let _ = plan;
         Ok(())
     }
 
     /// Creates the resource. `planned` holds the configuration, with computed attributes
-    /// unknown; return the new state, with every attribute known.
+    /// unknown; return the new state, with every attribute known. Write-only attributes
+    /// hold their configured value here; the SDK stores them as null whatever is returned.
     fn create(&self, planned: Self::State) -> Result<Self::State>;
 
     /// Refreshes the state from the real world. `Ok(None)` means the resource no longer
     /// exists, and Terraform will plan to create it. By default the state is kept as it is.
+    /// [`Diagnostics::deferred`] defers it (when Terraform allows).
     fn read(&self, current: Self::State) -> Result<Option<Self::State>> {
         Ok(Some(current))
     }
@@ -142,15 +148,63 @@ pub trait Resource {
         Ok(())
     }
 
-    /// Builds a state from the ID a user passes to `terraform import`; Terraform then calls
-    /// [`read`](Self::read) with it. See [`import_passthrough`] for the usual case. By
-    /// default import is refused.
+    /// Builds a state from the ID a user passes to `terraform import` (or an `import` block's
+    /// `id`); Terraform then calls [`read`](Self::read) with it. See [`import_passthrough`]
+    /// for the usual case; for `import { identity = ... }` see
+    /// [`ResourceIdentity::import_by_identity`](crate::identity::ResourceIdentity::import_by_identity).
+    /// By default import is refused.
     fn import(&self, id: &str) -> Result<Self::State> {
         let _ = id;
         Err(Diagnostics::error(
             "Import not supported",
             format!("Resources of type {} cannot be imported.", Self::TYPE_NAME),
         ))
+    }
+
+    /// The resource's identity: return `Some(self)` from a resource that also implements
+    /// [`ResourceIdentity`](crate::identity::ResourceIdentity). By default it has none.
+    fn identity(&self) -> Option<&dyn AnyIdentity<Self::State>> {
+        None
+    }
+
+    /// Resource types whose state a `moved { from = <other type>  to = <this type> }` block
+    /// may move into this one, by type name; [`move_state`](Self::move_state) converts
+    /// it. When any resource type has some, the provider declares the
+    /// `move_resource_state` capability.
+    const MOVES_FROM: &'static [&'static str] = &[];
+
+    /// Converts the stored state of a resource of a type in
+    /// [`MOVES_FROM`](Self::MOVES_FROM) (any provider: check
+    /// `source.source_provider_address` if it matters) into this type's. As in
+    /// [`upgrade`](Self::upgrade), the source state is raw JSON and the result is fitted to
+    /// this schema leniently. By default an error.
+    fn move_state(&self, source: MoveRequest) -> Result<Value> {
+        Err(Diagnostics::error(
+            "Cannot move resource state",
+            format!(
+                "The provider cannot move {} state into {}.",
+                source.source_type_name,
+                Self::TYPE_NAME
+            ),
+        ))
+    }
+
+    /// The configuration Terraform writes for an imported resource
+    /// (`terraform plan -generate-config-out`). By default the state with computed-only and
+    /// write-only attributes null ([`generated_config`](crate::plan::generated_config)).
+    fn generate_config(&self, state: Value) -> Result<Value> {
+        Ok(generated_config(&self.schema(), state))
+    }
+
+    /// Whether [`plan_destroy`](Self::plan_destroy) wants to see destroy plans; when any
+    /// resource type does, the provider declares the `plan_destroy` capability.
+    const PLAN_DESTROY: bool = false;
+
+    /// Checks a planned destroy (only with [`PLAN_DESTROY`](Self::PLAN_DESTROY)): an error
+    /// stops the plan, a warning is shown. By default nothing.
+    fn plan_destroy(&self, prior: Self::State) -> Result<()> {
+        let _ = prior;
+        Ok(())
     }
 
     /// Turns a state written with an older schema version into the current one. `raw` is the stored JSON state, decoded without a schema
@@ -293,6 +347,7 @@ pub struct Plan {
     proposed_new_state: Value,
     config: Value,
     ty: Type,
+    client: ClientCapabilities,
     /// What Terraform will show and apply.
     pub planned_state: Value,
     /// Attributes whose change replaces the resource; empty for an update in place.
@@ -316,6 +371,11 @@ impl Plan {
     /// The configuration (may contain unknown values).
     pub fn config(&self) -> &Value {
         &self.config
+    }
+
+    /// Whether Terraform accepts a deferred plan ([`Diagnostics::deferred`]) this time.
+    pub fn deferral_allowed(&self) -> bool {
+        self.client.deferral_allowed
     }
 
     /// Whether the resource is being created (there is no prior state).
@@ -378,6 +438,12 @@ pub trait AnyResource {
     fn type_name(&self) -> &str;
     /// The schema, as in [`Resource::schema`].
     fn resource_schema(&self) -> Schema;
+    /// The identity schema, for resources with an identity.
+    fn identity_schema(&self) -> Option<IdentitySchema>;
+    /// The source types it accepts moves from, as in [`Resource::MOVES_FROM`].
+    fn moves_from(&self) -> &'static [&'static str];
+    /// Whether it plans destroys, as in [`Resource::PLAN_DESTROY`].
+    fn plans_destroy(&self) -> bool;
     /// `ValidateResourceConfig`: the resource's own checks.
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
     /// `PlanResourceChange`: the default plan, then [`Resource::plan`].
@@ -386,10 +452,16 @@ pub trait AnyResource {
     fn apply_change(&self, request: ApplyRequest) -> ApplyResponse;
     /// `ReadResource`: refreshes the state.
     fn read_resource(&self, request: ReadRequest) -> ReadResponse;
-    /// `ImportResourceState`: builds a state from an ID.
+    /// `ImportResourceState`: builds a state from an ID or an identity.
     fn import_state(&self, request: ImportRequest) -> ImportResponse;
     /// `UpgradeResourceState`: fits stored state to the current schema.
     fn upgrade_state(&self, request: UpgradeRequest) -> UpgradeResponse;
+    /// `UpgradeResourceIdentity`: fits a stored identity to the current identity schema.
+    fn upgrade_identity(&self, request: UpgradeIdentityRequest) -> UpgradeIdentityResponse;
+    /// `MoveResourceState` into this type.
+    fn move_state(&self, request: MoveRequest) -> MoveResponse;
+    /// `GenerateResourceConfig`.
+    fn generate_config(&self, state: Value) -> GenerateConfigResponse;
 }
 
 impl<R: Resource> AnyResource for R {
@@ -399,6 +471,18 @@ impl<R: Resource> AnyResource for R {
 
     fn resource_schema(&self) -> Schema {
         Resource::schema(self)
+    }
+
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        Resource::identity(self).map(|i| i.schema())
+    }
+
+    fn moves_from(&self) -> &'static [&'static str] {
+        R::MOVES_FROM
+    }
+
+    fn plans_destroy(&self) -> bool {
+        R::PLAN_DESTROY
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
@@ -417,9 +501,24 @@ impl<R: Resource> AnyResource for R {
             planned_state,
             requires_replace,
             planned_private: request.prior_private,
+            deferred: None,
             diagnostics: Vec::new(),
+            planned_identity: None,
         };
         if request.proposed_new_state.is_null() {
+            // A destroy: seen only with PLAN_DESTROY (Terraform asks only then).
+            response.planned_identity = request.prior_identity;
+            if R::PLAN_DESTROY {
+                let result = from_value(&request.prior_state)
+                    .map_err(Diagnostics::from)
+                    .and_then(|prior| Resource::plan_destroy(self, prior));
+                if let Err(d) = result {
+                    let call = format!("Resource::plan_destroy of {}", R::TYPE_NAME);
+                    let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
+                    response.deferred = deferred;
+                    response.diagnostics.extend(diagnostics);
+                }
+            }
             return response;
         }
         let ty = schema.implied_type();
@@ -428,12 +527,16 @@ impl<R: Resource> AnyResource for R {
             proposed_new_state: request.proposed_new_state,
             config: request.config,
             ty: ty.clone(),
+            client: request.client,
             planned_state: response.planned_state,
             requires_replace: response.requires_replace,
             private: PrivateState::decode(&response.planned_private),
         };
         if let Err(d) = Resource::plan(self, &mut plan) {
-            response.diagnostics.extend(d);
+            let call = format!("Resource::plan of {}", R::TYPE_NAME);
+            let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
+            response.deferred = deferred;
+            response.diagnostics.extend(diagnostics);
         }
         response.requires_replace = plan.requires_replace;
         response.planned_private = plan.private.encode();
@@ -462,17 +565,32 @@ impl<R: Resource> AnyResource for R {
             );
             }
         }
+        if let Some(identity) = Resource::identity(self) {
+            response.planned_identity = Some(planned_identity(
+                identity,
+                &plan.prior_state,
+                request.prior_identity,
+                &response.planned_state,
+                !response.requires_replace.is_empty(),
+            ));
+        }
         response
     }
 
     fn apply_change(&self, request: ApplyRequest) -> ApplyResponse {
-        let ApplyRequest { prior_state, planned_state, planned_private, .. } = request;
-        let mut response = ApplyResponse { new_state: Value::Null, private: planned_private, diagnostics: Vec::new() };
+        let ApplyRequest { prior_state, planned_state, config, planned_private, .. } = request;
+        let mut response = ApplyResponse {
+            new_state: Value::Null,
+            private: planned_private,
+            diagnostics: Vec::new(),
+            new_identity: None,
+        };
         if planned_state.is_null() {
             // Destroy. On failure the resource still exists: keep its state.
             let result = from_value(&prior_state).map_err(Diagnostics::from).and_then(|s| Resource::delete(self, s));
             if let Err(d) = result {
                 response.new_state = prior_state;
+                response.new_identity = request.planned_identity;
                 response.diagnostics.extend(d);
             }
             return response;
@@ -481,24 +599,30 @@ impl<R: Resource> AnyResource for R {
         let ty = schema.implied_type();
         let method = if prior_state.is_null() { "create" } else { "update" };
         let mut private = PrivateState::decode(&response.private);
+        // Terraform plans write-only attributes null; the code gets their configured values.
+        let with_write_only = fill_write_only(Shape::of(&schema), planned_state.clone(), &config);
         let result = if prior_state.is_null() {
             // On failure nothing was created: the new state stays null.
-            from_value(&planned_state)
+            from_value(&with_write_only)
                 .map_err(Diagnostics::from)
                 .and_then(|p| Resource::create_with_private(self, p, &mut private))
         } else {
             // On failure the resource is as it was.
             response.new_state = prior_state.clone();
+            response.new_identity = request.planned_identity.clone();
             let prior = from_value(&prior_state).map_err(Diagnostics::from);
-            let planned = from_value(&planned_state).map_err(Diagnostics::from);
+            let planned = from_value(&with_write_only).map_err(Diagnostics::from);
             prior.and_then(|prior| {
                 planned.and_then(|planned| Resource::update_with_private(self, prior, planned, &mut private))
             })
         };
         response.private = private.encode();
-        let result = result.and_then(|state| Ok(conform(to_value(&state)?, &ty)?));
+        let result = result.and_then(|state| {
+            let identity = known_identity(Resource::identity(self), &state, R::TYPE_NAME, method)?;
+            Ok((conform(to_value(&state)?, &ty)?, identity))
+        });
         match result {
-            Ok(state) => {
+            Ok((state, identity)) => {
                 // Write-only values are never stored, whatever the code returned.
                 let mut state = clear_write_only(Shape::of(&schema), state);
                 crate::semantic::keep_equal(Shape::of(&schema), &planned_state, &mut state);
@@ -520,6 +644,7 @@ impl<R: Resource> AnyResource for R {
                     );
                 } else {
                     response.new_state = state;
+                    response.new_identity = identity;
                 }
             }
             Err(d) => response.diagnostics.extend(d),
@@ -528,7 +653,13 @@ impl<R: Resource> AnyResource for R {
     }
 
     fn read_resource(&self, request: ReadRequest) -> ReadResponse {
-        let mut response = ReadResponse { new_state: Value::Null, private: request.private, diagnostics: Vec::new() };
+        let mut response = ReadResponse {
+            new_state: Value::Null,
+            private: request.private,
+            deferred: None,
+            diagnostics: Vec::new(),
+            new_identity: None,
+        };
         let schema = Resource::schema(self);
         let ty = schema.implied_type();
         let mut private = PrivateState::decode(&response.private);
@@ -536,19 +667,27 @@ impl<R: Resource> AnyResource for R {
             .map_err(Diagnostics::from)
             .and_then(|current| Resource::read_with_private(self, current, &mut private))
             .and_then(|state| match state {
-                Some(state) => known_state(&state, &ty, "read"),
-                None => Ok(Value::Null),
+                Some(state) => {
+                    let identity = known_identity(Resource::identity(self), &state, R::TYPE_NAME, "read")?;
+                    Ok((known_state(&state, &ty, "read")?, identity))
+                }
+                None => Ok((Value::Null, None)),
             });
         response.private = private.encode();
         match result {
-            Ok(mut state) => {
+            Ok((mut state, identity)) => {
                 crate::semantic::keep_equal(Shape::of(&schema), &request.current_state, &mut state);
                 response.new_state = state;
+                response.new_identity = identity;
             }
             Err(d) => {
-                // The resource has not gone away because reading it failed.
+                // The resource has not gone away because reading it failed (or waits).
                 response.new_state = request.current_state;
-                response.diagnostics.extend(d);
+                response.new_identity = request.current_identity;
+                let call = format!("Resource::read of {}", R::TYPE_NAME);
+                let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
+                response.deferred = deferred;
+                response.diagnostics.extend(diagnostics);
             }
         }
         response
@@ -556,13 +695,44 @@ impl<R: Resource> AnyResource for R {
 
     fn import_state(&self, request: ImportRequest) -> ImportResponse {
         let ty = Resource::schema(self).implied_type();
-        let result = Resource::import(self, &request.id).and_then(|state| known_state(&state, &ty, "import"));
+        let identity = Resource::identity(self);
+        let by_identity = request.identity.as_ref().filter(|i| !i.is_null());
+        let (state, method) = match (by_identity, identity) {
+            (Some(given), Some(identity)) => (identity.state_from_identity(given), "ResourceIdentity::import_by_identity"),
+            (Some(_), None) => (
+                Err(Diagnostics::error(
+                    "Import by identity not supported",
+                    format!("Resources of type {} have no identity; import them by ID.", R::TYPE_NAME),
+                )),
+                "import",
+            ),
+            (None, _) => (Resource::import(self, &request.id), "Resource::import"),
+        };
+        let result = state.and_then(|state| {
+            // The imported state may not determine the identity yet (read fills it in);
+            // when it does not, an identity import keeps the identity it was given.
+            let computed = match identity {
+                Some(identity) => identity.identity_value(&state)?.filter(|v| !v.contains_unknown()),
+                None => None,
+            };
+            Ok((known_state(&state, &ty, "import")?, computed.or_else(|| by_identity.cloned())))
+        });
         match result {
-            Ok(state) => ImportResponse {
-                imported: vec![ImportedResource { type_name: R::TYPE_NAME.to_string(), state, private: Vec::new() }],
+            Ok((state, identity)) => ImportResponse {
+                imported: vec![ImportedResource {
+                    type_name: R::TYPE_NAME.to_string(),
+                    state,
+                    private: Vec::new(),
+                    identity,
+                }],
+                deferred: None,
                 diagnostics: Vec::new(),
             },
-            Err(d) => ImportResponse { imported: Vec::new(), diagnostics: d.into_vec() },
+            Err(d) => {
+                let call = format!("{method} of {}", R::TYPE_NAME);
+                let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
+                ImportResponse { imported: Vec::new(), deferred, diagnostics }
+            }
         }
     }
 
@@ -589,6 +759,97 @@ impl<R: Resource> AnyResource for R {
             Err(d) => UpgradeResponse { upgraded_state: Value::Null, diagnostics: d.into_vec() },
         }
     }
+
+    fn upgrade_identity(&self, request: UpgradeIdentityRequest) -> UpgradeIdentityResponse {
+        let Some(identity) = Resource::identity(self) else {
+            return UpgradeIdentityResponse {
+                upgraded_identity: Value::Null,
+                diagnostics: vec![Diagnostic::error(
+                    "Resource has no identity",
+                    format!("Resources of type {} have no identity schema, so there is no identity to upgrade.", R::TYPE_NAME),
+                )],
+            };
+        };
+        let schema = identity.schema();
+        let current = schema.version;
+        let result = if request.version == current {
+            Ok(request.raw_identity)
+        } else if request.version < current {
+            identity.upgrade_raw_identity(request.version, request.raw_identity)
+        } else {
+            Err(Diagnostics::error(
+                "Identity written by a newer provider",
+                format!(
+                    "The {} identity has identity schema version {}, but this provider only knows versions up to {current}. Use the provider version that wrote the state, or newer.",
+                    R::TYPE_NAME,
+                    request.version
+                ),
+            ))
+        };
+        match result.and_then(|raw| fit_raw_identity(raw, &schema)) {
+            Ok(upgraded_identity) => UpgradeIdentityResponse { upgraded_identity, diagnostics: Vec::new() },
+            Err(d) => UpgradeIdentityResponse { upgraded_identity: Value::Null, diagnostics: d.into_vec() },
+        }
+    }
+
+    fn move_state(&self, request: MoveRequest) -> MoveResponse {
+        let mut response =
+            MoveResponse { target_state: Value::Null, target_private: Vec::new(), target_identity: None, diagnostics: Vec::new() };
+        if !R::MOVES_FROM.contains(&request.source_type_name.as_str()) {
+            response.diagnostics.push(Diagnostic::error(
+                "Unsupported resource move",
+                format!(
+                    "{} cannot be moved into {} (it accepts moves from: {}).",
+                    request.source_type_name,
+                    R::TYPE_NAME,
+                    if R::MOVES_FROM.is_empty() { "none".to_string() } else { R::MOVES_FROM.join(", ") }
+                ),
+            ));
+            return response;
+        }
+        let ty = Resource::schema(self).implied_type();
+        let result = Resource::move_state(self, request).and_then(|raw| {
+            let state = upgrade_raw(raw, &ty)?;
+            let typed: R::State = from_value(&state)?;
+            let identity = known_identity(Resource::identity(self), &typed, R::TYPE_NAME, "move_state")?;
+            Ok((state, identity))
+        });
+        match result {
+            Ok((state, identity)) => {
+                response.target_state = state;
+                response.target_identity = identity;
+            }
+            Err(d) => response.diagnostics = d.into_vec(),
+        }
+        response
+    }
+
+    fn generate_config(&self, state: Value) -> GenerateConfigResponse {
+        let ty = Resource::schema(self).implied_type();
+        match Resource::generate_config(self, state).and_then(|config| Ok(conform(config, &ty)?)) {
+            Ok(config) => GenerateConfigResponse { config, diagnostics: Vec::new() },
+            Err(d) => GenerateConfigResponse { config: Value::Null, diagnostics: d.into_vec() },
+        }
+    }
+}
+
+/// The identity a plan promises: an update keeps the prior identity (an object's identity
+/// never changes); a create or replacement computes it from the planned state, unknown
+/// where that cannot tell yet.
+fn planned_identity<S: DeserializeOwned>(
+    identity: &dyn AnyIdentity<S>,
+    prior_state: &Value,
+    prior_identity: Option<Value>,
+    planned_state: &Value,
+    replaced: bool,
+) -> Value {
+    if !prior_state.is_null() && !replaced {
+        if let Some(prior) = prior_identity.filter(|i| !i.is_null()) {
+            return prior;
+        }
+    }
+    let computed = from_value::<S>(planned_state).ok().and_then(|state| identity.identity_value(&state).ok().flatten());
+    computed.unwrap_or_else(|| identity.schema().unknown())
 }
 
 /// Serializes a state the provider returned, fits it to the schema type, and refuses

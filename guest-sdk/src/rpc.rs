@@ -17,6 +17,31 @@ pub struct ClientCapabilities {
     pub write_only_attributes_allowed: bool,
 }
 
+/// Why a call's answer is deferred: Terraform leaves the resource (or data source) for a
+/// later round (`Deferred.Reason`). Only honoured when the client said deferrals are allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeferredReason {
+    Unknown,
+    /// The configuration has unknown values the provider needs.
+    ResourceConfigUnknown,
+    /// The provider configuration has unknown values the provider needs.
+    ProviderConfigUnknown,
+    /// Something the resource needs does not exist yet.
+    AbsentPrerequisite,
+}
+
+impl DeferredReason {
+    /// In words, for diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeferredReason::Unknown => "reason not given",
+            DeferredReason::ResourceConfigUnknown => "the resource configuration has unknown values",
+            DeferredReason::ProviderConfigUnknown => "the provider configuration has unknown values",
+            DeferredReason::AbsentPrerequisite => "something it needs does not exist yet",
+        }
+    }
+}
+
 /// `ConfigureProvider`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConfigureRequest {
@@ -32,6 +57,9 @@ pub struct ReadRequest {
     pub type_name: String,
     pub current_state: Value,
     pub private: Vec<u8>,
+    pub client: ClientCapabilities,
+    /// The identity stored with the state (types with an identity only).
+    pub current_identity: Option<Value>,
 }
 
 /// Reply to [`ReadRequest`].
@@ -40,7 +68,9 @@ pub struct ReadResponse {
     /// Null when the resource no longer exists.
     pub new_state: Value,
     pub private: Vec<u8>,
+    pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<Value>,
 }
 
 /// `PlanResourceChange`.
@@ -53,6 +83,8 @@ pub struct PlanRequest {
     pub proposed_new_state: Value,
     pub config: Value,
     pub prior_private: Vec<u8>,
+    pub client: ClientCapabilities,
+    pub prior_identity: Option<Value>,
 }
 
 /// Reply to [`PlanRequest`].
@@ -61,7 +93,10 @@ pub struct PlanResponse {
     pub planned_state: Value,
     pub requires_replace: Vec<AttributePath>,
     pub planned_private: Vec<u8>,
+    pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Unknown attributes where the identity is only known after apply (a create).
+    pub planned_identity: Option<Value>,
 }
 
 /// `ApplyResourceChange`.
@@ -74,6 +109,7 @@ pub struct ApplyRequest {
     pub planned_state: Value,
     pub config: Value,
     pub planned_private: Vec<u8>,
+    pub planned_identity: Option<Value>,
 }
 
 /// Reply to [`ApplyRequest`].
@@ -82,13 +118,18 @@ pub struct ApplyResponse {
     pub new_state: Value,
     pub private: Vec<u8>,
     pub diagnostics: Vec<Diagnostic>,
+    pub new_identity: Option<Value>,
 }
 
 /// `ImportResourceState`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportRequest {
     pub type_name: String,
+    /// The import ID; empty when importing by identity.
     pub id: String,
+    pub client: ClientCapabilities,
+    /// Set when importing by identity (`import { identity = {...} }`).
+    pub identity: Option<Value>,
 }
 
 /// One resource an import produced.
@@ -97,12 +138,14 @@ pub struct ImportedResource {
     pub type_name: String,
     pub state: Value,
     pub private: Vec<u8>,
+    pub identity: Option<Value>,
 }
 
 /// Reply to [`ImportRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportResponse {
     pub imported: Vec<ImportedResource>,
+    pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -124,16 +167,68 @@ pub struct UpgradeResponse {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// `UpgradeResourceIdentity`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UpgradeIdentityRequest {
+    pub type_name: String,
+    /// The identity schema version the stored identity was written with.
+    pub version: i64,
+    /// The stored identity JSON, decoded without a schema.
+    pub raw_identity: Value,
+}
+
+/// Reply to [`UpgradeIdentityRequest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct UpgradeIdentityResponse {
+    pub upgraded_identity: Value,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `MoveResourceState`: a `moved` block whose source is another resource type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveRequest {
+    /// Full provider address of the source, e.g. `registry.terraform.io/hashicorp/random`.
+    pub source_provider_address: String,
+    pub source_type_name: String,
+    pub source_schema_version: i64,
+    /// The source's stored JSON state, decoded without a schema.
+    pub source_state: Value,
+    pub target_type_name: String,
+    pub source_private: Vec<u8>,
+    /// The source's stored identity JSON, decoded without a schema, if it had one.
+    pub source_identity: Option<Value>,
+    pub source_identity_schema_version: i64,
+}
+
+/// Reply to [`MoveRequest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveResponse {
+    pub target_state: Value,
+    pub target_private: Vec<u8>,
+    pub target_identity: Option<Value>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reply to `GenerateResourceConfig`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenerateConfigResponse {
+    /// A configuration that would produce the state (computed-only attributes null).
+    pub config: Value,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
 /// `ReadDataSource`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadDataSourceRequest {
     pub type_name: String,
     pub config: Value,
+    pub client: ClientCapabilities,
 }
 
 /// Reply to [`ReadDataSourceRequest`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadDataSourceResponse {
     pub state: Value,
+    pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -264,6 +264,9 @@ pub struct Attribute {
     default: Option<DefaultValue>,
     validators: Vec<BoxedValidator>,
     semantic_equality: Option<fn(&Value, &Value) -> bool>,
+    /// Identity attributes only (see [`crate::identity`]).
+    required_for_import: bool,
+    optional_for_import: bool,
     /// A mistake made while building the attribute (a default that cannot be serialized),
     /// reported by [`Schema::check`].
     problem: Option<String>,
@@ -338,6 +341,8 @@ impl Attribute {
             default: None,
             validators: Vec::new(),
             semantic_equality: None,
+            required_for_import: false,
+            optional_for_import: false,
             problem: None,
         }
     }
@@ -377,6 +382,34 @@ impl Attribute {
     pub fn write_only(mut self) -> Self {
         self.write_only = true;
         self
+    }
+
+    /// An identity attribute an `import { identity = {...} }` block must give (see
+    /// [`crate::identity`]); meaningless elsewhere.
+    pub fn required_for_import(mut self) -> Self {
+        self.required_for_import = true;
+        self
+    }
+
+    /// An identity attribute an `import { identity = {...} }` block may give.
+    pub fn optional_for_import(mut self) -> Self {
+        self.optional_for_import = true;
+        self
+    }
+
+    /// Whether an identity import must give it.
+    pub fn is_required_for_import(&self) -> bool {
+        self.required_for_import
+    }
+
+    /// Whether an identity import may give it.
+    pub fn is_optional_for_import(&self) -> bool {
+        self.optional_for_import
+    }
+
+    /// The description Terraform shows.
+    pub fn description_text(&self) -> &str {
+        &self.description.text
     }
 
     /// What the attribute is, in plain text.

@@ -9,11 +9,13 @@ use terrarium_model::{Diagnostic, Value};
 
 use crate::data_source::AnyDataSource;
 use crate::function::FunctionError;
+use crate::identity::IdentitySchema;
 use crate::provider::Provider;
 use crate::resource::AnyResource;
 use crate::rpc::{
-    ApplyRequest, ApplyResponse, ConfigureRequest, ImportRequest, ImportResponse, PlanRequest, PlanResponse,
-    ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+    ApplyRequest, ApplyResponse, ClientCapabilities, ConfigureRequest, GenerateConfigResponse, ImportRequest,
+    ImportResponse, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadDataSourceRequest, ReadDataSourceResponse,
+    ReadRequest, ReadResponse, UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
 
 /// Routes each protocol call to the provider, resource type, data source or function it is
@@ -57,6 +59,14 @@ impl<P: Provider> Server<P> {
             let s = r.resource_schema();
             diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("resource type", r.type_name(), d)));
             insert_unique(&mut schema.resources, r.type_name(), s.to_model(), "resource type", &mut diagnostics);
+            if let Some(identity) = r.identity_schema() {
+                let problems = identity.check().into_iter();
+                diagnostics.extend(problems.map(|d| in_schema_of("the identity of resource type", r.type_name(), d)));
+            }
+            // Every resource type can generate its configuration (the default does).
+            schema.capabilities.generate_resource_config = true;
+            schema.capabilities.move_resource_state |= !r.moves_from().is_empty();
+            schema.capabilities.plan_destroy |= r.plans_destroy();
         }
         for d in self.provider.data_sources() {
             let s = d.data_source_schema();
@@ -86,6 +96,14 @@ impl<P: Provider> Server<P> {
         (schema, diagnostics)
     }
 
+    /// The identity schemas of the resource types that have one, by type name
+    /// (`GetResourceIdentitySchemas`); [`get_schema`](Self::get_schema) reports their
+    /// mistakes.
+    pub fn identity_schemas(&self) -> BTreeMap<String, IdentitySchema> {
+        let resources = self.provider.resources();
+        resources.iter().filter_map(|r| Some((r.type_name().to_string(), r.identity_schema()?))).collect()
+    }
+
     /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
         let schema = self.provider.schema();
@@ -108,6 +126,37 @@ impl<P: Provider> Server<P> {
         }
     }
 
+    /// `ValidateResourceConfig` for a client that may not support write-only attributes:
+    /// setting one is then an error.
+    pub fn validate_resource_config_for(
+        &self,
+        type_name: &str,
+        config: &Value,
+        client: &ClientCapabilities,
+    ) -> Vec<Diagnostic> {
+        let mut problems = self.validate_resource_config(type_name, config);
+        if !client.write_only_attributes_allowed
+            && let Ok(r) = self.resource(type_name)
+        {
+            let schema = r.resource_schema();
+            for a in schema.root().attributes().iter().filter(|a| a.is_write_only()) {
+                if config.attr(a.name()).is_some_and(|v| !v.is_null()) {
+                    problems.push(
+                        Diagnostic::error(
+                            "Write-only attribute not supported",
+                            format!(
+                                "{} is write-only, and this Terraform does not support write-only attributes (Terraform 1.11 or newer does).",
+                                a.name()
+                            ),
+                        )
+                        .at(terrarium_model::AttributePath::attribute(a.name())),
+                    );
+                }
+            }
+        }
+        problems
+    }
+
     /// `ValidateDataResourceConfig`, routed by type name.
     pub fn validate_data_source_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         match self.data_source(type_name) {
@@ -128,7 +177,13 @@ impl<P: Provider> Server<P> {
     pub fn read_resource(&self, request: ReadRequest) -> ReadResponse {
         match self.resource(&request.type_name) {
             Ok(r) => r.read_resource(request),
-            Err(d) => ReadResponse { new_state: request.current_state, private: request.private, diagnostics: vec![d] },
+            Err(d) => ReadResponse {
+                new_state: request.current_state,
+                private: request.private,
+                deferred: None,
+                diagnostics: vec![d],
+                new_identity: request.current_identity,
+            },
         }
     }
 
@@ -140,7 +195,9 @@ impl<P: Provider> Server<P> {
                 planned_state: request.proposed_new_state,
                 requires_replace: Vec::new(),
                 planned_private: request.prior_private,
+                deferred: None,
                 diagnostics: vec![d],
+                planned_identity: request.prior_identity,
             },
         }
     }
@@ -149,9 +206,12 @@ impl<P: Provider> Server<P> {
     pub fn apply_resource_change(&self, request: ApplyRequest) -> ApplyResponse {
         match self.resource(&request.type_name) {
             Ok(r) => r.apply_change(request),
-            Err(d) => {
-                ApplyResponse { new_state: request.prior_state, private: request.planned_private, diagnostics: vec![d] }
-            }
+            Err(d) => ApplyResponse {
+                new_state: request.prior_state,
+                private: request.planned_private,
+                diagnostics: vec![d],
+                new_identity: request.planned_identity,
+            },
         }
     }
 
@@ -159,7 +219,7 @@ impl<P: Provider> Server<P> {
     pub fn import_resource_state(&self, request: ImportRequest) -> ImportResponse {
         match self.resource(&request.type_name) {
             Ok(r) => r.import_state(request),
-            Err(d) => ImportResponse { imported: Vec::new(), diagnostics: vec![d] },
+            Err(d) => ImportResponse { imported: Vec::new(), deferred: None, diagnostics: vec![d] },
         }
     }
 
@@ -171,11 +231,40 @@ impl<P: Provider> Server<P> {
         }
     }
 
+    /// `UpgradeResourceIdentity`, routed by type name.
+    pub fn upgrade_resource_identity(&self, request: UpgradeIdentityRequest) -> UpgradeIdentityResponse {
+        match self.resource(&request.type_name) {
+            Ok(r) => r.upgrade_identity(request),
+            Err(d) => UpgradeIdentityResponse { upgraded_identity: Value::Null, diagnostics: vec![d] },
+        }
+    }
+
+    /// `MoveResourceState`, routed by the target type name.
+    pub fn move_resource_state(&self, request: MoveRequest) -> MoveResponse {
+        match self.resource(&request.target_type_name) {
+            Ok(r) => r.move_state(request),
+            Err(d) => MoveResponse {
+                target_state: Value::Null,
+                target_private: Vec::new(),
+                target_identity: None,
+                diagnostics: vec![d],
+            },
+        }
+    }
+
+    /// `GenerateResourceConfig`, routed by type name.
+    pub fn generate_resource_config(&self, type_name: &str, state: Value) -> GenerateConfigResponse {
+        match self.resource(type_name) {
+            Ok(r) => r.generate_config(state),
+            Err(d) => GenerateConfigResponse { config: Value::Null, diagnostics: vec![d] },
+        }
+    }
+
     /// `ReadDataSource`, routed by type name.
     pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         match self.data_source(&request.type_name) {
             Ok(d) => d.read_data(request),
-            Err(d) => ReadDataSourceResponse { state: Value::Null, diagnostics: vec![d] },
+            Err(d) => ReadDataSourceResponse { state: Value::Null, deferred: None, diagnostics: vec![d] },
         }
     }
 
@@ -220,7 +309,7 @@ impl<P: Provider> Server<P> {
     }
 }
 
-fn unknown_type(kind: &str, name: &str, known: &[&str]) -> Diagnostic {
+pub(crate) fn unknown_type(kind: &str, name: &str, known: &[&str]) -> Diagnostic {
     Diagnostic::error(
         format!("Unknown {kind}"),
         format!("This provider has no {kind} {name:?}. It has: {}.", list_or_none(known)),

@@ -59,7 +59,10 @@ use terrarium_model::{AttributePath, Diagnostic, Number, Severity, Value};
 
 use crate::plan::{Shape, counterparts, elements};
 use crate::provider::Provider;
-use crate::rpc::{ApplyRequest, ImportRequest, PlanRequest, PlanResponse, ReadRequest};
+use crate::rpc::{
+    ApplyRequest, ClientCapabilities, DeferredReason, ImportRequest, MoveRequest, PlanRequest, PlanResponse, ReadRequest,
+    UpgradeIdentityRequest,
+};
 use crate::schema::Schema;
 use crate::server::Server;
 use crate::value::{conform, from_value};
@@ -67,6 +70,7 @@ use crate::value::{conform, from_value};
 /// Drives one provider in-process; see the [module documentation](self).
 pub struct Harness<P> {
     server: Server<P>,
+    client: ClientCapabilities,
 }
 
 /// What a step produced.
@@ -84,9 +88,30 @@ pub struct Outcome {
     pub warnings: Vec<Diagnostic>,
     /// The provider-private data stored beside the state.
     pub private: Vec<u8>,
+    /// The identity stored beside the state, for types with an identity.
+    pub identity: Option<Value>,
+    /// The identity the plan promised (unknown attributes: known after apply).
+    pub planned_identity: Option<Value>,
+    /// Set when the provider deferred the step (only with [`Harness::allow_deferral`]); the
+    /// state is then what it was.
+    pub deferred: Option<DeferredReason>,
 }
 
 impl Outcome {
+    fn deferred(reason: DeferredReason, warnings: Vec<Diagnostic>) -> Self {
+        Outcome {
+            state: Value::Null,
+            planned: Value::Null,
+            replaced: false,
+            requires_replace: Vec::new(),
+            warnings,
+            private: Vec::new(),
+            identity: None,
+            planned_identity: None,
+            deferred: Some(reason),
+        }
+    }
+
     /// The state read into the resource's state type.
     pub fn typed<T: DeserializeOwned>(&self) -> Result<T, Failure> {
         from_value(&self.state).map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
@@ -121,7 +146,7 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-fn split(step: &'static str, diagnostics: Vec<Diagnostic>) -> Result<Vec<Diagnostic>, Failure> {
+pub(crate) fn split(step: &'static str, diagnostics: Vec<Diagnostic>) -> Result<Vec<Diagnostic>, Failure> {
     let (errors, warnings): (Vec<_>, Vec<_>) =
         diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
     if errors.is_empty() { Ok(warnings) } else { Err(Failure { step, diagnostics: errors }) }
@@ -129,8 +154,19 @@ fn split(step: &'static str, diagnostics: Vec<Diagnostic>) -> Result<Vec<Diagnos
 
 impl<P: Provider> Harness<P> {
     /// A harness for `provider`, not configured yet (see [`configure`](Self::configure)).
+    /// It calls as Terraform 1.15 does: write-only attributes allowed, deferral not.
     pub fn new(provider: P) -> Self {
-        Harness { server: Server::new(provider) }
+        Harness {
+            server: Server::new(provider),
+            client: ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+        }
+    }
+
+    /// Whether the harness says, as Terraform does with `-allow-deferral`, that it accepts
+    /// deferred answers ([`Outcome::deferred`]).
+    pub fn allow_deferral(mut self, allowed: bool) -> Self {
+        self.client.deferral_allowed = allowed;
+        self
     }
 
     /// The server, for calls the harness has no shortcut for.
@@ -146,7 +182,7 @@ impl<P: Provider> Harness<P> {
         let request = crate::rpc::ConfigureRequest {
             terraform_version: "1.15.0".to_string(),
             config,
-            client: crate::rpc::ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+            client: self.client,
         };
         split("configure", self.server.configure(request)).map(|_| ())
     }
@@ -168,11 +204,22 @@ impl<P: Provider> Harness<P> {
     /// `ValidateResourceConfig` on a JSON configuration.
     pub fn validate(&self, type_name: &str, config: Json) -> Result<Vec<Diagnostic>, Failure> {
         let config = self.config(type_name, config)?;
-        split("validate", self.server.validate_resource_config(type_name, &config))
+        split("validate", self.server.validate_resource_config_for(type_name, &config, &self.client))
     }
 
     /// Plans `config` against `prior` (null to create), with Terraform's proposed new state.
     pub fn plan(&self, type_name: &str, prior: &Value, config: &Value) -> Result<PlanResponse, Failure> {
+        self.plan_with_identity(type_name, prior, None, config)
+    }
+
+    /// [`plan`](Self::plan) with the identity stored beside `prior`.
+    pub fn plan_with_identity(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        prior_identity: Option<&Value>,
+        config: &Value,
+    ) -> Result<PlanResponse, Failure> {
         let schema = self.schema(type_name)?;
         let proposed = proposed_new_state(&schema, prior, config);
         let response = self.server.plan_resource_change(PlanRequest {
@@ -181,6 +228,8 @@ impl<P: Provider> Harness<P> {
             proposed_new_state: proposed,
             config: config.clone(),
             prior_private: Vec::new(),
+            client: self.client,
+            prior_identity: prior_identity.cloned(),
         });
         split("plan", response.diagnostics.clone())?;
         Ok(response)
@@ -188,22 +237,41 @@ impl<P: Provider> Harness<P> {
 
     /// Validates, plans and applies a new resource.
     pub fn create(&self, type_name: &str, config: Json) -> Result<Outcome, Failure> {
-        self.update(type_name, &Value::Null, config)
+        self.apply_config(type_name, &Value::Null, None, config)
     }
 
     /// Validates, plans and applies `config` over `prior`: an update in place, or (when the
     /// plan says so) a replacement, destroy then create, as Terraform does by default.
     pub fn update(&self, type_name: &str, prior: &Value, config: Json) -> Result<Outcome, Failure> {
+        self.apply_config(type_name, prior, None, config)
+    }
+
+    /// [`update`](Self::update) from an earlier step's outcome, with the identity stored
+    /// beside its state.
+    pub fn update_from(&self, type_name: &str, prior: &Outcome, config: Json) -> Result<Outcome, Failure> {
+        self.apply_config(type_name, &prior.state, prior.identity.as_ref(), config)
+    }
+
+    fn apply_config(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        prior_identity: Option<&Value>,
+        config: Json,
+    ) -> Result<Outcome, Failure> {
         let config = self.config(type_name, config)?;
-        let mut warnings = split("validate", self.server.validate_resource_config(type_name, &config))?;
-        let plan = self.plan(type_name, prior, &config)?;
+        let mut warnings = split("validate", self.server.validate_resource_config_for(type_name, &config, &self.client))?;
+        let plan = self.plan_with_identity(type_name, prior, prior_identity, &config)?;
         let replaced = !plan.requires_replace.is_empty();
         let mut apply_prior = prior.clone();
         let mut planned = plan.planned_state.clone();
+        let mut planned_identity = plan.planned_identity.clone();
         if replaced {
             self.destroy(type_name, prior)?;
             apply_prior = Value::Null;
-            planned = self.plan(type_name, &Value::Null, &config)?.planned_state;
+            let create = self.plan(type_name, &Value::Null, &config)?;
+            planned = create.planned_state;
+            planned_identity = create.planned_identity;
         }
         let response = self.server.apply_resource_change(ApplyRequest {
             type_name: type_name.to_string(),
@@ -211,8 +279,10 @@ impl<P: Provider> Harness<P> {
             planned_state: planned.clone(),
             config,
             planned_private: plan.planned_private,
+            planned_identity: planned_identity.clone(),
         });
         warnings.extend(split("apply", response.diagnostics)?);
+        check_identity_kept("apply", planned_identity.as_ref(), response.new_identity.as_ref())?;
         Ok(Outcome {
             state: response.new_state,
             planned,
@@ -220,6 +290,9 @@ impl<P: Provider> Harness<P> {
             requires_replace: plan.requires_replace,
             warnings,
             private: response.private,
+            identity: response.new_identity,
+            planned_identity,
+            deferred: plan.deferred,
         })
     }
 
@@ -230,12 +303,33 @@ impl<P: Provider> Harness<P> {
 
     /// Refreshes a state with the private data stored beside it (an [`Outcome::private`]).
     pub fn read_with_private(&self, type_name: &str, state: &Value, private: Vec<u8>) -> Result<Outcome, Failure> {
+        self.read_request(type_name, state, private, None)
+    }
+
+    /// Refreshes an earlier step's outcome: its state, private data and identity. Like
+    /// Terraform, fails when the identity changed.
+    pub fn refresh(&self, type_name: &str, prior: &Outcome) -> Result<Outcome, Failure> {
+        self.read_request(type_name, &prior.state, prior.private.clone(), prior.identity.as_ref())
+    }
+
+    fn read_request(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: Vec<u8>,
+        identity: Option<&Value>,
+    ) -> Result<Outcome, Failure> {
         let response = self.server.read_resource(ReadRequest {
             type_name: type_name.to_string(),
             current_state: state.clone(),
             private,
+            client: self.client,
+            current_identity: identity.cloned(),
         });
         let warnings = split("read", response.diagnostics)?;
+        if !response.new_state.is_null() {
+            check_identity_kept("read", identity, response.new_identity.as_ref())?;
+        }
         Ok(Outcome {
             state: response.new_state,
             planned: Value::Null,
@@ -243,23 +337,99 @@ impl<P: Provider> Harness<P> {
             requires_replace: Vec::new(),
             warnings,
             private: response.private,
+            identity: response.new_identity,
+            planned_identity: None,
+            deferred: response.deferred,
         })
     }
 
     /// `terraform import`: imports by ID, then reads, as Terraform does.
     pub fn import(&self, type_name: &str, id: &str) -> Result<Outcome, Failure> {
-        let response = self.server.import_resource_state(ImportRequest { type_name: type_name.to_string(), id: id.to_string() });
+        self.import_request(type_name, id, None)
+    }
+
+    /// `import { to = ...  identity = {...} }`: imports by identity (JSON, fitted to the
+    /// identity schema), then reads.
+    pub fn import_by_identity(&self, type_name: &str, identity: Json) -> Result<Outcome, Failure> {
+        let schema = self.identity_schema(type_name)?;
+        let identity = conform(from_json(&identity), &schema.implied_type())
+            .map_err(|e| Failure { step: "config", diagnostics: vec![e.to_diagnostic()] })?;
+        self.import_request(type_name, "", Some(identity))
+    }
+
+    fn identity_schema(&self, type_name: &str) -> Result<crate::identity::IdentitySchema, Failure> {
+        self.server.identity_schemas().remove(type_name).ok_or_else(|| Failure {
+            step: "config",
+            diagnostics: vec![Diagnostic::error("No identity", format!("The provider's {type_name} has no identity schema."))],
+        })
+    }
+
+    fn import_request(&self, type_name: &str, id: &str, identity: Option<Value>) -> Result<Outcome, Failure> {
+        let response = self.server.import_resource_state(ImportRequest {
+            type_name: type_name.to_string(),
+            id: id.to_string(),
+            client: self.client,
+            identity,
+        });
         let mut warnings = split("import", response.diagnostics)?;
+        if let Some(reason) = response.deferred {
+            return Ok(Outcome::deferred(reason, warnings));
+        }
         let Some(imported) = response.imported.into_iter().next() else {
             return Err(Failure {
                 step: "import",
                 diagnostics: vec![Diagnostic::error("Nothing imported", "The import returned no resource.")],
             });
         };
-        let mut read = self.read(type_name, &imported.state)?;
+        let mut read = self.read_request(type_name, &imported.state, imported.private, imported.identity.as_ref())?;
         warnings.append(&mut read.warnings);
         read.warnings = warnings;
         Ok(read)
+    }
+
+    /// `UpgradeResourceIdentity`: a stored identity (JSON) of identity schema `version`.
+    pub fn upgrade_identity(&self, type_name: &str, version: i64, raw: Json) -> Result<Value, Failure> {
+        let response = self.server.upgrade_resource_identity(UpgradeIdentityRequest {
+            type_name: type_name.to_string(),
+            version,
+            raw_identity: raw_json(&raw),
+        });
+        split("upgrade identity", response.diagnostics)?;
+        Ok(response.upgraded_identity)
+    }
+
+    /// `moved { from = <source_type>.x  to = <target_type>.x }`: moves a stored state (JSON,
+    /// as Terraform stores it) of `source_type`, schema version 0, into `target_type`.
+    pub fn move_state(&self, source_type: &str, source_state: Json, target_type: &str) -> Result<Outcome, Failure> {
+        let response = self.server.move_resource_state(MoveRequest {
+            source_provider_address: "registry.terraform.io/terrarium/test".to_string(),
+            source_type_name: source_type.to_string(),
+            source_schema_version: 0,
+            source_state: raw_json(&source_state),
+            target_type_name: target_type.to_string(),
+            source_private: Vec::new(),
+            source_identity: None,
+            source_identity_schema_version: 0,
+        });
+        let warnings = split("move", response.diagnostics)?;
+        Ok(Outcome {
+            state: response.target_state,
+            planned: Value::Null,
+            replaced: false,
+            requires_replace: Vec::new(),
+            warnings,
+            private: response.target_private,
+            identity: response.target_identity,
+            planned_identity: None,
+            deferred: None,
+        })
+    }
+
+    /// `GenerateResourceConfig`: the configuration Terraform would write for `state`.
+    pub fn generate_config(&self, type_name: &str, state: &Value) -> Result<Value, Failure> {
+        let response = self.server.generate_resource_config(type_name, state.clone());
+        split("generate config", response.diagnostics)?;
+        Ok(response.config)
     }
 
     /// Plans and applies the destruction of `state`.
@@ -270,13 +440,45 @@ impl<P: Provider> Harness<P> {
             planned_state: Value::Null,
             config: Value::Null,
             planned_private: Vec::new(),
+            planned_identity: None,
         });
         split("apply", response.diagnostics).map(|_| ())
     }
 }
 
+/// Terraform refuses an identity that changes under a known one: after apply (against a
+/// wholly known planned identity) and after read (against the stored identity).
+fn check_identity_kept(step: &'static str, before: Option<&Value>, after: Option<&Value>) -> Result<(), Failure> {
+    match (before, after) {
+        (Some(before), Some(after)) if !before.is_null() && !before.contains_unknown() && before != after => {
+            Err(Failure {
+                step,
+                diagnostics: vec![Diagnostic::error(
+                    "Unexpected identity change",
+                    format!("The identity was {before:?} and is now {after:?}; Terraform refuses this."),
+                )],
+            })
+        }
+        (Some(before), None) if !before.is_null() => Err(Failure {
+            step,
+            diagnostics: vec![Diagnostic::error("Missing identity", "The provider returned no identity where there was one.")],
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Stored JSON as Terraform hands it to upgrades and moves: objects, tuples and scalars,
+/// no schema.
+fn raw_json(json: &Json) -> Value {
+    match json {
+        Json::Array(items) => Value::Tuple(items.iter().map(raw_json).collect()),
+        Json::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), raw_json(v))).collect()),
+        other => from_json(other),
+    }
+}
+
 /// JSON to a value of the schema's type, with absent blocks as Terraform has them.
-fn fit(schema: &Schema, json: &Json) -> Result<Value, Failure> {
+pub(crate) fn fit(schema: &Schema, json: &Json) -> Result<Value, Failure> {
     conform(from_json(json), &schema.implied_type())
         .map(|v| absent_blocks(Shape::of(schema), v))
         .map_err(|e| Failure { step: "config", diagnostics: vec![e.to_diagnostic()] })

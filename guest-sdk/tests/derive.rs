@@ -737,6 +737,8 @@ fn import_by_composite_id_and_upgrade_by_version() {
     let response = h.server().import_resource_state(terrarium_sdk::rpc::ImportRequest {
         type_name: "store_bucket".into(),
         id: "us/logs".into(),
+        client: Default::default(),
+        identity: None,
     });
     let state = &response.imported[0].state;
     assert_eq!((state.attr("region"), state.attr("name")), (Some(&s("us")), Some(&s("logs"))));

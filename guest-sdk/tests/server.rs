@@ -226,6 +226,8 @@ fn plan(server: &Server<Cloud>, prior: &Value, proposed: &Value, config: &Value)
         proposed_new_state: proposed.clone(),
         config: config.clone(),
         prior_private: b"private".to_vec(),
+        client: Default::default(),
+        prior_identity: None,
     })
 }
 
@@ -236,6 +238,7 @@ fn apply(server: &Server<Cloud>, prior: &Value, planned: &Value) -> terrarium_sd
         planned_state: planned.clone(),
         config: Value::Null,
         planned_private: b"private".to_vec(),
+        planned_identity: None,
     })
 }
 
@@ -405,6 +408,8 @@ fn read_keeps_the_state_by_default() {
         type_name: "cloud_machine".into(),
         current_state: state.clone(),
         private: vec![1],
+        client: Default::default(),
+        current_identity: None,
     });
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
     assert_eq!(read.new_state, state);
@@ -429,12 +434,14 @@ fn unknown_type_names_get_a_clear_error() {
         proposed_new_state: Value::Null,
         config: Value::Null,
         prior_private: Vec::new(),
+        client: Default::default(),
+        prior_identity: None,
     });
     assert_eq!(planned.diagnostics.len(), 1);
     assert_eq!(planned.diagnostics[0].summary, "Unknown resource type");
     assert!(planned.diagnostics[0].detail.contains("cloud_machine"), "{}", planned.diagnostics[0].detail);
 
-    let read = server.read_data_source(ReadDataSourceRequest { type_name: "cloud_nope".into(), config: Value::Null });
+    let read = server.read_data_source(ReadDataSourceRequest { type_name: "cloud_nope".into(), config: Value::Null, client: Default::default() });
     assert_eq!(read.diagnostics[0].summary, "Unknown data source");
 
     let err = server.call_function("nope", vec![]).unwrap_err();
@@ -450,6 +457,7 @@ fn apply_refuses_to_store_unknown_values() {
         planned_state: obj([("id", Value::unknown())]),
         config: obj([("id", Value::Null)]),
         planned_private: Vec::new(),
+        planned_identity: None,
     });
     assert_eq!(applied.new_state, Value::Null);
     assert_eq!(applied.diagnostics.len(), 1);
@@ -460,13 +468,13 @@ fn apply_refuses_to_store_unknown_values() {
 fn import_upgrade_data_sources_and_functions() {
     let server = Server::new(Cloud);
 
-    let imported = server.import_resource_state(ImportRequest { type_name: "cloud_machine".into(), id: "m-1".into() });
+    let imported = server.import_resource_state(ImportRequest { type_name: "cloud_machine".into(), id: "m-1".into(), client: Default::default(), identity: None });
     assert!(imported.diagnostics.is_empty(), "{:?}", imported.diagnostics);
     assert_eq!(imported.imported.len(), 1);
     assert_eq!(imported.imported[0].type_name, "cloud_machine");
     assert_eq!(imported.imported[0].state.attr("id"), Some(&s("m-1")));
 
-    let refused = server.import_resource_state(ImportRequest { type_name: "cloud_broken".into(), id: "x".into() });
+    let refused = server.import_resource_state(ImportRequest { type_name: "cloud_broken".into(), id: "x".into(), client: Default::default(), identity: None });
     assert_eq!(refused.diagnostics[0].summary, "Import not supported");
 
     // Current version: fitted to the schema, leniently.
@@ -502,6 +510,7 @@ fn import_upgrade_data_sources_and_functions() {
     let read = server.read_data_source(ReadDataSourceRequest {
         type_name: "cloud_echo".into(),
         config: obj([("input", s("hi")), ("output", Value::Null)]),
+        client: Default::default(),
     });
     assert_eq!(read.state, obj([("input", s("hi")), ("output", s("hi"))]));
 

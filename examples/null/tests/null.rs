@@ -112,6 +112,8 @@ fn plan(prior: &Value, config: &Value) -> terrarium_sdk::rpc::PlanResponse {
         proposed_new_state: proposed,
         config: config.clone(),
         prior_private: Vec::new(),
+        client: Default::default(),
+        prior_identity: None,
     })
 }
 
@@ -122,6 +124,7 @@ fn apply(prior: &Value, planned: &Value) -> terrarium_sdk::rpc::ApplyResponse {
         planned_state: planned.clone(),
         config: Value::Null,
         planned_private: Vec::new(),
+        planned_identity: None,
     })
 }
 
@@ -188,6 +191,8 @@ fn read_and_destroy_keep_to_themselves() {
         type_name: "null_resource".into(),
         current_state: state.clone(),
         private: Vec::new(),
+        client: Default::default(),
+        current_identity: None,
     });
     assert!(read.diagnostics.is_empty());
     assert_eq!(read.new_state, state);
@@ -201,7 +206,7 @@ fn read_and_destroy_keep_to_themselves() {
 
 #[test]
 fn import_and_a_configured_id_are_refused_in_go_sdkv1_words() {
-    let import = server().import_resource_state(ImportRequest { type_name: "null_resource".into(), id: "1".into() });
+    let import = server().import_resource_state(ImportRequest { type_name: "null_resource".into(), id: "1".into(), client: Default::default(), identity: None });
     assert!(import.imported.is_empty());
     assert_eq!(import.diagnostics.len(), 1);
     assert_eq!(import.diagnostics[0].summary, "resource null_resource doesn't support import");
@@ -249,6 +254,7 @@ fn read_data(inputs: Value, has_computed_default: Value) -> Value {
             ("random", Value::Null),
             ("has_computed_default", has_computed_default),
         ]),
+        client: Default::default(),
     });
     assert!(response.diagnostics.is_empty(), "{:?}", response.diagnostics);
     response.state

@@ -42,6 +42,7 @@
 //! | resource    | `random_uuid`     | the smallest resource                                          |
 //! | resource    | `random_choice`   | a nested block, errors inside it                               |
 //! | data source | `random_shuffle`  | a deterministic (seeded) data source                           |
+//! | ephemeral   | `random_password` | a value never stored: drawn on open, gone when Terraform ends  |
 //! | function    | `uuid_v5`         | a provider function, with an error naming its argument         |
 //!
 //! Every resource has `keepers`: a map that replaces the resource (and so draws a new value)
@@ -51,9 +52,10 @@
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
-use terrarium_sdk::{AnyDataSource, AnyFunction, AnyResource, Provider, Result, Value, from_value};
+use terrarium_sdk::{AnyDataSource, AnyEphemeralResource, AnyFunction, AnyResource, Provider, Result, Value, from_value};
 
 pub mod choice;
+pub mod ephemeral;
 pub mod integer;
 pub mod rng;
 pub mod shuffle;
@@ -61,6 +63,7 @@ pub mod string;
 pub mod uuids;
 
 pub use choice::RandomChoice;
+pub use ephemeral::EphemeralPassword;
 pub use integer::RandomInteger;
 pub use shuffle::RandomShuffle;
 pub use string::{RandomPassword, RandomString};
@@ -87,6 +90,10 @@ impl Provider for RandomProvider {
 
     fn functions(&self) -> Vec<Box<dyn AnyFunction + '_>> {
         vec![Box::new(UuidV5)]
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
+        vec![Box::new(EphemeralPassword)]
     }
 }
 
@@ -151,6 +158,8 @@ mod tests {
                 proposed_new_state: proposed,
                 config: integer(min, max, Attr::Null),
                 prior_private: Vec::new(),
+                client: Default::default(),
+                prior_identity: None,
             })
         };
 

@@ -29,6 +29,8 @@ struct FieldOptions {
     computed: bool,
     sensitive: bool,
     write_only: bool,
+    required_for_import: bool,
+    optional_for_import: bool,
     deprecated: Option<String>,
     requires_replace: bool,
     requires_replace_if: Option<Path>,
@@ -119,6 +121,10 @@ fn field_options(attrs: &[Attribute]) -> syn::Result<FieldOptions> {
                 o.sensitive = true;
             } else if flag("write_only") {
                 o.write_only = true;
+            } else if flag("required_for_import") {
+                o.required_for_import = true;
+            } else if flag("optional_for_import") {
+                o.optional_for_import = true;
             } else if flag("requires_replace") {
                 o.requires_replace = true;
             } else if flag("use_state_for_unknown") || flag("keep_state_for_unknown") {
@@ -161,7 +167,7 @@ fn field_options(attrs: &[Attribute]) -> syn::Result<FieldOptions> {
             } else {
                 return Err(meta.error(
                     "unknown tf attribute; expected one of required, optional, computed, sensitive, write_only, \
-                     deprecated, requires_replace, requires_replace_if, semantic_equality, use_state_for_unknown, unknown_on_update, \
+                     required_for_import, optional_for_import, deprecated, requires_replace, requires_replace_if, semantic_equality, use_state_for_unknown, unknown_on_update, \
                      default, default_with, validate, type, nested, block, group, min_items, max_items, name, \
                      description, markdown, skip",
                 ));
@@ -269,6 +275,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             (computed, quote!(computed)),
             (o.sensitive, quote!(sensitive)),
             (o.write_only, quote!(write_only)),
+            (o.required_for_import, quote!(required_for_import)),
+            (o.optional_for_import, quote!(optional_for_import)),
             (o.requires_replace, quote!(requires_replace)),
             (o.use_state_for_unknown, quote!(use_state_for_unknown)),
             (o.unknown_on_update, quote!(unknown_on_update)),
