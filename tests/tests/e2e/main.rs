@@ -40,6 +40,7 @@ mod inspect;
 mod install_cli;
 mod null;
 mod plugin;
+mod protocol5;
 mod random;
 mod sandbox;
 mod etcd;
