@@ -13,7 +13,9 @@ use terrarium_model::schema::{self as model, BlockNesting, Description, ObjectNe
 use terrarium_model::{AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Value};
 
 use crate::__private::bindings::exports::terrarium::provider::provider as api;
+use crate::__private::bindings::terrarium::provider::streams as wit_streams;
 use crate::__private::bindings::terrarium::provider::types as wit;
+use crate::action::ActionRequest;
 use crate::identity::IdentitySchema;
 use crate::provider::Provider;
 use crate::rpc::{
@@ -21,6 +23,7 @@ use crate::rpc::{
     ReadDataSourceRequest, ReadRequest, UpgradeIdentityRequest, UpgradeRequest,
 };
 use crate::server::Server;
+use crate::{ephemeral, list};
 
 /// Implemented by the type [`crate::export!`] declares: names the provider type and how to
 /// make one.
@@ -374,50 +377,111 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn validate_ephemeral_resource_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
-        vec![not_supported("ephemeral resources", &type_name)]
+    fn validate_ephemeral_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
+        match decode(config, "ephemeral resource configuration") {
+            Ok(config) => {
+                diagnostics_to_wit(with_server::<E, _>(|s| s.validate_ephemeral_resource_config(&type_name, &config)))
+            }
+            Err(d) => vec![diagnostic_to_wit(d)],
+        }
     }
 
     fn open_ephemeral_resource(request: api::OpenEphemeralResourceRequest) -> api::OpenEphemeralResourceResponse {
+        let config = match decode(request.config, "configuration") {
+            Ok(config) => config,
+            Err(d) => {
+                return api::OpenEphemeralResourceResponse {
+                    result: null(),
+                    private: None,
+                    renew_at: None,
+                    deferred: None,
+                    diagnostics: vec![diagnostic_to_wit(d)],
+                };
+            }
+        };
+        let request =
+            ephemeral::OpenRequest { type_name: request.type_name, config, client: client_from_wit(&request.client) };
+        let response = with_server::<E, _>(|s| s.open_ephemeral_resource(request));
         api::OpenEphemeralResourceResponse {
-            result: null(),
-            private: None,
-            renew_at: None,
-            deferred: None,
-            diagnostics: vec![not_supported("ephemeral resources", &request.type_name)],
+            result: value_to_wit(&response.result),
+            private: response.private,
+            renew_at: response.renew_at.map(timestamp_to_wit),
+            deferred: response.deferred.map(deferred_to_wit),
+            diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
 
-    fn renew_ephemeral_resource(type_name: String, _private: Option<Vec<u8>>) -> api::RenewEphemeralResourceResponse {
+    fn renew_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> api::RenewEphemeralResourceResponse {
+        let response = with_server::<E, _>(|s| s.renew_ephemeral_resource(ephemeral::RenewRequest { type_name, private }));
         api::RenewEphemeralResourceResponse {
-            private: None,
-            renew_at: None,
-            diagnostics: vec![not_supported("ephemeral resources", &type_name)],
+            private: response.private,
+            renew_at: response.renew_at.map(timestamp_to_wit),
+            diagnostics: diagnostics_to_wit(response.diagnostics),
         }
     }
 
-    fn close_ephemeral_resource(type_name: String, _private: Option<Vec<u8>>) -> Vec<wit::Diagnostic> {
-        vec![not_supported("ephemeral resources", &type_name)]
+    fn close_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> Vec<wit::Diagnostic> {
+        diagnostics_to_wit(with_server::<E, _>(|s| s.close_ephemeral_resource(ephemeral::CloseRequest { type_name, private })))
     }
 
-    fn validate_list_resource_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
-        vec![not_supported("list resources", &type_name)]
+    fn validate_list_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
+        match decode(config, "list resource configuration") {
+            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, &config))),
+            Err(d) => vec![diagnostic_to_wit(d)],
+        }
     }
 
-    fn list_resource(request: api::ListResourceRequest, _results: &api::ListResults) -> Vec<wit::Diagnostic> {
-        vec![not_supported("list resources", &request.type_name)]
+    fn list_resource(request: api::ListResourceRequest, results: &api::ListResults) -> Vec<wit::Diagnostic> {
+        let config = match decode(request.config, "list resource configuration") {
+            Ok(config) => config,
+            Err(d) => return vec![diagnostic_to_wit(d)],
+        };
+        let request = list::ListRequest {
+            type_name: request.type_name,
+            config,
+            include_resource_object: request.include_resource_object,
+            limit: request.limit,
+        };
+        // Each item goes to the host as soon as it is found; the host passes it on to
+        // Terraform and answers whether more are wanted.
+        let mut push = |item: list::ListItem| {
+            results.push(&wit_streams::ListItem {
+                identity: value_to_wit(&item.identity),
+                display_name: item.display_name,
+                resource_object: item.resource_object.as_ref().map(value_to_wit),
+                diagnostics: diagnostics_to_wit(item.diagnostics),
+            })
+        };
+        diagnostics_to_wit(with_server::<E, _>(|s| s.list_resource(request, &mut push)))
     }
 
-    fn validate_action_config(type_name: String, _config: wit::Value) -> Vec<wit::Diagnostic> {
-        vec![not_supported("actions", &type_name)]
+    fn validate_action_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
+        match decode(config, "action configuration") {
+            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_action_config(&type_name, &config))),
+            Err(d) => vec![diagnostic_to_wit(d)],
+        }
     }
 
     fn plan_action(request: api::ActionRequest) -> api::PlanActionResponse {
-        api::PlanActionResponse { deferred: None, diagnostics: vec![not_supported("actions", &request.type_name)] }
+        match action_request(request) {
+            Ok(request) => {
+                let (deferred, diagnostics) = with_server::<E, _>(|s| s.plan_action(request));
+                api::PlanActionResponse {
+                    deferred: deferred.map(deferred_to_wit),
+                    diagnostics: diagnostics_to_wit(diagnostics),
+                }
+            }
+            Err(d) => api::PlanActionResponse { deferred: None, diagnostics: vec![diagnostic_to_wit(d)] },
+        }
     }
 
-    fn invoke_action(request: api::ActionRequest, _progress: &api::ActionProgress) -> Vec<wit::Diagnostic> {
-        vec![not_supported("actions", &request.type_name)]
+    fn invoke_action(request: api::ActionRequest, progress: &api::ActionProgress) -> Vec<wit::Diagnostic> {
+        match action_request(request) {
+            Ok(request) => {
+                diagnostics_to_wit(with_server::<E, _>(|s| s.invoke_action(request, &|message| progress.report(message))))
+            }
+            Err(d) => vec![diagnostic_to_wit(d)],
+        }
     }
 
     fn call_function(name: String, arguments: Vec<wit::Value>) -> Result<wit::Value, api::FunctionError> {
@@ -438,14 +502,6 @@ impl<E: Export> api::Guest for E {
     fn stop() -> Option<String> {
         with_server::<E, _>(|s| s.stop())
     }
-}
-
-/// The answer to a call this SDK (or this provider) does not serve.
-fn not_supported(feature: &str, type_name: &str) -> wit::Diagnostic {
-    diagnostic_to_wit(Diagnostic::error(
-        "Not supported by this provider",
-        format!("This provider does not support {feature} (asked for {type_name:?})."),
-    ))
 }
 
 /// An optional value from the host (an identity), decoded; `None` when it was malformed
@@ -474,6 +530,24 @@ fn client_from_wit(c: &wit::ClientCapabilities) -> ClientCapabilities {
     ClientCapabilities {
         deferral_allowed: c.deferral_allowed,
         write_only_attributes_allowed: c.write_only_attributes_allowed,
+    }
+}
+
+/// The request of `plan-action` and `invoke-action`, with its configuration decoded.
+fn action_request(request: api::ActionRequest) -> Result<ActionRequest, Diagnostic> {
+    Ok(ActionRequest {
+        config: decode(request.config, "action configuration")?,
+        type_name: request.type_name,
+        client: client_from_wit(&request.client),
+    })
+}
+
+/// Unix time as WIT has it; a time before 1970 (which no renewal asks for) is 1970.
+fn timestamp_to_wit(time: std::time::SystemTime) -> wit::Timestamp {
+    let since_epoch = time.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    wit::Timestamp {
+        seconds: i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+        nanoseconds: since_epoch.subsec_nanos(),
     }
 }
 

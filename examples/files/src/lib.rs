@@ -12,10 +12,18 @@
 //! |                        | name changes; drift (edited or deleted on disk) is detected   |
 //! |                        | on refresh and planned as a replacement; import by file name  |
 //! | data `files_file`      | reads a file                                                  |
+//! | action `files_touch`   | creates missing files, updates modification times; reports   |
+//! |                        | progress per file                                             |
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use terrarium_sdk::{AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result};
+use terrarium_sdk::{
+    AnyAction, AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, IntoPath, Model, Provider, Resource, Result,
+};
+
+pub mod touch;
+
+pub use touch::Touch;
 
 #[derive(Default)]
 pub struct FilesProvider;
@@ -27,6 +35,10 @@ impl Provider for FilesProvider {
 
     fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
         vec![Box::new(FileData)]
+    }
+
+    fn actions(&self) -> Vec<Box<dyn AnyAction + '_>> {
+        vec![Box::new(Touch)]
     }
 }
 
@@ -60,11 +72,22 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// A diagnostic for a file-system error, with what to grant when the sandbox is the reason.
 fn fs_error(action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
+    fs_error_at("filename", action, filename, e)
+}
+
+/// [`fs_error`] about the attribute `at`: the file it names cannot be used; the grant to
+/// ask for is that of its directory.
+fn fs_error_at(at: impl IntoPath, action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
+    let dir = std::path::Path::new(filename).parent().map(|p| p.display().to_string()).unwrap_or_default();
+    fs_error_in(at, action, filename, &dir, e)
+}
+
+/// [`fs_error_at`], naming the directory `dir` that needs a grant.
+fn fs_error_in(at: impl IntoPath, action: &str, filename: &str, dir: &str, e: &std::io::Error) -> Diagnostics {
     let hint = match e.kind() {
         std::io::ErrorKind::NotFound
         | std::io::ErrorKind::PermissionDenied
         | std::io::ErrorKind::ReadOnlyFilesystem => {
-            let dir = std::path::Path::new(filename).parent().map(|p| p.display().to_string()).unwrap_or_default();
             format!(
                 " Terrarium shows this provider only the directories its grants list. If {dir} should be \
                  usable, grant it: `terrarium install --allow-dir {dir}:rw` (or add \"{dir}:rw\" to \
@@ -73,7 +96,7 @@ fn fs_error(action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
         }
         _ => String::new(),
     };
-    Diagnostics::attribute_error("filename", format!("Cannot {action} {filename}"), format!("{e}.{hint}"))
+    Diagnostics::attribute_error(at, format!("Cannot {action} {filename}"), format!("{e}.{hint}"))
 }
 
 fn check_absolute(filename: &str) -> Result<()> {

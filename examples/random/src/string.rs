@@ -7,9 +7,22 @@
 //!
 //! Every attribute requires replacement: there is no way to change a random string "in
 //! place" other than drawing a new one.
+//!
+//! A `random_string` that should have been a password can become one without drawing again:
+//!
+//! ```hcl
+//! moved {
+//!   from = random_string.db
+//!   to   = random_password.db
+//! }
+//! ```
+//!
+//! Terraform then asks `random_password` to take over the string's stored state
+//! (`MoveResourceState`, see [`RandomPassword::move_state`](Resource::move_state)).
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::schema::{Attribute, Schema};
+use terrarium_sdk::rpc::MoveRequest;
 use terrarium_sdk::{Attr, Diagnostic, Diagnostics, Model, Resource, Result, Value};
 
 use crate::rng::Rng;
@@ -117,12 +130,39 @@ impl Resource for RandomPassword {
         let result = generate(&planned)?;
         Ok(StringState { id: "none".to_string().into(), result: result.into(), ..planned })
     }
+
+    /// `moved { from = random_string.x  to = random_password.x }` is allowed...
+    const MOVES_FROM: &'static [&'static str] = &["random_string"];
+
+    /// ...and keeps everything, `result` above all: the same string, now sensitive. Only the
+    /// id changes, to the password's `"none"`, so the secret is not shown as an id. The
+    /// source may be this provider's `random_string` or hashicorp/random's, which stores the
+    /// same attributes (the SDK drops any this schema lacks).
+    fn move_state(&self, source: MoveRequest) -> Result<Value> {
+        if !source.source_provider_address.ends_with("/random") {
+            return Err(Diagnostics::error(
+                "Cannot move resource state",
+                format!(
+                    "random_password takes over the state of a random_string of a random provider, not of {}.",
+                    source.source_provider_address
+                ),
+            ));
+        }
+        let mut state = source.source_state;
+        if let Value::Object(attributes) = &mut state {
+            attributes.insert("id".to_string(), Value::string("none"));
+        }
+        Ok(state)
+    }
 }
 
 /// The attributes that decide what can be generated, as a configuration may hold them:
-/// each may still be unknown when validation runs, or null (then its default applies).
-#[derive(Debug, Deserialize)]
-struct Rules {
+/// each may still be unknown when validation runs, or null (then its default applies). An
+/// attribute the configuration lacks (the ephemeral `random_password` has no minimums) is
+/// null.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Rules {
     length: Attr<i64>,
     upper: Attr<bool>,
     lower: Attr<bool>,
@@ -136,7 +176,7 @@ struct Rules {
 }
 
 /// What to draw: each enabled class with its minimum count, and the total length.
-struct Charset {
+pub(crate) struct Charset {
     length: usize,
     classes: Vec<(Vec<char>, usize)>,
 }
@@ -144,7 +184,7 @@ struct Charset {
 impl Rules {
     /// Checks what is known so far, each problem pointing at its attribute. Once everything
     /// is known and valid, returns what to draw.
-    fn check(&self) -> Result<Option<Charset>> {
+    pub(crate) fn check(&self) -> Result<Option<Charset>> {
         let mut problems = Diagnostics::new();
         let length = self.length.known().copied();
         if let Some(length) = length
@@ -242,7 +282,7 @@ impl From<&StringState> for Rules {
 
 /// Draws a string: first each class's minimum, then the rest from every enabled class, then
 /// a shuffle so that the minimums are not always at the front.
-fn generate(planned: &StringState) -> Result<String> {
+pub(crate) fn generate(planned: &StringState) -> Result<String> {
     // Validation may have seen unknowns; everything is known now, so check it all again.
     let Some(charset) = Rules::from(planned).check()? else {
         return Err(Diagnostics::error("Invalid configuration", "Some of the configuration is still unknown."));
