@@ -1,7 +1,9 @@
 //! The code of guest-sdk/README.md, compiled and run: the walk-through must stay true.
-//! (Keep the two in step: this file is the README's blocks, the `export!` left out.)
+//! (Keep the two in step: this file is the README's blocks, the `export!` left out; the
+//! registration and `fn identity` lines section 5 asks for are in place.)
 
 use serde::{Deserialize, Serialize};
+use terrarium_sdk::identity::AnyIdentity;
 use terrarium_sdk::{AnyResource, Attr, Model, Provider, Resource, Result};
 
 /// A pet. (Doc comments are the descriptions Terraform shows.)
@@ -42,6 +44,10 @@ impl Resource for PetResource {
         Ok(pet)
     }
 
+    fn identity(&self) -> Option<&dyn AnyIdentity<Pet>> {
+        Some(self)
+    }
+
     fn update(&self, _prior: Pet, mut pet: Pet) -> Result<Pet> {
         for toy in pet.toys.iter_mut().flat_map(|t| t.0.iter_mut()) {
             if toy.serial.is_unknown() {
@@ -58,6 +64,121 @@ pub struct Pets;
 impl Provider for Pets {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
         vec![Box::new(PetResource)]
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
+        vec![Box::new(ShopToken)]
+    }
+    fn list_resources(&self) -> Vec<Box<dyn AnyListResource + '_>> {
+        vec![Box::new(PetResource)]
+    }
+    fn actions(&self) -> Vec<Box<dyn AnyAction + '_>> {
+        vec![Box::new(Feed)]
+    }
+}
+
+use terrarium_sdk::{AnyAction, AnyEphemeralResource, AnyListResource};
+
+use std::time::Duration;
+
+use terrarium_sdk::ephemeral::{EphemeralResource, Lease};
+
+/// A short-lived token for the pet shop.
+#[derive(Serialize, Deserialize, Model)]
+pub struct ShopTokenData {
+    /// What the token may do.
+    #[tf(default = "read")]
+    pub scope: String,
+    /// The token.
+    #[tf(computed, sensitive)]
+    pub token: Attr<String>,
+}
+
+pub struct ShopToken;
+
+impl EphemeralResource for ShopToken {
+    const TYPE_NAME: &'static str = "pets_shop_token";
+    type Data = ShopTokenData;
+
+    fn open(&self, config: ShopTokenData, lease: &mut Lease) -> Result<ShopTokenData> {
+        let token = format!("tok-{}", config.scope); // ask the shop, in real life
+        lease.set("token", &token)?; // what renew and close will need
+        lease.renew_after(Duration::from_secs(300));
+        Ok(ShopTokenData { token: token.into(), ..config })
+    }
+
+    fn renew(&self, lease: &mut Lease) -> Result<()> {
+        lease.renew_after(Duration::from_secs(300)); // extended: ask again in 5 minutes
+        Ok(())
+    }
+
+    fn close(&self, lease: &Lease) -> Result<()> {
+        let _revoke: Option<String> = lease.get("token");
+        Ok(())
+    }
+}
+
+use terrarium_sdk::identity::ResourceIdentity;
+use terrarium_sdk::list::{ListResource, ListResults};
+
+/// What names a pet for good.
+#[derive(Serialize, Deserialize, Model)]
+pub struct PetIdentity {
+    #[tf(required_for_import)]
+    pub id: String,
+}
+
+impl ResourceIdentity for PetResource {
+    type Identity = PetIdentity;
+
+    fn identity_of(&self, pet: &Pet) -> Option<PetIdentity> {
+        pet.id.known().map(|id| PetIdentity { id: id.clone() })
+    }
+}
+
+/// Which pets to list.
+#[derive(Deserialize, Model)]
+pub struct PetFilter {
+    /// Only pets whose name starts with this.
+    pub prefix: Option<String>,
+}
+
+impl ListResource for PetResource {
+    type Config = PetFilter;
+
+    fn list(&self, filter: PetFilter, results: &mut ListResults<Self>) -> Result<()> {
+        let prefix = filter.prefix.unwrap_or_default();
+        for name in ["rex", "rover", "tom"].into_iter().filter(|n| n.starts_with(&prefix)) {
+            let id = format!("pet-{name}");
+            let pet = || Ok(Pet { id: Attr::Known(id.clone()), name: name.into(), legs: Attr::Known(4), toys: None });
+            if !results.push(PetIdentity { id: id.clone() }, name, pet) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+use terrarium_sdk::action::{Action, Progress};
+
+/// Feeds pets.
+#[derive(Deserialize, Model)]
+pub struct FeedConfig {
+    /// The pets to feed, by name.
+    pub pets: Vec<String>,
+}
+
+pub struct Feed;
+
+impl Action for Feed {
+    const TYPE_NAME: &'static str = "pets_feed";
+    type Config = FeedConfig;
+
+    fn invoke(&self, config: FeedConfig, progress: &Progress) -> Result<()> {
+        for (i, pet) in config.pets.iter().enumerate() {
+            progress.report(format!("fed {pet} ({}/{})", i + 1, config.pets.len()));
+        }
+        Ok(())
     }
 }
 
@@ -80,4 +201,17 @@ fn a_pet_is_created_updated_and_replaced() {
 
     let error = h.validate("pets_pet", json!({"name": ""})).unwrap_err();
     assert_eq!(error.diagnostics[0].attribute.to_string(), "name");
+}
+
+#[test]
+fn tokens_pets_and_feeding() {
+    let h = Harness::new(Pets);
+    let token = h.open("pets_shop_token", json!({})).unwrap();
+    assert_eq!(token.result.attr("token"), Some(&terrarium_sdk::Value::string("tok-read")));
+
+    let listing = h.list("pets_pet", json!({"prefix": "r"})).unwrap();
+    assert_eq!(listing.display_names(), ["rex", "rover"]);
+
+    let fed = h.invoke("pets_feed", json!({"pets": ["rex", "tom"]})).unwrap();
+    assert_eq!(fed.progress, ["fed rex (1/2)", "fed tom (2/2)"]);
 }
