@@ -46,11 +46,11 @@ const PROTOCOL_VAR: &str = "TERRARIUM_PROTOCOL";
 /// starts the installed executable with no arguments, so the variable is the only way there).
 /// Unlike the other settings, a bad value is an error: the user asked for a protocol, and
 /// serving another one would hide that the request was not honoured.
-fn forced_protocol(flag: Option<u32>) -> anyhow::Result<Option<ForcedProtocol>> {
+fn forced_protocol(flag: Option<u32>, variable: Option<String>) -> anyhow::Result<Option<ForcedProtocol>> {
     if let Some(version) = flag {
         return Ok(Some(ForcedProtocol { version, origin: format!("--protocol {version}") }));
     }
-    let Some(raw) = std::env::var(PROTOCOL_VAR).ok().filter(|v| !v.trim().is_empty()) else {
+    let Some(raw) = variable.filter(|v| !v.trim().is_empty()) else {
         return Ok(None);
     };
     match raw.trim() {
@@ -78,7 +78,7 @@ fn max_instances_from_env() -> Option<NonZeroUsize> {
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     // The cookie comes first: a person who runs the executable by hand gets an explanation,
     // not a log line or a half-started server.
-    let forced = forced_protocol(args.protocol);
+    let forced = forced_protocol(args.protocol, std::env::var(PROTOCOL_VAR).ok());
     let env = match PluginEnv::from_env_forcing(forced.as_ref().ok().and_then(Option::as_ref)) {
         Ok(env) => env,
         Err(e @ PluginError::NotLaunchedByTerraform) => {
@@ -182,4 +182,49 @@ fn log_module() -> String {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "terrarium".into());
     format!("provider.{name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn serve_args(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let cli = Cli::try_parse_from([&["terrarium", "serve"], args].concat())?;
+        match cli.command {
+            Some(Command::Serve(args)) => Ok(args),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn protocol_flag_takes_5_or_6() {
+        assert_eq!(serve_args(&[]).unwrap().protocol, None);
+        assert_eq!(serve_args(&["--protocol", "5"]).unwrap().protocol, Some(5));
+        assert_eq!(serve_args(&["--protocol", "6"]).unwrap().protocol, Some(6));
+        for bad in ["4", "7", "five"] {
+            assert!(serve_args(&["--protocol", bad]).is_err(), "--protocol {bad} accepted");
+        }
+    }
+
+    #[test]
+    fn the_flag_wins_over_the_variable() {
+        let forced = forced_protocol(Some(6), Some("5".into())).unwrap().unwrap();
+        assert_eq!(forced, ForcedProtocol { version: 6, origin: "--protocol 6".into() });
+        let forced = forced_protocol(None, Some(" 5 ".into())).unwrap().unwrap();
+        assert_eq!(forced, ForcedProtocol { version: 5, origin: "TERRARIUM_PROTOCOL=5".into() });
+        assert_eq!(forced_protocol(None, None).unwrap(), None);
+        assert_eq!(forced_protocol(None, Some(String::new())).unwrap(), None);
+    }
+
+    #[test]
+    fn an_unusable_variable_is_an_error_naming_it() {
+        for raw in ["7", "v5", "5,6"] {
+            let error = forced_protocol(None, Some(raw.into())).unwrap_err().to_string();
+            assert!(error.starts_with(&format!("TERRARIUM_PROTOCOL={raw:?} is not")), "{error}");
+            assert!(error.contains("use 5 or 6"), "{error}");
+        }
+    }
 }
