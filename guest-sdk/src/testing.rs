@@ -71,6 +71,7 @@ use crate::value::{conform, from_value};
 pub struct Harness<P> {
     server: Server<P>,
     client: ClientCapabilities,
+    address: String,
 }
 
 /// What a step produced.
@@ -159,7 +160,15 @@ impl<P: Provider> Harness<P> {
         Harness {
             server: Server::new(provider),
             client: ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+            address: "registry.terraform.io/terrarium/test".to_string(),
         }
+    }
+
+    /// The address Terraform knows the provider by, which [`move_state`](Self::move_state)
+    /// sends as the source's; `registry.terraform.io/terrarium/test` by default.
+    pub fn address(mut self, address: &str) -> Self {
+        self.address = address.to_string();
+        self
     }
 
     /// Whether the harness says, as Terraform does with `-allow-deferral`, that it accepts
@@ -398,14 +407,17 @@ impl<P: Provider> Harness<P> {
         Ok(response.upgraded_identity)
     }
 
-    /// `moved { from = <source_type>.x  to = <target_type>.x }`: moves a stored state (JSON,
-    /// as Terraform stores it) of `source_type`, schema version 0, into `target_type`.
-    pub fn move_state(&self, source_type: &str, source_state: Json, target_type: &str) -> Result<Outcome, Failure> {
+    /// `moved { from = <source_type>.x  to = <target_type>.x }`: moves a state of
+    /// `source_type` of the same provider (schema version 0, say an earlier
+    /// [`Outcome::state`]) into
+    /// `target_type`, as Terraform does: the source state travels as stored JSON would
+    /// (collections as tuples, no schema).
+    pub fn move_state(&self, source_type: &str, source_state: &Value, target_type: &str) -> Result<Outcome, Failure> {
         let response = self.server.move_resource_state(MoveRequest {
-            source_provider_address: "registry.terraform.io/terrarium/test".to_string(),
+            source_provider_address: self.address.clone(),
             source_type_name: source_type.to_string(),
             source_schema_version: 0,
-            source_state: raw_json(&source_state),
+            source_state: stored(source_state),
             target_type_name: target_type.to_string(),
             source_private: Vec::new(),
             source_identity: None,
@@ -464,6 +476,20 @@ fn check_identity_kept(step: &'static str, before: Option<&Value>, after: Option
             diagnostics: vec![Diagnostic::error("Missing identity", "The provider returned no identity where there was one.")],
         }),
         _ => Ok(()),
+    }
+}
+
+/// A value as it reads back from stored JSON: lists, sets and tuples become tuples, maps
+/// and objects objects, dynamic values their stored wrapper.
+fn stored(value: &Value) -> Value {
+    match value {
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => Value::Tuple(items.iter().map(stored).collect()),
+        Value::Map(m) | Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), stored(v))).collect()),
+        // Terraform stores a dynamic value with its type: `{"type": ..., "value": ...}`.
+        Value::Dynamic(d) => Value::Object(
+            [("type".to_string(), Value::string(d.ty.to_json())), ("value".to_string(), stored(&d.value))].into(),
+        ),
+        other => other.clone(),
     }
 }
 

@@ -323,19 +323,21 @@ fn write_only_values_are_refused_by_a_client_without_support() {
 #[test]
 fn a_moved_state_is_converted_and_gets_its_identity() {
     let h = Harness::new(Vault::default());
-    let moved = h.move_state("vault_note", json!({"id": "s-n1", "title": "n1", "text": "remember"}), "vault_secret").unwrap();
+    let note = h.create("vault_note", json!({"title": "n1", "text": "remember"})).unwrap();
+    let moved = h.move_state("vault_note", &note.state, "vault_secret").unwrap();
     assert_eq!(moved.state.attr("comment"), Some(&Value::string("remember")));
     assert_eq!(moved.state.attr("name"), Some(&Value::string("n1")));
     assert_eq!(moved.state.attr("password"), Some(&Value::Null), "attributes the move leaves out are null");
-    assert_eq!(moved.identity, Some(obj([("id", Value::string("s-n1")), ("region", Value::string("eu"))])));
+    assert_eq!(moved.identity, Some(obj([("id", Value::string("n1")), ("region", Value::string("eu"))])));
 }
 
 #[test]
 fn moves_from_types_not_declared_are_refused() {
     let h = Harness::new(Vault::default());
-    let err = h.move_state("aws_secret", json!({"id": "x"}), "vault_secret").unwrap_err();
+    let state = obj([("id", Value::string("x"))]);
+    let err = h.move_state("aws_secret", &state, "vault_secret").unwrap_err();
     assert!(err.mentions("accepts moves from: vault_note"), "{err}");
-    let err = h.move_state("vault_secret", json!({"id": "x"}), "vault_note").unwrap_err();
+    let err = h.move_state("vault_secret", &state, "vault_note").unwrap_err();
     assert!(err.mentions("accepts moves from: none"), "{err}");
 }
 

@@ -37,7 +37,8 @@
 //! | Kind        | Name              | What it shows                                                  |
 //! |-------------|-------------------|----------------------------------------------------------------|
 //! | resource    | `random_string`   | validation with attribute paths, defaults in the plan          |
-//! | resource    | `random_password` | the same, with a sensitive result                              |
+//! | resource    | `random_password` | the same, with a sensitive result; takes over a                |
+//! |             |                   | `random_string` named in a `moved` block (MoveResourceState)   |
 //! | resource    | `random_integer`  | numbers, a set, import, a plan hook choosing update or replace |
 //! | resource    | `random_uuid`     | the smallest resource                                          |
 //! | resource    | `random_choice`   | a nested block, errors inside it                               |
@@ -171,5 +172,36 @@ mod tests {
         assert!(excluding.diagnostics.is_empty(), "{excluding:?}");
         assert_eq!(excluding.requires_replace, [AttributePath::attribute("min")]);
         assert!(excluding.planned_state.attr("result").is_some_and(Value::is_unknown));
+    }
+
+    /// `moved { from = random_string.x  to = random_password.x }`: the string becomes a
+    /// password without being drawn again.
+    #[test]
+    fn a_random_string_moves_into_a_random_password() {
+        use serde_json::json;
+        use terrarium_sdk::testing::Harness;
+
+        let h = Harness::new(RandomProvider).address("registry.terraform.io/terrarium/random");
+        let (schema, _) = h.server().get_schema();
+        assert!(schema.capabilities.move_resource_state);
+
+        let string = h.create("random_string", json!({"length": 12, "special": false})).unwrap();
+        let moved = h.move_state("random_string", &string.state, "random_password").unwrap();
+        assert_eq!(moved.state.attr("result"), string.state.attr("result"), "the same value, kept");
+        assert_eq!(moved.state.attr("length"), Some(&Value::Number(12.into())));
+        assert_eq!(moved.state.attr("special"), Some(&Value::Bool(false)));
+        assert_eq!(moved.state.attr("id"), Some(&Value::string("none")), "a password's id never shows it");
+
+        // The configuration that wrote the string now plans no change for the password.
+        let config = h.config("random_password", json!({"length": 12, "special": false})).unwrap();
+        let plan = h.plan("random_password", &moved.state, &config).unwrap();
+        assert!(plan.requires_replace.is_empty(), "{:?}", plan.requires_replace);
+        assert_eq!(plan.planned_state, moved.state);
+
+        let refused = h.move_state("random_integer", &string.state, "random_password").unwrap_err();
+        assert!(refused.mentions("accepts moves from: random_string"), "{refused}");
+        let elsewhere = Harness::new(RandomProvider).address("registry.terraform.io/acme/strings");
+        let refused = elsewhere.move_state("random_string", &string.state, "random_password").unwrap_err();
+        assert!(refused.mentions("not of registry.terraform.io/acme/strings"), "{refused}");
     }
 }
