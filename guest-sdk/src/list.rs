@@ -524,4 +524,24 @@ mod tests {
         assert_eq!(h.list("t_book", json!({"min_pages": -1})).unwrap_err().step, "validate");
         assert!(h.list("t_nope", json!({})).unwrap_err().mentions("It has: t_book."));
     }
+
+    /// Lists `t_book` without registering the resource type.
+    #[derive(Default)]
+    struct Unregistered {
+        states_built: Cell<usize>,
+    }
+
+    impl Provider for Unregistered {
+        fn list_resources(&self) -> Vec<Box<dyn AnyListResource + '_>> {
+            vec![Box::new(BookResource { states_built: &self.states_built })]
+        }
+    }
+
+    #[test]
+    fn a_list_resource_needs_its_resource_type_registered() {
+        let (_, diagnostics) = Server::new(Unregistered::default()).get_schema();
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert!(diagnostics[0].detail.contains("List it in Provider::resources too"), "{diagnostics:?}");
+        assert!(Server::new(Shelf::default()).get_schema().1.is_empty());
+    }
 }

@@ -83,10 +83,23 @@ impl<P: Provider> Server<P> {
             let (kind, name) = ("ephemeral resource", e.type_name());
             insert_unique(&mut schema.ephemeral_resources, name, s.to_model(), kind, &mut diagnostics);
         }
+        let identities = self.identity_schemas();
         for l in self.provider.list_resources() {
             let s = l.list_resource_schema();
             diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("list resource", l.type_name(), d)));
             insert_unique(&mut schema.list_resources, l.type_name(), s.to_model(), "list resource", &mut diagnostics);
+            // Terraform refuses a list resource without a managed resource type (with an
+            // identity) of its name; say what to register instead.
+            if !identities.contains_key(l.type_name()) {
+                diagnostics.push(Diagnostic::error(
+                    "Invalid provider schema",
+                    format!(
+                        "The provider lists {:?}, but has no managed resource type of that name with an identity. \
+                         List it in Provider::resources too, with Resource::identity returning Some(self).",
+                        l.type_name()
+                    ),
+                ));
+            }
         }
         for a in self.provider.actions() {
             let s = a.action_schema();
