@@ -2,7 +2,9 @@
 //!
 //! A provider is a type implementing [`Provider`], exported once with [`export!`]. It lists
 //! its resource types ([`Resource`]), data sources ([`DataSource`]) and functions
-//! ([`Function`]). The schema of each is *derived from the struct that holds its values*:
+//! ([`Function`]), and any ephemeral resources ([`EphemeralResource`]), list resources
+//! ([`ListResource`], for `terraform query`) and actions ([`Action`]). The schema of each
+//! is *derived from the struct that holds its values*:
 //! one definition, not two. Null and unknown are explicit in the types ([`Attr<T>`],
 //! `Option<T>`), so an unknown can never be read as a zero value by accident.
 //!
@@ -120,10 +122,10 @@ pub mod timeouts;
 pub mod validate;
 mod value;
 
-pub use action::AnyAction;
+pub use action::{Action, AnyAction};
 pub use attr::{Attr, NotKnown};
-pub use ephemeral::AnyEphemeralResource;
-pub use list::AnyListResource;
+pub use ephemeral::{AnyEphemeralResource, EphemeralResource};
+pub use list::{AnyListResource, ListResource};
 pub use data_source::{AnyDataSource, DataSource};
 pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
 pub use function::{AnyFunction, Function};

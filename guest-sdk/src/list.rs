@@ -4,7 +4,7 @@
 //!
 //! A list resource lists the objects of one managed resource type, which must have an
 //! identity: [`ListResource`] is implemented by the resource type itself, beside
-//! [`Resource`](crate::Resource) and [`ResourceIdentity`]. Its own schema is that of the
+//! [`Resource`] and [`ResourceIdentity`]. Its own schema is that of the
 //! `config` block of a `list` block in a `.tfquery.hcl` file. [`ListResource::list`] pushes
 //! the objects into [`ListResults`] one by one; Terraform receives each as it is pushed,
 //! and `push` returns false once it wants no more.
@@ -74,7 +74,7 @@
 //! }
 //! ```
 //!
-//! Register it with [`Provider::list_resources`](crate::Provider::list_resources):
+//! Register it with [`Provider::list_resources`]:
 //! `vec![Box::new(PetResource)]`.
 
 use std::marker::PhantomData;
