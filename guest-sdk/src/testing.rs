@@ -250,7 +250,8 @@ impl<P: Provider> Harness<P> {
     }
 
     /// Validates, plans and applies `config` over `prior`: an update in place, or (when the
-    /// plan says so) a replacement, destroy then create, as Terraform does by default.
+    /// plan says so) a replacement, destroy then create, as Terraform does by default. A
+    /// plan without changes is not applied, as in Terraform.
     pub fn update(&self, type_name: &str, prior: &Value, config: Json) -> Result<Outcome, Failure> {
         self.apply_config(type_name, prior, None, config)
     }
@@ -272,6 +273,20 @@ impl<P: Provider> Harness<P> {
         let mut warnings = split("validate", self.server.validate_resource_config_for(type_name, &config, &self.client))?;
         let plan = self.plan_with_identity(type_name, prior, prior_identity, &config)?;
         let replaced = !plan.requires_replace.is_empty();
+        if !prior.is_null() && !replaced && plan.planned_state == *prior && plan.deferred.is_none() {
+            // No change: Terraform does not apply.
+            return Ok(Outcome {
+                state: prior.clone(),
+                planned: plan.planned_state,
+                replaced,
+                requires_replace: plan.requires_replace,
+                warnings,
+                private: plan.planned_private,
+                identity: plan.planned_identity.clone().or_else(|| prior_identity.cloned()),
+                planned_identity: plan.planned_identity,
+                deferred: None,
+            });
+        }
         let mut apply_prior = prior.clone();
         let mut planned = plan.planned_state.clone();
         let mut planned_identity = plan.planned_identity.clone();
