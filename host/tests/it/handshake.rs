@@ -48,13 +48,13 @@ const TERRAFORM_KILL_DELAY: Duration = Duration::from_secs(2);
 // ---------------------------------------------------------------- Terraform's side
 
 /// A client certificate and key as go-plugin's `generateCert` makes them.
-struct ClientIdentity {
+pub(crate) struct ClientIdentity {
     certificate: CertificateDer<'static>,
     key: PrivatePkcs8KeyDer<'static>,
-    pem: String,
+    pub(crate) pem: String,
 }
 
-fn terraform_client_identity() -> ClientIdentity {
+pub(crate) fn terraform_client_identity() -> ClientIdentity {
     use rcgen::{
         BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
     };
@@ -118,12 +118,12 @@ const TLS12_ONLY: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS
 
 /// The fields of a handshake line, checked against go-plugin's parser.
 #[derive(Debug)]
-struct Handshake {
+pub(crate) struct Handshake {
     socket: PathBuf,
     server_certificate: Option<CertificateDer<'static>>,
 }
 
-fn parse_handshake(line: &str) -> Handshake {
+pub(crate) fn parse_handshake(line: &str) -> Handshake {
     assert!(line.ends_with('\n'), "{line:?}");
     let fields: Vec<&str> = line.trim_end_matches('\n').split('|').collect();
     assert_eq!(fields.len(), 6, "{line:?}");
@@ -148,12 +148,12 @@ fn parse_handshake(line: &str) -> Handshake {
 }
 
 /// Any byte stream a connector can hand to tonic.
-trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 
 /// Dials the plugin socket, optionally with TLS, the way go-plugin's dialer does.
 #[derive(Clone)]
-struct PluginConnector {
+pub(crate) struct PluginConnector {
     socket: PathBuf,
     tls: Option<Arc<rustls::ClientConfig>>,
 }
@@ -184,7 +184,7 @@ impl tonic::codegen::Service<Uri> for PluginConnector {
     }
 }
 
-async fn connect(connector: PluginConnector) -> Result<Channel, tonic::transport::Error> {
+pub(crate) async fn connect(connector: PluginConnector) -> Result<Channel, tonic::transport::Error> {
     // go-plugin dials the literal target "unused".
     Endpoint::from_static("http://unused")
         .connect_with_connector(connector)
@@ -598,7 +598,7 @@ struct ChildExit {
     stdout: Vec<String>,
 }
 
-fn tls_connector_for(handshake: &Handshake, client: &ClientIdentity) -> PluginConnector {
+pub(crate) fn tls_connector_for(handshake: &Handshake, client: &ClientIdentity) -> PluginConnector {
     PluginConnector {
         socket: handshake.socket.clone(),
         tls: Some(terraform_tls_config(

@@ -22,7 +22,7 @@ use terrarium::sandbox::{ByteSize, Grants, Limits};
 use terrarium_model::{Diagnostic, Type, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn fixture() -> PathBuf {
+pub(crate) fn fixture() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
     let path = target.join("wasm32-wasip2/debug/hostile_provider.wasm");

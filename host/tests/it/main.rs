@@ -7,3 +7,6 @@ mod guest_faults;
 mod hot_reload;
 mod instance_pool;
 mod hostile;
+mod served;
+mod streams;
+mod identity;
