@@ -17,6 +17,7 @@
 //! |                        |   a new `content_wo_version` writes it again                  |
 //! |                        | - `-generate-config-out` writes its configuration             |
 //! | data `files_file`      | reads a file                                                  |
+//! | list `files_file`      | `terraform query`: the files of a directory, by identity      |
 //! | action `files_touch`   | creates missing files, updates modification times; reports   |
 //! |                        | progress per file                                             |
 
@@ -24,12 +25,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::{
-    AnyAction, AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, IntoPath, Model, Provider, Resource, Result,
+    AnyAction, AnyDataSource, AnyListResource, AnyResource, Attr, DataSource, Diagnostics, IntoPath, Model, Provider, Resource, Result,
     Value,
 };
 
+pub mod list;
 pub mod touch;
 
+pub use list::FileListConfig;
 pub use touch::Touch;
 
 #[derive(Default)]
@@ -42,6 +45,11 @@ impl Provider for FilesProvider {
 
     fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
         vec![Box::new(FileData)]
+    }
+
+    /// `terraform query`: the resource type lists the files of a directory (see [`list`]).
+    fn list_resources(&self) -> Vec<Box<dyn AnyListResource + '_>> {
+        vec![Box::new(FileResource)]
     }
 
     fn actions(&self) -> Vec<Box<dyn AnyAction + '_>> {
