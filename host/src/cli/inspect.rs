@@ -11,6 +11,7 @@ use terrarium_model::schema::{
 };
 
 use crate::dispatch::Provider;
+use crate::dispatch::types::IdentitySchema;
 use crate::runtime::{Runtime, RuntimeSettings};
 
 #[derive(clap::Args, Debug)]
@@ -67,7 +68,7 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
     }
-    let body = provider_json(provider.schema());
+    let body = provider_json(provider.schema(), provider.identity_schemas());
     let out = match &args.source {
         Some(source) => json!({ "format_version": "1.0", "provider_schemas": { source.clone(): body } }),
         None => body,
@@ -78,7 +79,7 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
 
 /// The provider object of `terraform providers schema -json` (Terraform's `jsonprovider`
 /// format: empty collections and false flags are omitted, `description_kind` always shown).
-pub fn provider_json(s: &ProviderSchema) -> Json {
+pub fn provider_json(s: &ProviderSchema, identities: &std::collections::BTreeMap<String, IdentitySchema>) -> Json {
     let mut o = Map::new();
     o.insert("provider".into(), schema_json(&s.provider));
     let schemas = |m: &std::collections::BTreeMap<String, Schema>| -> Json {
@@ -93,11 +94,46 @@ pub fn provider_json(s: &ProviderSchema) -> Json {
     if !s.ephemeral_resources.is_empty() {
         o.insert("ephemeral_resource_schemas".into(), schemas(&s.ephemeral_resources));
     }
+    if !s.list_resources.is_empty() {
+        o.insert("list_resource_schemas".into(), schemas(&s.list_resources));
+    }
     if !s.functions.is_empty() {
         o.insert(
             "functions".into(),
             Json::Object(s.functions.iter().map(|(k, f)| (k.clone(), function_json(f))).collect()),
         );
+    }
+    if !identities.is_empty() {
+        o.insert(
+            "resource_identity_schemas".into(),
+            Json::Object(identities.iter().map(|(k, i)| (k.clone(), identity_json(i))).collect()),
+        );
+    }
+    if !s.actions.is_empty() {
+        // An action schema has no version of its own: only the block.
+        o.insert(
+            "action_schemas".into(),
+            Json::Object(s.actions.iter().map(|(k, a)| (k.clone(), json!({ "block": block_json(&a.block) }))).collect()),
+        );
+    }
+    Json::Object(o)
+}
+
+fn identity_json(i: &IdentitySchema) -> Json {
+    let attributes = i.attributes.iter().map(|a| {
+        let mut o = Map::new();
+        o.insert("type".into(), a.ty.to_json_value());
+        if !a.description.is_empty() {
+            o.insert("description".into(), a.description.clone().into());
+        }
+        flag(&mut o, "required_for_import", a.required_for_import);
+        flag(&mut o, "optional_for_import", a.optional_for_import);
+        (a.name.clone(), Json::Object(o))
+    });
+    let mut o = Map::new();
+    o.insert("version".into(), i.version.into());
+    if !i.attributes.is_empty() {
+        o.insert("attributes".into(), Json::Object(attributes.collect()));
     }
     Json::Object(o)
 }
@@ -250,7 +286,50 @@ mod tests {
                 "description_kind": "plain"
             }}}
         });
-        assert_eq!(provider_json(&s), expected);
+        assert_eq!(provider_json(&s, &Default::default()), expected);
+    }
+
+    #[test]
+    fn identities_lists_and_actions_take_terraforms_shape() {
+        use crate::dispatch::types::IdentityAttribute;
+        let mut s = ProviderSchema::default();
+        let config = Schema {
+            version: 0,
+            block: Block {
+                attributes: vec![Attribute {
+                    name: "count".into(),
+                    ty: AttributeType::Type(Type::Number),
+                    required: true,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+        };
+        s.list_resources.insert("x_thing".into(), config.clone());
+        s.actions.insert("x_poke".into(), config);
+        let identities = std::collections::BTreeMap::from([(
+            "x_thing".to_string(),
+            IdentitySchema {
+                version: 1,
+                attributes: vec![IdentityAttribute {
+                    name: "n".into(),
+                    ty: Type::Number,
+                    required_for_import: true,
+                    optional_for_import: false,
+                    description: String::new(),
+                }],
+            },
+        )]);
+        // As `terraform providers schema -json` (1.15) printed it for the hostile test guest.
+        let count = json!({"attributes": {"count": {"type": "number", "description_kind": "plain", "required": true}},
+                           "description_kind": "plain"});
+        let expected = json!({
+            "provider": {"version": 0, "block": {"description_kind": "plain"}},
+            "list_resource_schemas": {"x_thing": {"version": 0, "block": count}},
+            "resource_identity_schemas": {"x_thing": {"version": 1, "attributes": {"n": {"type": "number", "required_for_import": true}}}},
+            "action_schemas": {"x_poke": {"block": count}},
+        });
+        assert_eq!(provider_json(&s, &identities), expected);
     }
 
     #[test]
