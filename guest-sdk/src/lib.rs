@@ -72,8 +72,10 @@
 //! | `block`, `group`, `min_items = n`, `max_items = n` | A nested block (single, list, set, map by the field's type; `group`: never null). |
 //! | `type = expr` | The Terraform type, where the Rust type does not say it (a [`Value`] holding a `tuple`, say). |
 //! | `name = "..."`, `description = "..."`, `markdown`, `skip` | Rename, describe, Markdown description, leave out. |
+//! | `required_for_import`, `optional_for_import` | On a field of an identity struct (see [`identity`]): an `import { identity = {...} }` block must / may give it. |
 //!
-//! On the struct: `#[tf(version = n)]` (the schema version, see [`Resource::upgrade`]),
+//! On the struct: `#[tf(version = n)]` (the schema version, see [`Resource::upgrade`]; of an
+//! identity struct, the identity schema version),
 //! `#[tf(deprecated = "...")]`.
 //!
 //! # What the SDK does for the author

@@ -191,7 +191,7 @@ pub trait Resource {
 
     /// The configuration Terraform writes for an imported resource
     /// (`terraform plan -generate-config-out`). By default the state with computed-only and
-    /// write-only attributes null ([`generated_config`](crate::plan::generated_config)).
+    /// write-only attributes null ([`generated_config`]).
     fn generate_config(&self, state: Value) -> Result<Value> {
         Ok(generated_config(&self.schema(), state))
     }

@@ -99,7 +99,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn deferred(reason: DeferredReason, warnings: Vec<Diagnostic>) -> Self {
+    fn deferred_only(reason: DeferredReason, warnings: Vec<Diagnostic>) -> Self {
         Outcome {
             state: Value::Null,
             planned: Value::Null,
@@ -397,7 +397,7 @@ impl<P: Provider> Harness<P> {
         });
         let mut warnings = split("import", response.diagnostics)?;
         if let Some(reason) = response.deferred {
-            return Ok(Outcome::deferred(reason, warnings));
+            return Ok(Outcome::deferred_only(reason, warnings));
         }
         let Some(imported) = response.imported.into_iter().next() else {
             return Err(Failure {

@@ -63,7 +63,7 @@ pub struct Pets;
 
 impl Provider for Pets {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-        vec![Box::new(PetResource)]
+        vec![Box::new(PetResource), Box::new(LicenseResource)]
     }
 
     fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
@@ -214,4 +214,106 @@ fn tokens_pets_and_feeding() {
 
     let fed = h.invoke("pets_feed", json!({"pets": ["rex", "tom"]})).unwrap();
     assert_eq!(fed.progress, ["fed rex (1/2)", "fed tom (2/2)"]);
+}
+
+// ---- section 6 ----
+
+use terrarium_sdk::rpc::MoveRequest;
+use terrarium_sdk::{DeferredReason, Diagnostics, Plan, Value};
+
+/// A pet's license.
+#[derive(Serialize, Deserialize, Model)]
+pub struct License {
+    /// The license number, assigned by the city.
+    #[tf(computed, use_state_for_unknown)]
+    pub number: Attr<String>,
+    /// The licensed pet.
+    #[tf(requires_replace)]
+    pub pet: String,
+    /// The PIN for renewing online: sent to the city, never stored.
+    #[tf(write_only)]
+    pub pin: Option<String>,
+    /// Change it to send the PIN again.
+    #[tf(requires_replace)]
+    pub pin_version: Option<i64>,
+}
+
+/// What names a license for good. Version 1: version 0 called it `license`.
+#[derive(Serialize, Deserialize, Model)]
+#[tf(version = 1)]
+pub struct LicenseIdentity {
+    /// The license number.
+    #[tf(required_for_import)]
+    pub number: String,
+}
+
+pub struct LicenseResource;
+
+impl Resource for LicenseResource {
+    const TYPE_NAME: &'static str = "pets_license";
+    type State = License;
+
+    fn create(&self, license: License) -> Result<License> {
+        let _for_the_city = license.pin.as_deref(); // the configured PIN, here and in update only
+        Ok(License { number: Attr::Known(format!("L-{}", license.pet)), ..license })
+    }
+
+    fn plan(&self, plan: &mut Plan) -> Result<()> {
+        // The city must know the pet before it can plan; wait for it where Terraform can.
+        if plan.deferral_allowed() && plan.config().attr("pet").is_some_and(Value::is_unknown) {
+            return Err(Diagnostics::deferred(DeferredReason::ResourceConfigUnknown));
+        }
+        Ok(())
+    }
+
+    fn import(&self, number: &str) -> Result<License> {
+        let pet = number.strip_prefix("L-").unwrap_or(number).to_string();
+        Ok(License { number: Attr::Known(number.to_string()), pet, pin: None, pin_version: None })
+    }
+
+    fn identity(&self) -> Option<&dyn AnyIdentity<License>> {
+        Some(self)
+    }
+
+    // `moved { from = oldpets_license.x  to = pets_license.x }` from an older provider.
+    const MOVES_FROM: &'static [&'static str] = &["oldpets_license"];
+
+    fn move_state(&self, source: MoveRequest) -> Result<Value> {
+        Ok(source.source_state) // fitted to this schema: attributes it lacks are dropped
+    }
+}
+
+impl ResourceIdentity for LicenseResource {
+    type Identity = LicenseIdentity;
+
+    fn identity_of(&self, license: &License) -> Option<LicenseIdentity> {
+        license.number.known().map(|n| LicenseIdentity { number: n.clone() })
+    }
+
+    fn import_by_identity(&self, identity: LicenseIdentity) -> Result<License> {
+        self.import(&identity.number)
+    }
+
+    fn upgrade_identity(&self, _version: i64, raw: Value) -> Result<Value> {
+        let number = raw.attr("license").cloned().unwrap_or(Value::Null);
+        Ok(Value::Object([("number".to_string(), number)].into()))
+    }
+}
+
+#[test]
+fn a_license() {
+    let h = Harness::new(Pets);
+    let license = h.create("pets_license", json!({"pet": "rex", "pin": "1234", "pin_version": 1})).unwrap();
+    assert_eq!(license.state.attr("pin"), Some(&Value::Null)); // never stored
+    let identity = Value::Object([("number".to_string(), Value::string("L-rex"))].into());
+    assert_eq!(license.identity, Some(identity.clone()));
+
+    let imported = h.import_by_identity("pets_license", json!({"number": "L-rex"})).unwrap();
+    assert_eq!(imported.state.attr("pet"), Some(&Value::string("rex")));
+    assert_eq!(h.upgrade_identity("pets_license", 0, json!({"license": "L-rex"})).unwrap(), identity);
+
+    let moved = h.move_state("oldpets_license", &imported.state, "pets_license").unwrap();
+    assert_eq!(moved.identity, Some(identity));
+    let config = h.generate_config("pets_license", &imported.state).unwrap();
+    assert_eq!(config.attr("number"), Some(&Value::Null)); // computed: not configuration
 }
