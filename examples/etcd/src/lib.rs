@@ -17,14 +17,17 @@
 //!
 //! `etcd_key` supports create, read (drift: a changed value is planned as an in-place
 //! update, a deleted key as a creation), in-place update of `value`, delete, and import by
-//! key (`terraform import etcd_key.greeting /app/greeting`). The data source `etcd_key` reads
-//! a key.
+//! key (`terraform import etcd_key.greeting /app/greeting`). Its identity is `{ key }`, so an
+//! `import` block may also name it by identity
+//! (`import { to = etcd_key.greeting  identity = { key = "/app/greeting" } }`). The data
+//! source `etcd_key` reads a key.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use terrarium_sdk::http::Client;
+use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::rpc::ConfigureRequest;
 use terrarium_sdk::schema::Schema;
 use terrarium_sdk::{
@@ -145,6 +148,14 @@ pub struct KeyState {
     pub value: String,
 }
 
+/// The identity of an `etcd_key`: the key names it.
+#[derive(Debug, Serialize, Deserialize, Model)]
+pub struct KeyIdentity {
+    /// The key.
+    #[tf(required_for_import)]
+    pub key: String,
+}
+
 impl Resource for KeyResource<'_> {
     const TYPE_NAME: &'static str = "etcd_key";
     type State = KeyState;
@@ -181,6 +192,22 @@ impl Resource for KeyResource<'_> {
             .ok_or_else(|| Diagnostics::error("Cannot import", format!("etcd has no key {id:?}.")))?;
         Ok(KeyState { id: id.to_string().into(), key: id.to_string(), value })
     }
+
+    fn identity(&self) -> Option<&dyn AnyIdentity<KeyState>> {
+        Some(self)
+    }
+}
+
+impl ResourceIdentity for KeyResource<'_> {
+    type Identity = KeyIdentity;
+
+    fn identity_of(&self, state: &KeyState) -> Option<KeyIdentity> {
+        Some(KeyIdentity { key: state.key.clone() })
+    }
+
+    fn import_by_identity(&self, identity: KeyIdentity) -> Result<KeyState> {
+        self.import(&identity.key)
+    }
 }
 
 /// `data "etcd_key"`.
@@ -216,8 +243,20 @@ mod tests {
 
     #[test]
     fn the_schema_has_no_mistakes() {
-        let (_, diagnostics) = Server::new(EtcdProvider::default()).get_schema();
+        let server = Server::new(EtcdProvider::default());
+        let (_, diagnostics) = server.get_schema();
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let identity = &server.identity_schemas()["etcd_key"];
+        assert_eq!(identity.attributes.len(), 1);
+        assert!(identity.attributes[0].name == "key" && identity.attributes[0].required_for_import);
+    }
+
+    #[test]
+    fn the_identity_is_the_key() {
+        let provider = EtcdProvider::default();
+        let resource = KeyResource { provider: &provider };
+        let state = KeyState { id: Attr::Known("/a".into()), key: "/a".into(), value: "v".into() };
+        assert_eq!(resource.identity_of(&state).map(|i| i.key), Some("/a".to_string()));
     }
 
     #[test]
