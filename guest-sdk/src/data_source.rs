@@ -77,7 +77,7 @@ impl<D: DataSource> AnyDataSource for D {
 
     fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let ty = DataSource::schema(self).implied_type();
-        let result = from_value(&request.config)
+        let result = from_value::<D::State>(&request.config)
             .map_err(Diagnostics::from)
             .and_then(|config| DataSource::read(self, config))
             .and_then(|state| known_state(&state, &ty, "read"));
@@ -86,7 +86,15 @@ impl<D: DataSource> AnyDataSource for D {
             Err(d) => {
                 let call = format!("DataSource::read of {}", D::TYPE_NAME);
                 let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
-                ReadDataSourceResponse { state: Value::Null, deferred, diagnostics }
+                // Deferred, the data is not known yet: the configuration, computed values unknown.
+                let state = match deferred {
+                    Some(_) => {
+                        let schema = DataSource::schema(self);
+                        crate::plan::mark_unknown(crate::plan::Shape::of(&schema), request.config)
+                    }
+                    None => Value::Null,
+                };
+                ReadDataSourceResponse { state, deferred, diagnostics }
             }
         }
     }

@@ -251,7 +251,7 @@ fn overlay_defaults(shape: Shape<'_>, proposed: Value, raw_config: &Value, confi
 /// Marks computed attributes that are null unknown, at every depth. In a proposal a
 /// computed attribute is null only when neither the configuration nor the prior state has
 /// a value for it.
-fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
+pub(crate) fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };

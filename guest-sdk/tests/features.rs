@@ -10,7 +10,8 @@ use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::rpc::{ClientCapabilities, MoveRequest, PlanRequest};
 use terrarium_sdk::testing::Harness;
 use terrarium_sdk::{
-    AnyResource, Attr, DeferredReason, Diagnostics, Model, Plan, Provider, Resource, Result, Server, Value,
+    AnyDataSource, AnyResource, Attr, DataSource, DeferredReason, Diagnostics, Model, Plan, Provider, Resource, Result,
+    Server, Value,
 };
 
 /// A "vault" of secrets: the remote system assigns each secret an ID, which is its identity.
@@ -25,6 +26,31 @@ struct Vault {
 impl Provider for Vault {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
         vec![Box::new(SecretResource { vault: self }), Box::new(NoteResource)]
+    }
+
+    fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
+        vec![Box::new(Lookup)]
+    }
+}
+
+/// A data source that cannot read a secret that is not there yet.
+struct Lookup;
+
+#[derive(Serialize, Deserialize, Model)]
+struct LookupState {
+    name: String,
+    #[tf(computed)]
+    fingerprint: Attr<String>,
+}
+
+impl DataSource for Lookup {
+    const TYPE_NAME: &'static str = "vault_lookup";
+    type State = LookupState;
+    fn read(&self, config: LookupState) -> Result<LookupState> {
+        if config.name == "later" {
+            return Err(Diagnostics::deferred(DeferredReason::AbsentPrerequisite));
+        }
+        Ok(LookupState { fingerprint: Attr::Known("fp-0".into()), ..config })
     }
 }
 
@@ -394,6 +420,25 @@ fn plans_and_imports_can_be_deferred() {
     assert_eq!(import.deferred, Some(DeferredReason::ResourceConfigUnknown));
     let refused = Harness::new(Vault::default()).import("vault_secret", "wait").unwrap_err();
     assert!(refused.mentions("Resource::import of vault_secret"), "{refused}");
+}
+
+#[test]
+fn data_source_reads_can_be_deferred() {
+    let server = Server::new(Vault::default());
+    let read = |deferral_allowed| {
+        server.read_data_source(terrarium_sdk::rpc::ReadDataSourceRequest {
+            type_name: "vault_lookup".into(),
+            config: obj([("name", Value::string("later")), ("fingerprint", Value::Null)]),
+            client: ClientCapabilities { deferral_allowed, write_only_attributes_allowed: true },
+        })
+    };
+    let deferred = read(true);
+    assert!(deferred.diagnostics.is_empty(), "{:?}", deferred.diagnostics);
+    assert_eq!(deferred.deferred, Some(DeferredReason::AbsentPrerequisite));
+    assert_eq!(deferred.state, obj([("name", Value::string("later")), ("fingerprint", Value::unknown())]));
+    let refused = read(false);
+    assert_eq!(refused.deferred, None);
+    assert!(refused.diagnostics[0].detail.contains("DataSource::read of vault_lookup"), "{:?}", refused.diagnostics);
 }
 
 #[test]
