@@ -322,8 +322,11 @@ impl<P: Provider> Server<P> {
     /// `RenewEphemeralResource`.
     pub fn renew_ephemeral_resource(&self, request: RenewRequest) -> RenewResponse {
         let (type_name, private) = (request.type_name.clone(), request.private.clone());
-        with_ephemeral(self.provider(), &type_name, |e| e.renew_resource(request))
-            .unwrap_or_else(|d| RenewResponse { private, renew_at: None, diagnostics: vec![d] })
+        with_ephemeral(self.provider(), &type_name, |e| e.renew_resource(request)).unwrap_or_else(|d| RenewResponse {
+            private,
+            renew_at: None,
+            diagnostics: vec![d],
+        })
     }
 
     /// `CloseEphemeralResource`.
@@ -390,9 +393,10 @@ impl<P: Provider> Harness<P> {
     /// Renews what [`open`](Self::open) (or an earlier renewal) returned, as Terraform does
     /// at its `renew_at`: the same result, with the lease as the renewal left it.
     pub fn renew(&self, type_name: &str, opened: &Opened) -> std::result::Result<Opened, Failure> {
-        let response = self
-            .server()
-            .renew_ephemeral_resource(RenewRequest { type_name: type_name.to_string(), private: opened.private.clone() });
+        let response = self.server().renew_ephemeral_resource(RenewRequest {
+            type_name: type_name.to_string(),
+            private: opened.private.clone(),
+        });
         let warnings = split("renew", response.diagnostics)?;
         Ok(Opened { result: opened.result.clone(), private: response.private, renew_at: response.renew_at, warnings })
     }
@@ -400,9 +404,10 @@ impl<P: Provider> Harness<P> {
     /// Closes what [`open`](Self::open) returned, as Terraform does when it is done; returns
     /// the warnings.
     pub fn close(&self, type_name: &str, opened: &Opened) -> std::result::Result<Vec<Diagnostic>, Failure> {
-        let diagnostics = self
-            .server()
-            .close_ephemeral_resource(CloseRequest { type_name: type_name.to_string(), private: opened.private.clone() });
+        let diagnostics = self.server().close_ephemeral_resource(CloseRequest {
+            type_name: type_name.to_string(),
+            private: opened.private.clone(),
+        });
         split("close", diagnostics)
     }
 }

@@ -412,7 +412,8 @@ impl<E: Export> api::Guest for E {
     }
 
     fn renew_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> api::RenewEphemeralResourceResponse {
-        let response = with_server::<E, _>(|s| s.renew_ephemeral_resource(ephemeral::RenewRequest { type_name, private }));
+        let response =
+            with_server::<E, _>(|s| s.renew_ephemeral_resource(ephemeral::RenewRequest { type_name, private }));
         api::RenewEphemeralResourceResponse {
             private: response.private,
             renew_at: response.renew_at.map(timestamp_to_wit),
@@ -421,12 +422,16 @@ impl<E: Export> api::Guest for E {
     }
 
     fn close_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> Vec<wit::Diagnostic> {
-        diagnostics_to_wit(with_server::<E, _>(|s| s.close_ephemeral_resource(ephemeral::CloseRequest { type_name, private })))
+        diagnostics_to_wit(with_server::<E, _>(|s| {
+            s.close_ephemeral_resource(ephemeral::CloseRequest { type_name, private })
+        }))
     }
 
     fn validate_list_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
         match decode(config, "list resource configuration") {
-            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, &config))),
+            Ok(config) => {
+                diagnostics_to_wit(with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, &config)))
+            }
             Err(d) => vec![diagnostic_to_wit(d)],
         }
     }
@@ -477,9 +482,9 @@ impl<E: Export> api::Guest for E {
 
     fn invoke_action(request: api::ActionRequest, progress: &api::ActionProgress) -> Vec<wit::Diagnostic> {
         match action_request(request) {
-            Ok(request) => {
-                diagnostics_to_wit(with_server::<E, _>(|s| s.invoke_action(request, &|message| progress.report(message))))
-            }
+            Ok(request) => diagnostics_to_wit(with_server::<E, _>(|s| {
+                s.invoke_action(request, &|message| progress.report(message))
+            })),
             Err(d) => vec![diagnostic_to_wit(d)],
         }
     }
