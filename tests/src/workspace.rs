@@ -29,6 +29,8 @@ const SCRUBBED_ENV: &[&str] = &[
     "TF_INPUT",
     "TF_DISABLE_PLUGIN_TLS",
     "TF_PLUGIN_MAGIC_COOKIE",
+    // The host's switch for get_provider_schema_optional: tests that want it off say so.
+    "TERRARIUM_SCHEMA_OPTIONAL",
 ];
 
 /// A temporary directory holding a Terraform configuration (`config/`) and the CLI config
