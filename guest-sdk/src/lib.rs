@@ -89,6 +89,12 @@
 //!   of Terraform's "Provider produced inconsistent result".
 //! - **Validation**: each attribute's validators, at every depth, then [`Resource::validate`].
 //! - **Sets** in O(n log n): comparison, diffing and matching by canonical keys.
+//! - **Protocol features** a resource opts into with a few lines: an [`identity`]
+//!   (planned, returned, imported by, upgraded), write-only attributes (`#[tf(write_only)]`:
+//!   create and update see the value, plans and states hold null), moves from other types
+//!   ([`Resource::MOVES_FROM`]), generated configuration ([`Resource::generate_config`], on
+//!   by default), deferral ([`Diagnostics::deferred`]) and destroy plans
+//!   ([`Resource::PLAN_DESTROY`]).
 //! - **Testing**: [`Server`] serves the same calls natively; [`testing`] drives a resource
 //!   through plan, apply, read and import the way Terraform does, in-process.
 //!
