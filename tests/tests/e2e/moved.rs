@@ -69,6 +69,12 @@ fn a_random_string_moves_to_a_random_password_and_keeps_its_result() -> anyhow::
     let moved = state_resource(&state, "random_password.x")?;
     ensure!(moved["values"]["result"] == drawn.as_str(), "the move drew a new result: {}", pretty(moved));
     ensure!(moved["sensitive_values"]["result"] == true, "the moved result is not sensitive: {}", pretty(moved));
+    // A password's id is not its secret: the moved state holds the string only as `result`.
+    ensure!(
+        moved.to_string().matches(drawn.as_str()).count() == 1,
+        "the moved state holds the password outside `result`: {}",
+        pretty(moved)
+    );
     ensure!(moved["values"]["length"] == 20 && moved["values"]["special"] == false, "{}", pretty(moved));
 
     // Nothing is left to do, with or without the moved block.
