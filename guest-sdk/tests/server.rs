@@ -441,7 +441,11 @@ fn unknown_type_names_get_a_clear_error() {
     assert_eq!(planned.diagnostics[0].summary, "Unknown resource type");
     assert!(planned.diagnostics[0].detail.contains("cloud_machine"), "{}", planned.diagnostics[0].detail);
 
-    let read = server.read_data_source(ReadDataSourceRequest { type_name: "cloud_nope".into(), config: Value::Null, client: Default::default() });
+    let read = server.read_data_source(ReadDataSourceRequest {
+        type_name: "cloud_nope".into(),
+        config: Value::Null,
+        client: Default::default(),
+    });
     assert_eq!(read.diagnostics[0].summary, "Unknown data source");
 
     let err = server.call_function("nope", vec![]).unwrap_err();
@@ -468,13 +472,23 @@ fn apply_refuses_to_store_unknown_values() {
 fn import_upgrade_data_sources_and_functions() {
     let server = Server::new(Cloud);
 
-    let imported = server.import_resource_state(ImportRequest { type_name: "cloud_machine".into(), id: "m-1".into(), client: Default::default(), identity: None });
+    let imported = server.import_resource_state(ImportRequest {
+        type_name: "cloud_machine".into(),
+        id: "m-1".into(),
+        client: Default::default(),
+        identity: None,
+    });
     assert!(imported.diagnostics.is_empty(), "{:?}", imported.diagnostics);
     assert_eq!(imported.imported.len(), 1);
     assert_eq!(imported.imported[0].type_name, "cloud_machine");
     assert_eq!(imported.imported[0].state.attr("id"), Some(&s("m-1")));
 
-    let refused = server.import_resource_state(ImportRequest { type_name: "cloud_broken".into(), id: "x".into(), client: Default::default(), identity: None });
+    let refused = server.import_resource_state(ImportRequest {
+        type_name: "cloud_broken".into(),
+        id: "x".into(),
+        client: Default::default(),
+        identity: None,
+    });
     assert_eq!(refused.diagnostics[0].summary, "Import not supported");
 
     // Current version: fitted to the schema, leniently.

@@ -206,7 +206,12 @@ fn read_and_destroy_keep_to_themselves() {
 
 #[test]
 fn import_and_a_configured_id_are_refused_in_go_sdkv1_words() {
-    let import = server().import_resource_state(ImportRequest { type_name: "null_resource".into(), id: "1".into(), client: Default::default(), identity: None });
+    let import = server().import_resource_state(ImportRequest {
+        type_name: "null_resource".into(),
+        id: "1".into(),
+        client: Default::default(),
+        identity: None,
+    });
     assert!(import.imported.is_empty());
     assert_eq!(import.diagnostics.len(), 1);
     assert_eq!(import.diagnostics[0].summary, "resource null_resource doesn't support import");
