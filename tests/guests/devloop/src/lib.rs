@@ -99,6 +99,7 @@ impl Guest for Devloop {
                 schema: schema(vec![string_attribute("text", false, true)]),
             }],
             functions: vec![],
+            resource_identities: vec![],
             ephemeral_resources: vec![],
             list_resources: vec![],
             actions: vec![],
@@ -136,6 +137,7 @@ impl Guest for Devloop {
             private: r.private,
             deferred: None,
             diagnostics: vec![],
+            new_identity: None,
         }
     }
 
@@ -146,6 +148,7 @@ impl Guest for Devloop {
             planned_private: vec![],
             deferred: None,
             diagnostics: vec![error("devloop has no resources")],
+            planned_identity: None,
         }
     }
 
@@ -154,6 +157,7 @@ impl Guest for Devloop {
             new_state: null_value(),
             private: vec![],
             diagnostics: vec![error("devloop has no resources")],
+            new_identity: None,
         }
     }
 
@@ -189,6 +193,78 @@ impl Guest for Devloop {
             deferred: None,
             diagnostics: vec![],
         }
+    }
+
+    fn upgrade_resource_identity(_: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+        UpgradeResourceIdentityResponse {
+            upgraded_identity: null_value(),
+            diagnostics: vec![error("devloop has no resources")],
+        }
+    }
+
+    fn move_resource_state(_: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        MoveResourceStateResponse {
+            target_state: null_value(),
+            target_private: vec![],
+            target_identity: None,
+            diagnostics: vec![error("devloop has no resources")],
+        }
+    }
+
+    fn generate_resource_config(_: String, _: Value) -> GenerateResourceConfigResponse {
+        GenerateResourceConfigResponse {
+            config: null_value(),
+            diagnostics: vec![error("devloop has no resources")],
+        }
+    }
+
+    fn validate_ephemeral_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("devloop has no ephemeral resources")]
+    }
+
+    fn open_ephemeral_resource(_: OpenEphemeralResourceRequest) -> OpenEphemeralResourceResponse {
+        OpenEphemeralResourceResponse {
+            result: null_value(),
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: vec![error("devloop has no ephemeral resources")],
+        }
+    }
+
+    fn renew_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> RenewEphemeralResourceResponse {
+        RenewEphemeralResourceResponse {
+            private: None,
+            renew_at: None,
+            diagnostics: vec![error("devloop has no ephemeral resources")],
+        }
+    }
+
+    fn close_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> Vec<Diagnostic> {
+        vec![error("devloop has no ephemeral resources")]
+    }
+
+    fn validate_list_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("devloop has no list resources")]
+    }
+
+    fn list_resource(_: ListResourceRequest, _: &ListResults) -> Vec<Diagnostic> {
+        vec![error("devloop has no list resources")]
+    }
+
+    fn validate_action_config(_: String, _: Value) -> Vec<Diagnostic> {
+        vec![error("devloop has no actions")]
+    }
+
+    fn plan_action(_: ActionRequest) -> PlanActionResponse {
+        PlanActionResponse {
+            deferred: None,
+            diagnostics: vec![error("devloop has no actions")],
+        }
+    }
+
+    fn invoke_action(_: ActionRequest, _: &ActionProgress) -> Vec<Diagnostic> {
+        vec![error("devloop has no actions")]
     }
 
     fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
