@@ -113,7 +113,9 @@ pub fn provider_json(s: &ProviderSchema, identities: &std::collections::BTreeMap
         // An action schema has no version of its own: only the block.
         o.insert(
             "action_schemas".into(),
-            Json::Object(s.actions.iter().map(|(k, a)| (k.clone(), json!({ "block": block_json(&a.block) }))).collect()),
+            Json::Object(
+                s.actions.iter().map(|(k, a)| (k.clone(), json!({ "block": block_json(&a.block) }))).collect(),
+            ),
         );
     }
     Json::Object(o)

@@ -32,7 +32,11 @@ impl Provider {
         run().await.unwrap_or_else(|d| d)
     }
 
-    fn action_request(&self, subject: Subject<'_>, request: &ActionRequest) -> Result<guest::ActionRequest, Vec<Diagnostic>> {
+    fn action_request(
+        &self,
+        subject: Subject<'_>,
+        request: &ActionRequest,
+    ) -> Result<guest::ActionRequest, Vec<Diagnostic>> {
         let ty = self.action_type(&request.type_name)?;
         Ok(guest::ActionRequest {
             type_name: request.type_name.clone(),
@@ -46,7 +50,9 @@ impl Provider {
         let run = async || -> Result<PlanActionResponse, Vec<Diagnostic>> {
             let wit_request = self.action_request(subject, request)?;
             let r = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_plan_action(s, &wit_request).await)
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_plan_action(s, &wit_request).await
+                })
                 .await?;
             Ok(PlanActionResponse {
                 deferred: deferred_from_wit(r.deferred),

@@ -36,7 +36,10 @@ impl Provider {
         run().await.unwrap_or_else(|d| d)
     }
 
-    pub async fn open_ephemeral_resource(&self, request: &OpenEphemeralResourceRequest) -> OpenEphemeralResourceResponse {
+    pub async fn open_ephemeral_resource(
+        &self,
+        request: &OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
         let subject = Subject { rpc: "OpenEphemeralResource", kind: KIND, name: &request.type_name };
         let run = async || -> Result<OpenEphemeralResourceResponse, Vec<Diagnostic>> {
             let ty = self.ephemeral_resource_type(&request.type_name)?;

@@ -108,10 +108,12 @@ fn list_event(types: &ItemTypes, item: wit_streams::ListItem) -> ListEvent {
         .ok();
     let resource_object = match item.resource_object {
         // Asked for or not, an object is checked; one that was not asked for is not sent.
-        Some(object) => encode_checked(subject, "item resource object", object, &types.resource, Knownness::WhollyKnown)
-            .map_err(|d| diagnostics.extend(d))
-            .ok()
-            .filter(|_| types.include_resource_object),
+        Some(object) => {
+            encode_checked(subject, "item resource object", object, &types.resource, Knownness::WhollyKnown)
+                .map_err(|d| diagnostics.extend(d))
+                .ok()
+                .filter(|_| types.include_resource_object)
+        }
         None => None,
     };
     ListEvent { identity, display_name: item.display_name, resource_object, diagnostics }

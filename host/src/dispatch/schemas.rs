@@ -66,7 +66,9 @@ fn identity_type_allowed(ty: &Type) -> bool {
 fn check_identities(schema: &ProviderSchema, identities: &BTreeMap<String, IdentitySchema>) -> Result<(), String> {
     for (name, identity) in identities {
         if !schema.resources.contains_key(name) {
-            return Err(format!("an identity schema is declared for {name:?}, which is not a resource type of this provider"));
+            return Err(format!(
+                "an identity schema is declared for {name:?}, which is not a resource type of this provider"
+            ));
         }
         if identity.version < 0 {
             return Err(format!("the identity schema of {name:?} has a negative version {}", identity.version));

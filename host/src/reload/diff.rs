@@ -4,6 +4,33 @@ use std::collections::BTreeMap;
 
 use terrarium_model::schema::{Block, ProviderSchema, Schema};
 
+use crate::dispatch::types::IdentitySchema;
+
+/// One line per resource identity schema added, removed or changed.
+pub fn describe_identities(
+    old: &BTreeMap<String, IdentitySchema>,
+    new: &BTreeMap<String, IdentitySchema>,
+) -> Vec<String> {
+    let mut changes = Vec::new();
+    for name in old.keys().filter(|n| !new.contains_key(*n)) {
+        changes.push(format!("identity of resource {name} removed"));
+    }
+    for (name, identity) in new {
+        match old.get(name) {
+            None => changes.push(format!("identity of resource {name} added")),
+            Some(before) if before.version != identity.version => changes.push(format!(
+                "identity of resource {name}: version {} -> {}",
+                before.version, identity.version
+            )),
+            Some(before) if before != identity => changes.push(format!(
+                "identity of resource {name} changed its attributes"
+            )),
+            Some(_) => {}
+        }
+    }
+    changes
+}
+
 /// One line per change: kinds added or removed, and per kind the attributes and nested blocks
 /// added, removed or changed (type, required/optional/computed, sensitivity...) and version
 /// bumps. Empty when the schemas are equal.
@@ -167,6 +194,37 @@ mod tests {
     use terrarium_model::schema::{Attribute, AttributeType};
 
     use super::*;
+
+    #[test]
+    fn identity_changes_are_described() {
+        use crate::dispatch::types::IdentityAttribute;
+        let identity = |version: i64, ty: Type| IdentitySchema {
+            version,
+            attributes: vec![IdentityAttribute {
+                name: "path".into(),
+                ty,
+                required_for_import: true,
+                optional_for_import: false,
+                description: String::new(),
+            }],
+        };
+        let old = BTreeMap::from([("files_file".to_string(), identity(0, Type::String))]);
+        assert!(describe_identities(&old, &old).is_empty());
+        let bumped = BTreeMap::from([("files_file".to_string(), identity(1, Type::String))]);
+        assert_eq!(
+            describe_identities(&old, &bumped),
+            ["identity of resource files_file: version 0 -> 1"]
+        );
+        let retyped = BTreeMap::from([("files_file".to_string(), identity(0, Type::Number))]);
+        assert_eq!(
+            describe_identities(&old, &retyped),
+            ["identity of resource files_file changed its attributes"]
+        );
+        assert_eq!(
+            describe_identities(&old, &BTreeMap::new()),
+            ["identity of resource files_file removed"]
+        );
+    }
 
     fn attr(name: &str, ty: Type, required: bool) -> Attribute {
         Attribute {

@@ -286,7 +286,14 @@ impl Reloader {
             None => 0,
         };
         let changes = match &old.provider {
-            Some(old_provider) => diff::describe(old_provider.schema(), provider.schema()),
+            Some(old_provider) => {
+                let mut changes = diff::describe(old_provider.schema(), provider.schema());
+                changes.extend(diff::describe_identities(
+                    old_provider.identity_schemas(),
+                    provider.identity_schemas(),
+                ));
+                changes
+            }
             None => vec!["first working build".to_string()],
         };
         let (old, new) = self.live.swap(provider, digest);

@@ -415,7 +415,10 @@ impl Runtime {
             if Instant::now() >= budget.deadline {
                 return Err(Interrupted::TimedOut.into());
             }
-            Ok(UpdateDeadline::Continue(CHECK_TICKS))
+            // Yield to the executor now and then, so that whoever awaits the call can give up
+            // on a guest that computes without end (a stream whose consumer has gone away),
+            // and so that a busy guest does not hold its worker thread for its whole call.
+            Ok(UpdateDeadline::Yield(CHECK_TICKS))
         });
         store.set_epoch_deadline(CHECK_TICKS);
         let pre = &self.pre;

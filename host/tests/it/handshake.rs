@@ -184,7 +184,9 @@ impl tonic::codegen::Service<Uri> for PluginConnector {
     }
 }
 
-pub(crate) async fn connect(connector: PluginConnector) -> Result<Channel, tonic::transport::Error> {
+pub(crate) async fn connect(
+    connector: PluginConnector,
+) -> Result<Channel, tonic::transport::Error> {
     // go-plugin dials the literal target "unused".
     Endpoint::from_static("http://unused")
         .connect_with_connector(connector)

@@ -551,7 +551,21 @@ async fn reload_latency() {
         .map(component)
         .into_iter()
         .collect();
-    components.extend(optional.into_iter().filter(|p| p.exists()));
+    // Optional builds may be left over from an older WIT world; those are not measured.
+    // Optional builds may be left over from an older WIT world (the export name is in the
+    // binary as text); those are not measured.
+    let export = terrarium::runtime::PROVIDER_EXPORT.as_bytes();
+    components.extend(optional.into_iter().filter(|p| p.exists()).filter(|p| {
+        let current =
+            std::fs::read(p).is_ok_and(|bytes| bytes.windows(export.len()).any(|w| w == export));
+        if !current {
+            println!(
+                "reload latency: skipping {}, built for another WIT world",
+                p.display()
+            );
+        }
+        current
+    }));
     for path in components {
         let dir = tempfile::tempdir().unwrap();
         let original = std::fs::read(&path).unwrap();
@@ -720,6 +734,16 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
         "{:?}",
         configured.diagnostics
     );
+    // A reload may change the schema, so in dev mode Terraform must fetch it in every
+    // provider process (`terrarium serve` declares it optional).
+    let schema = client
+        .clone()
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    let capabilities = schema.server_capabilities.expect("server capabilities");
+    assert!(!capabilities.get_provider_schema_optional);
 
     let ty = Type::object(["id", "mode", "value"].map(|n| (n, Type::String)));
     let thing = |id: Value, value: Value| {

@@ -108,7 +108,8 @@ async fn identities_round_trip_through_apply_read_and_import() {
     assert_eq!(imported.imported_resources.len(), 1);
     let resource = &imported.imported_resources[0];
     assert_eq!(identity_id(resource.identity.as_ref()), "imported-by-identity");
-    let state = codec::decode_msgpack(&resource.state.as_ref().expect("a state").msgpack, &thing_type()).expect("state");
+    let state =
+        codec::decode_msgpack(&resource.state.as_ref().expect("a state").msgpack, &thing_type()).expect("state");
     let Value::Object(state) = state else { panic!("state: {state:?}") };
     assert_eq!(state.get("id"), Some(&Value::string("imported-by-identity")));
 
@@ -166,10 +167,7 @@ async fn a_deferred_plan_passes_through_to_terraform() {
             prior_state: None,
             proposed_new_state: Some(thing("defer", Value::unknown(), Value::unknown())),
             config: Some(thing("defer", Value::Null, Value::Null)),
-            client_capabilities: Some(pb::ClientCapabilities {
-                deferral_allowed: true,
-                ..Default::default()
-            }),
+            client_capabilities: Some(pb::ClientCapabilities { deferral_allowed: true, ..Default::default() }),
             ..Default::default()
         })
         .await

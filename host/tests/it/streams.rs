@@ -17,13 +17,24 @@ fn number(n: i64) -> Value {
 }
 
 fn flood_config(count: i64, bytes: i64, panic_after: Option<i64>) -> pb::DynamicValue {
-    let ty = Type::object([("count", Type::Number), ("bytes", Type::Number), ("panic_after", Type::Number)]);
+    pb::DynamicValue { msgpack: flood_msgpack(count, bytes, panic_after, false), json: vec![] }
+}
+
+/// `hostile_flood`'s list configuration; `ignore_stop` makes it push on after `push` said stop.
+fn flood_msgpack(count: i64, bytes: i64, panic_after: Option<i64>, ignore_stop: bool) -> Vec<u8> {
+    let ty = Type::object([
+        ("count", Type::Number),
+        ("bytes", Type::Number),
+        ("panic_after", Type::Number),
+        ("ignore_stop", Type::Bool),
+    ]);
     let value = Value::Object(BTreeMap::from([
         ("count".to_string(), number(count)),
         ("bytes".to_string(), number(bytes)),
         ("panic_after".to_string(), panic_after.map_or(Value::Null, number)),
+        ("ignore_stop".to_string(), if ignore_stop { Value::Bool(true) } else { Value::Null }),
     ]));
-    pb::DynamicValue { msgpack: codec::encode_msgpack(&value, &ty).expect("encodable"), json: vec![] }
+    codec::encode_msgpack(&value, &ty).expect("encodable")
 }
 
 fn chatter_config(count: i64, panic_after: Option<i64>) -> pb::DynamicValue {
@@ -209,4 +220,54 @@ async fn invoke_action_streams_progress_then_completes() {
     assert_eq!(completed.diagnostics.len(), 1);
     assert_eq!(completed.diagnostics[0].summary, "Provider crashed");
     assert!(completed.diagnostics[0].detail.contains("InvokeAction for action \"hostile_chatter\""));
+}
+
+/// In process, through dispatch: a guest that keeps pushing after Terraform hung up (its
+/// pushes return false at once) is cut off a few seconds later, long before its call timeout
+/// (the default five minutes), and the next listing runs in a fresh instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
+    use std::sync::Arc;
+    use std::time::Duration;
+    use terrarium::dispatch::Provider;
+    use terrarium::dispatch::types::{DynamicValue, ListResourceRequest};
+    use terrarium::runtime::{Runtime, RuntimeSettings};
+
+    let cache = tempfile::tempdir().expect("tempdir");
+    let settings = RuntimeSettings { cache_dir: Some(cache.path().to_path_buf()), ..RuntimeSettings::default() };
+    assert!(settings.call_timeout >= Duration::from_secs(300), "the bound below must be well under the timeout");
+    let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
+    let provider = Arc::new(Provider::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let request = |count, ignore_stop| ListResourceRequest {
+        type_name: "hostile_flood".into(),
+        config: DynamicValue::msgpack(flood_msgpack(count, 16, None, ignore_stop)),
+        include_resource_object: false,
+        limit: i64::MAX,
+    };
+
+    let (events, mut received) = tokio::sync::mpsc::channel(16);
+    let listing = {
+        let provider = provider.clone();
+        let request = request(i64::MAX, true);
+        tokio::spawn(async move { provider.list_resource(&request, events).await })
+    };
+    for _ in 0..5 {
+        received.recv().await.expect("an item");
+    }
+    drop(received);
+    // A liveness bound, not a timing assertion: without the cut-off this waits for the
+    // five-minute call timeout.
+    tokio::time::timeout(Duration::from_secs(120), listing)
+        .await
+        .expect("the listing was cut off after the hang-up")
+        .expect("the listing task");
+
+    let (events, mut received) = tokio::sync::mpsc::channel(16);
+    provider.list_resource(&request(3, false), events).await;
+    let mut items = 0;
+    while let Some(event) = received.recv().await {
+        assert!(event.diagnostics.is_empty(), "{:?}", event.diagnostics);
+        items += 1;
+    }
+    assert_eq!(items, 3);
 }

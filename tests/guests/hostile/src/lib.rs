@@ -30,8 +30,8 @@
 //! Streams: the list resource `hostile_flood` (config `count`, `bytes`, optional
 //! `panic_after`) pushes `count` items, each with the identity `{ n = i }` of the resource
 //! type `hostile_flood` and, when asked for, a resource object whose `data` is a `bytes`-long
-//! string; it stops early only when `push` returns false, and panics after `panic_after`
-//! items if that is set. The action `hostile_chatter` (config `count`, optional
+//! string; it stops early only when `push` returns false (unless `ignore_stop` is true: then
+//! it pushes on regardless), and panics after `panic_after` items if that is set. The action `hostile_chatter` (config `count`, optional
 //! `panic_after`) reports `count` progress messages, panicking after `panic_after`.
 //! Other new RPCs answer what a provider without the feature answers.
 //!
@@ -232,6 +232,7 @@ impl Guest for Hostile {
                 typed_attribute("count", number, true, false, false),
                 typed_attribute("bytes", number, true, false, false),
                 typed_attribute("panic_after", number, false, true, false),
+                typed_attribute("ignore_stop", "\"bool\"", false, true, false),
             ])],
         };
         let chatter_config = Schema {
@@ -419,7 +420,10 @@ impl Guest for Hostile {
     }
 
     fn generate_resource_config(_: String, _: Value) -> GenerateResourceConfigResponse {
-        GenerateResourceConfigResponse { config: null_value(), diagnostics: vec![error("no configuration generation", "")] }
+        GenerateResourceConfigResponse {
+            config: null_value(),
+            diagnostics: vec![error("no configuration generation", "")],
+        }
     }
 
     fn validate_ephemeral_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
@@ -437,7 +441,11 @@ impl Guest for Hostile {
     }
 
     fn renew_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> RenewEphemeralResourceResponse {
-        RenewEphemeralResourceResponse { private: None, renew_at: None, diagnostics: vec![error("no ephemeral resources", "")] }
+        RenewEphemeralResourceResponse {
+            private: None,
+            renew_at: None,
+            diagnostics: vec![error("no ephemeral resources", "")],
+        }
     }
 
     fn close_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> Vec<Diagnostic> {
@@ -452,21 +460,22 @@ impl Guest for Hostile {
         let count = int_attr(&r.config, "count").unwrap_or(0);
         let bytes = usize::try_from(int_attr(&r.config, "bytes").unwrap_or(0)).unwrap_or(0);
         let panic_after = int_attr(&r.config, "panic_after");
+        let ignore_stop = matches!(attributes(&r.config).get("ignore_stop"), Some(Node::Bool(true)));
         let data = "x".repeat(bytes);
         for n in 0..count {
             if panic_after == Some(n) {
                 panic!("hostile: deliberate panic in ListResource after {n} items");
             }
-            let resource_object = r.include_resource_object.then(|| {
-                object(vec![("data", Node::String(data.clone())), ("n", Node::Number(Number::Int(n)))])
-            });
+            let resource_object = r
+                .include_resource_object
+                .then(|| object(vec![("data", Node::String(data.clone())), ("n", Node::Number(Number::Int(n)))]));
             let item = ListItem {
                 identity: object(vec![("n", Node::Number(Number::Int(n)))]),
                 display_name: format!("flood item {n}"),
                 resource_object,
                 diagnostics: vec![],
             };
-            if !results.push(&item) {
+            if !results.push(&item) && !ignore_stop {
                 break;
             }
         }
