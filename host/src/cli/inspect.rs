@@ -43,6 +43,7 @@ pub fn import_policy(name: &str) -> &'static str {
         "wasi:cli/stdout" | "wasi:cli/stderr" => "always available: output goes to the provider's log",
         "wasi:cli/stdin" => "always available: empty",
         i if i.starts_with("wasi:cli/") || i.starts_with("wasi:io/") => "always available",
+        "terrarium:provider/streams" => "always available: where list results and action progress go",
         i if i.starts_with("terrarium:provider/") => "Terrarium's provider interface (logging, types)",
         _ => "provided by the host",
     }

@@ -395,12 +395,18 @@ fn inspect_lists_what_the_component_could_ask_for() {
     let settings = RuntimeSettings { cache_dir: None, ..RuntimeSettings::default() };
     let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
     let imports = runtime.imports();
-    for wanted in
-        ["wasi:http/outgoing-handler", "wasi:filesystem/preopens", "wasi:sockets/tcp", "terrarium:provider/types"]
-    {
+    for wanted in [
+        "wasi:http/outgoing-handler",
+        "wasi:filesystem/preopens",
+        "wasi:sockets/tcp",
+        "terrarium:provider/types",
+        "terrarium:provider/streams",
+    ] {
         assert!(imports.iter().any(|i| i.starts_with(wanted)), "{wanted} missing from {imports:?}");
     }
     let listing = terrarium::cli::inspect::imports_listing(&imports);
     let http = listing.lines().find(|l| l.starts_with("wasi:http/outgoing-handler")).expect("listed");
     assert!(http.contains("--allow-http"), "{http}");
+    let streams = listing.lines().find(|l| l.starts_with("terrarium:provider/streams")).expect("listed");
+    assert!(streams.contains("list results and action progress"), "{streams}");
 }
