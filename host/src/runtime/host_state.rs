@@ -29,6 +29,9 @@ pub struct HostState {
     pub(crate) limits: GuestLimits,
     /// The time limit and stop generation of the call running now.
     pub(crate) budget: super::CallBudget,
+    /// How long the call running now has waited for the consumer of its stream (Terraform
+    /// reading slowly): that time is not the guest's, so it extends the call's time limit.
+    pub(crate) waited_for_consumer: Arc<Mutex<ConsumerWait>>,
     /// The log module name guest records are written under (`provider.<name>`).
     module: String,
 }
@@ -83,6 +86,7 @@ impl HostState {
             table: ResourceTable::new(),
             limits,
             budget: super::CallBudget { deadline: std::time::Instant::now(), stop_generation: 0 },
+            waited_for_consumer: Arc::default(),
             module: settings.log_module.clone(),
         })
     }
@@ -97,6 +101,22 @@ impl WasiView for HostState {
 impl WasiHttpView for HostState {
     fn http(&mut self) -> WasiHttpCtxView<'_> {
         WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.http_policy }
+    }
+}
+
+/// Time one call has spent waiting for the consumer of its stream.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ConsumerWait {
+    /// Waits that have ended.
+    pub(crate) total: std::time::Duration,
+    /// When the wait going on now began.
+    pub(crate) since: Option<std::time::Instant>,
+}
+
+impl ConsumerWait {
+    /// Everything waited so far, the wait going on now included.
+    pub(crate) fn so_far(&self) -> std::time::Duration {
+        self.total + self.since.map_or(std::time::Duration::ZERO, |since| since.elapsed())
     }
 }
 

@@ -536,11 +536,25 @@ async fn guard<R>(
     output.clear();
     store.data_mut().budget = budget;
     store.data_mut().limits.take_exceeded();
+    let waited = store.data().waited_for_consumer.clone();
+    *waited.lock().unwrap_or_else(|p| p.into_inner()) = host_state::ConsumerWait::default();
     store.set_epoch_deadline(CHECK_TICKS);
-    let outcome = tokio::select! {
-        r = f(store) => r.map_err(Some),
-        _ = tokio::time::sleep_until(budget.deadline.into()) => Err(None),
-        _ = stop.stopped_since(budget.stop_generation) => Err(None),
+    let outcome = {
+        let call = f(store);
+        tokio::pin!(call);
+        loop {
+            // Time the guest spent waiting for the consumer of its stream extends the deadline.
+            let deadline = || budget.deadline + waited.lock().unwrap_or_else(|p| p.into_inner()).so_far();
+            tokio::select! {
+                r = &mut call => break r.map_err(Some),
+                _ = tokio::time::sleep_until(deadline().into()) => {
+                    if deadline() <= Instant::now() {
+                        break Err(None);
+                    }
+                }
+                _ = stop.stopped_since(budget.stop_generation) => break Err(None),
+            }
+        }
     };
     let hit = store.data_mut().limits.take_exceeded();
     match outcome {

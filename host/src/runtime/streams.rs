@@ -58,18 +58,34 @@ impl HostState {
         self.table.delete(sink)?;
         Ok(())
     }
+
+    /// Awaits a send to the consumer; the time it takes extends the call's time limit, because
+    /// a slow reader is not the guest's doing.
+    async fn wait_for_consumer<T>(&mut self, sending: impl Future<Output = T>) -> T {
+        let started = std::time::Instant::now();
+        self.waited_for_consumer.lock().unwrap_or_else(|p| p.into_inner()).since = Some(started);
+        let out = sending.await;
+        let waited = started.elapsed();
+        // The epoch callback's deadline; the guard sees the wait through the shared record.
+        self.budget.deadline += waited;
+        let mut record = self.waited_for_consumer.lock().unwrap_or_else(|p| p.into_inner());
+        record.total += waited;
+        record.since = None;
+        out
+    }
 }
 
 impl wit_streams::Host for HostState {}
 
 impl wit_streams::HostListResults for HostState {
-    async fn push(&mut self, sink: Resource<ListSink>, item: wit_streams::ListItem) -> wasmtime::Result<bool> {
-        let sink = self.table.get_mut(&sink)?;
+    async fn push(&mut self, handle: Resource<ListSink>, item: wit_streams::ListItem) -> wasmtime::Result<bool> {
+        let sink = self.table.get_mut(&handle)?;
         if sink.finished {
             return Ok(false);
         }
-        let more = (sink.push)(item).await;
-        sink.finished = !more;
+        let sending = (sink.push)(item);
+        let more = self.wait_for_consumer(sending).await;
+        self.table.get_mut(&handle)?.finished = !more;
         Ok(more)
     }
 
@@ -83,8 +99,8 @@ impl wit_streams::HostListResults for HostState {
 
 impl wit_streams::HostActionProgress for HostState {
     async fn report(&mut self, sink: Resource<ProgressSink>, message: String) -> wasmtime::Result<()> {
-        let sink = self.table.get_mut(&sink)?;
-        (sink.report)(message).await;
+        let sending = (self.table.get_mut(&sink)?.report)(message);
+        self.wait_for_consumer(sending).await;
         Ok(())
     }
 

@@ -271,3 +271,44 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
     }
     assert_eq!(items, 3);
 }
+
+/// In process, through dispatch: time the guest spends waiting for a slow reader is not its
+/// own, so it does not count against its time limit (here 2 s, while the reader pauses 3 s
+/// with the channel full).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_for_a_slow_reader_does_not_count_against_the_time_limit() {
+    use std::sync::Arc;
+    use std::time::Duration;
+    use terrarium::dispatch::Provider;
+    use terrarium::dispatch::types::{DynamicValue, ListResourceRequest};
+    use terrarium::runtime::{Runtime, RuntimeSettings};
+
+    const ITEMS: usize = 40;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let settings = RuntimeSettings {
+        cache_dir: Some(cache.path().to_path_buf()),
+        call_timeout: Duration::from_secs(2),
+        ..RuntimeSettings::default()
+    };
+    let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
+    let provider = Arc::new(Provider::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let request = ListResourceRequest {
+        type_name: "hostile_flood".into(),
+        config: DynamicValue::msgpack(flood_msgpack(ITEMS as i64, 16, None, false)),
+        include_resource_object: false,
+        limit: i64::MAX,
+    };
+    let (events, mut received) = tokio::sync::mpsc::channel(16);
+    let listing = tokio::spawn(async move { provider.list_resource(&request, events).await });
+    let first = received.recv().await.expect("a first item");
+    assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
+    // The guest fills the channel and waits in `push` meanwhile.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut items = 1;
+    while let Some(event) = received.recv().await {
+        assert!(event.diagnostics.is_empty(), "after {items} items: {:?}", event.diagnostics);
+        items += 1;
+    }
+    assert_eq!(items, ITEMS);
+    listing.await.expect("the listing task");
+}
