@@ -226,6 +226,17 @@ mod tests {
     }
 
     #[test]
+    fn identities_and_timestamps_convert() {
+        let data = pb::ResourceIdentityData { identity_data: Some(pb::DynamicValue { msgpack: vec![0x80], json: vec![] }) };
+        let neutral = identity(Some(data.clone()));
+        assert_eq!(neutral, Some(dt::DynamicValue::msgpack(vec![0x80])));
+        assert_eq!(identity_to_pb(neutral), Some(data));
+        assert_eq!(identity(Some(pb::ResourceIdentityData { identity_data: None })), None);
+        let t = timestamp_to_pb(dt::Timestamp { seconds: 1_700_000_000, nanos: 5 });
+        assert_eq!((t.seconds, t.nanos), (1_700_000_000, 5));
+    }
+
+    #[test]
     fn attributes_set_either_type_or_nested_type() {
         let plain = Attribute { name: "a".into(), ty: AttributeType::Type(Type::map(Type::String)), ..Default::default() };
         let p = attribute_to_pb(&plain);

@@ -195,3 +195,58 @@ async fn the_provider_schema_is_declared_optional_unless_turned_off() {
     let mut p = ServedProvider::start(&faulty(), &[("TERRARIUM_SCHEMA_OPTIONAL", "0")]).await;
     assert_eq!(schema_optional(&mut p).await, (false, false));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpcs_for_undeclared_types_name_the_type() {
+    let mut p = ServedProvider::start(&faulty(), &[]).await;
+    let opened = p
+        .client
+        .open_ephemeral_resource(pb::open_ephemeral_resource::Request {
+            type_name: "faulty_secret".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("OpenEphemeralResource")
+        .into_inner();
+    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
+    assert_eq!(opened.diagnostics[0].summary, "Unknown ephemeral resource type");
+    assert!(opened.diagnostics[0].detail.contains("\"faulty_secret\""), "{}", opened.diagnostics[0].detail);
+
+    let planned = p
+        .client
+        .plan_action(pb::plan_action::Request { action_type: "faulty_poke".into(), ..Default::default() })
+        .await
+        .expect("PlanAction")
+        .into_inner();
+    assert_eq!(planned.diagnostics.len(), 1, "{:?}", planned.diagnostics);
+    assert_eq!(planned.diagnostics[0].summary, "Unknown action type");
+    assert!(planned.diagnostics[0].detail.contains("\"faulty_poke\""), "{}", planned.diagnostics[0].detail);
+
+    // An identity upgrade for a type without an identity schema.
+    let upgraded = p
+        .client
+        .upgrade_resource_identity(pb::upgrade_resource_identity::Request {
+            type_name: "faulty_other".into(),
+            version: 0,
+            raw_identity: Some(pb::RawState { json: b"{}".to_vec(), flatmap: Default::default() }),
+        })
+        .await
+        .expect("UpgradeResourceIdentity")
+        .into_inner();
+    assert_eq!(upgraded.diagnostics.len(), 1, "{:?}", upgraded.diagnostics);
+    assert_eq!(upgraded.diagnostics[0].summary, "Unknown resource type");
+
+    // MoveResourceState when the provider does not declare the capability.
+    let moved = p
+        .client
+        .move_resource_state(pb::move_resource_state::Request {
+            target_type_name: "faulty_thing".into(),
+            source_state: Some(pb::RawState { json: b"{}".to_vec(), flatmap: Default::default() }),
+            ..Default::default()
+        })
+        .await
+        .expect("MoveResourceState")
+        .into_inner();
+    assert_eq!(moved.diagnostics.len(), 1, "{:?}", moved.diagnostics);
+    assert!(moved.diagnostics[0].detail.contains("move_resource_state"), "{}", moved.diagnostics[0].detail);
+}
