@@ -196,7 +196,7 @@ impl Provider {
     /// provider processes). `TERRARIUM_SCHEMA_OPTIONAL=0` turns that off, for measuring its
     /// effect; `terrarium dev`, where a reload may change the schema, turns it off itself.
     pub fn server_capabilities(&self) -> ServerCapabilities {
-        let mut capabilities = self.schema().capabilities.clone();
+        let mut capabilities = self.schema().capabilities;
         capabilities.get_provider_schema_optional = std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
         capabilities
     }
