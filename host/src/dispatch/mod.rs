@@ -10,6 +10,11 @@
 //! by replaying the recorded ConfigureProvider before the first call that needs a configured
 //! provider; calls that need none (validation, functions) take any instance and never wait for
 //! a configuration. After a trap the instance is discarded and a fresh one takes its place.
+//!
+//! Streaming RPCs (ListResource, InvokeAction) hand the guest a sink that forwards each item
+//! into a small bounded channel as it is pushed; the guest waits while the channel is full
+//! (that wait does not count against its time limit), learns from `push` when Terraform wants
+//! no more, and is interrupted if it carries on after Terraform has hung up.
 
 mod action;
 mod data_source;
