@@ -843,10 +843,11 @@ fn planned_identity<S: DeserializeOwned>(
     planned_state: &Value,
     replaced: bool,
 ) -> Value {
-    if !prior_state.is_null() && !replaced {
-        if let Some(prior) = prior_identity.filter(|i| !i.is_null()) {
-            return prior;
-        }
+    if !prior_state.is_null()
+        && !replaced
+        && let Some(prior) = prior_identity.filter(|i| !i.is_null())
+    {
+        return prior;
     }
     let computed = from_value::<S>(planned_state).ok().and_then(|state| identity.identity_value(&state).ok().flatten());
     computed.unwrap_or_else(|| identity.schema().unknown())

@@ -147,7 +147,7 @@ struct Cloud;
 
 impl Provider for Cloud {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-        vec![Box::new(NetworkResource), Box::new(Liar::default())]
+        vec![Box::new(NetworkResource), Box::new(Liar)]
     }
 }
 

@@ -472,11 +472,7 @@ fn collect_unknowns(value: &Value, path: &AttributePath, found: &mut impl FnMut(
             }
         }
         // Set elements have no stable address; Terraform points at the set itself.
-        Value::Set(items) => {
-            if items.iter().any(Value::contains_unknown) {
-                found(path.clone());
-            }
-        }
+        Value::Set(items) if items.iter().any(Value::contains_unknown) => found(path.clone()),
         Value::Map(m) => m.iter().for_each(|(k, v)| collect_unknowns(v, &path.key(k.clone()), found)),
         Value::Object(m) => m.iter().for_each(|(k, v)| collect_unknowns(v, &path.attr(k.clone()), found)),
         Value::Dynamic(d) => collect_unknowns(&d.value, path, found),

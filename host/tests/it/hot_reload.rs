@@ -456,7 +456,7 @@ async fn reloads_under_load_fail_no_call() {
             tokio::spawn(async move {
                 let mut n = 0usize;
                 while !stop.load(Ordering::Relaxed) {
-                    let failure = if (worker + n) % 4 == 0 {
+                    let failure = if (worker + n).is_multiple_of(4) {
                         let diagnostics = dev.validate_provider_config(empty_object()).await;
                         (!diagnostics.is_empty())
                             .then(|| format!("ValidateProviderConfig: {diagnostics:?}"))
@@ -826,7 +826,8 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
         w.await.unwrap();
     }
     let total = calls.load(Ordering::Relaxed);
-    let failures = failures.lock().unwrap();
+    // Taken out of the mutex at once: the guard must not be held across the awaits below.
+    let failures = std::mem::take(&mut *failures.lock().unwrap());
     assert!(
         failures.is_empty(),
         "{} of {total} calls failed; first: {}",

@@ -21,6 +21,9 @@ use serde_json::{Value, json};
 use terrarium_tests::json::{plan_actions, pretty, state_values};
 use terrarium_tests::{Provider, Workspace};
 
+/// A check of a resource's values, as `Check::Custom` holds it.
+pub type ValuesCheck = Box<dyn Fn(&Value) -> anyhow::Result<()>>;
+
 /// A check on the state after a step.
 pub enum Check {
     /// The attribute (a JSON pointer-like path: `"keepers/a"`, `"option/0/value"`) has
@@ -29,7 +32,7 @@ pub enum Check {
     /// The attribute is set (neither missing nor null).
     AttrSet(String, String),
     /// Any check on the resource's values.
-    Custom(String, Box<dyn Fn(&Value) -> anyhow::Result<()>>),
+    Custom(String, ValuesCheck),
 }
 
 impl Check {
