@@ -10,3 +10,4 @@ mod hostile;
 mod served;
 mod streams;
 mod identity;
+mod rpc_coverage;

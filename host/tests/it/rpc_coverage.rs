@@ -1,0 +1,117 @@
+//! The RPCs Terraform 1.15 never sends but the protocol has, over real gRPC with mTLS against a
+//! `terrarium serve` process: GetFunctions and GetMetadata agree with GetProviderSchema, and
+//! every state-store RPC answers a "not supported by this provider" error diagnostic (Terraform
+//! 1.15 has no state stores outside alpha builds) instead of failing the call.
+
+use std::collections::BTreeSet;
+
+use terrarium::proto::tfplugin6 as pb;
+
+use crate::served::{ServedProvider, guest};
+
+fn random() -> std::path::PathBuf {
+    guest("random_provider.wasm", "random-provider")
+}
+
+fn files() -> std::path::PathBuf {
+    guest("files_provider.wasm", "files-provider")
+}
+
+fn keys<V>(map: &std::collections::HashMap<String, V>) -> BTreeSet<String> {
+    map.keys().cloned().collect()
+}
+
+/// The answer a state-store RPC must give: exactly one error saying it is not supported.
+#[track_caller]
+fn assert_not_supported(rpc: &str, diagnostics: &[pb::Diagnostic]) {
+    assert_eq!(diagnostics.len(), 1, "{rpc}: {diagnostics:?}");
+    let d = &diagnostics[0];
+    assert_eq!(d.severity, pb::diagnostic::Severity::Error as i32, "{rpc}: {d:?}");
+    assert_eq!(d.summary, "Not supported by this provider", "{rpc}: {d:?}");
+    assert!(d.detail.contains("state stores"), "{rpc}: {d:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_functions_answers_the_functions_of_the_schema() {
+    let mut p = ServedProvider::start(&random(), &[]).await;
+    let schema = p.client.get_provider_schema(pb::get_provider_schema::Request {}).await.expect("schema").into_inner();
+    let functions = p.client.get_functions(pb::get_functions::Request {}).await.expect("functions").into_inner();
+    assert!(functions.diagnostics.is_empty(), "{:?}", functions.diagnostics);
+    assert!(functions.functions.contains_key("uuid_v5"), "{:?}", functions.functions.keys());
+    assert_eq!(functions.functions, schema.functions);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_metadata_names_every_type_of_the_schema() {
+    let mut p = ServedProvider::start(&files(), &[]).await;
+    let schema = p.client.get_provider_schema(pb::get_provider_schema::Request {}).await.expect("schema").into_inner();
+    let metadata = p.client.get_metadata(pb::get_metadata::Request {}).await.expect("metadata").into_inner();
+    assert!(metadata.diagnostics.is_empty(), "{:?}", metadata.diagnostics);
+    let names = |it: Vec<String>| it.into_iter().collect::<BTreeSet<_>>();
+    assert_eq!(names(metadata.resources.into_iter().map(|r| r.type_name).collect()), keys(&schema.resource_schemas));
+    assert_eq!(
+        names(metadata.data_sources.into_iter().map(|r| r.type_name).collect()),
+        keys(&schema.data_source_schemas)
+    );
+    assert_eq!(
+        names(metadata.list_resources.into_iter().map(|r| r.type_name).collect()),
+        keys(&schema.list_resource_schemas)
+    );
+    assert_eq!(names(metadata.actions.into_iter().map(|r| r.type_name).collect()), keys(&schema.action_schemas));
+    // The files example has one of each, so the comparisons above are not between empty sets.
+    assert!(schema.list_resource_schemas.contains_key("files_file"));
+    assert!(schema.action_schemas.contains_key("files_touch"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_state_store_rpc_answers_not_supported() {
+    let mut p = ServedProvider::start(&files(), &[]).await;
+    let c = &mut p.client;
+    let name = || "files_store".to_string();
+    let r = c
+        .validate_state_store_config(pb::validate_state_store::Request { type_name: name(), config: None })
+        .await
+        .expect("ValidateStateStoreConfig");
+    assert_not_supported("ValidateStateStoreConfig", &r.into_inner().diagnostics);
+    let r = c
+        .configure_state_store(pb::configure_state_store::Request { type_name: name(), ..Default::default() })
+        .await
+        .expect("ConfigureStateStore");
+    assert_not_supported("ConfigureStateStore", &r.into_inner().diagnostics);
+    let mut stream = c
+        .read_state_bytes(pb::read_state_bytes::Request { type_name: name(), state_id: "default".into() })
+        .await
+        .expect("ReadStateBytes")
+        .into_inner();
+    let first = stream.message().await.expect("ReadStateBytes event").expect("one event");
+    assert_not_supported("ReadStateBytes", &first.diagnostics);
+    assert!(stream.message().await.expect("end of stream").is_none(), "ReadStateBytes sends one event");
+    let chunk = pb::write_state_bytes::RequestChunk {
+        meta: Some(pb::RequestChunkMeta { type_name: name(), state_id: "default".into() }),
+        bytes: b"{}".to_vec(),
+        total_length: 2,
+        range: Some(pb::StateRange { start: 0, end: 2 }),
+    };
+    let r = c.write_state_bytes(futures::stream::iter([chunk])).await.expect("WriteStateBytes");
+    assert_not_supported("WriteStateBytes", &r.into_inner().diagnostics);
+    let r = c
+        .lock_state(pb::lock_state::Request { type_name: name(), state_id: "default".into(), operation: "plan".into() })
+        .await
+        .expect("LockState");
+    assert_not_supported("LockState", &r.into_inner().diagnostics);
+    let r = c
+        .unlock_state(pb::unlock_state::Request { type_name: name(), state_id: "default".into(), lock_id: "1".into() })
+        .await
+        .expect("UnlockState");
+    assert_not_supported("UnlockState", &r.into_inner().diagnostics);
+    let r = c.get_states(pb::get_states::Request { type_name: name() }).await.expect("GetStates");
+    assert_not_supported("GetStates", &r.into_inner().diagnostics);
+    let r = c
+        .delete_state(pb::delete_state::Request { type_name: name(), state_id: "default".into() })
+        .await
+        .expect("DeleteState");
+    assert_not_supported("DeleteState", &r.into_inner().diagnostics);
+    // The provider still serves after all of them.
+    let schema = c.get_provider_schema(pb::get_provider_schema::Request {}).await.expect("schema").into_inner();
+    assert!(schema.resource_schemas.contains_key("files_file"));
+}
