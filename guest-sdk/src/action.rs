@@ -34,7 +34,7 @@ use std::cell::RefCell;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
-use terrarium_model::{AttributePath, Diagnostic, Value};
+use terrarium_model::{Diagnostic, Value};
 
 use crate::diag::{Diagnostics, Result};
 use crate::provider::Provider;
@@ -134,11 +134,7 @@ impl<A: Action> AnyAction for A {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = Action::schema(self);
-        let mut problems = Vec::new();
-        crate::check::run_validators(crate::plan::Shape::of(&schema), config, &AttributePath::root(), &mut problems);
-        problems.extend(Action::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
-        problems
+        crate::resource::validate_config(&Action::schema(self), config, || Action::validate(self, config))
     }
 
     fn plan_action(&self, request: ActionRequest) -> (Option<DeferredReason>, Vec<Diagnostic>) {
@@ -188,13 +184,7 @@ fn with_action<P: Provider, T>(
     f: impl FnOnce(&dyn AnyAction) -> T,
 ) -> std::result::Result<T, Diagnostic> {
     let all = provider.actions();
-    match all.iter().find(|a| a.type_name() == type_name) {
-        Some(a) => Ok(f(a.as_ref())),
-        None => {
-            let known: Vec<&str> = all.iter().map(|a| a.type_name()).collect();
-            Err(crate::server::unknown_type("action", type_name, &known))
-        }
-    }
+    crate::resource::find_type("action", &all, type_name, |a| a.type_name()).map(f)
 }
 
 /// What [`Harness::invoke`] produced.

@@ -46,11 +46,11 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
-use terrarium_model::{AttributePath, Diagnostic, Value};
+use terrarium_model::{Diagnostic, Value};
 
 use crate::diag::{Diagnostics, Result};
 use crate::provider::Provider;
-use crate::resource::{PrivateState, known_state};
+use crate::resource::{PrivateState, find_type, known_state, validate_config};
 use crate::rpc::{ClientCapabilities, DeferredReason};
 use crate::schema::Schema;
 use crate::server::Server;
@@ -252,11 +252,7 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = EphemeralResource::schema(self);
-        let mut problems = Vec::new();
-        crate::check::run_validators(crate::plan::Shape::of(&schema), config, &AttributePath::root(), &mut problems);
-        problems.extend(EphemeralResource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
-        problems
+        validate_config(&EphemeralResource::schema(self), config, || EphemeralResource::validate(self, config))
     }
 
     fn open_resource(&self, request: OpenRequest) -> OpenResponse {
@@ -342,13 +338,7 @@ fn with_ephemeral<P: Provider, T>(
     f: impl FnOnce(&dyn AnyEphemeralResource) -> T,
 ) -> std::result::Result<T, Diagnostic> {
     let all = provider.ephemeral_resources();
-    match all.iter().find(|e| e.type_name() == type_name) {
-        Some(e) => Ok(f(e.as_ref())),
-        None => {
-            let known: Vec<&str> = all.iter().map(|e| e.type_name()).collect();
-            Err(crate::server::unknown_type("ephemeral resource", type_name, &known))
-        }
-    }
+    find_type("ephemeral resource", &all, type_name, |e| e.type_name()).map(f)
 }
 
 /// What [`Harness::open`] produced: the result, and the lease to renew and close.
@@ -420,7 +410,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Attr, Model};
+    use crate::{Attr, AttributePath, Model};
 
     /// Records what was closed, so that the tests can see close ran with the lease.
     #[derive(Default)]

@@ -87,7 +87,7 @@ use crate::diag::{Diagnostics, Result};
 use crate::identity::ResourceIdentity;
 use crate::plan::{Shape, clear_write_only};
 use crate::provider::Provider;
-use crate::resource::{Resource, known_state};
+use crate::resource::{Resource, find_type, known_state, validate_config};
 use crate::schema::Schema;
 use crate::server::Server;
 use crate::testing::{Failure, Harness, fit, split};
@@ -255,11 +255,7 @@ impl<L: ListResource> AnyListResource for L {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = ListResource::list_schema(self);
-        let mut problems = Vec::new();
-        crate::check::run_validators(Shape::of(&schema), config, &AttributePath::root(), &mut problems);
-        problems.extend(ListResource::validate_list(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
-        problems
+        validate_config(&ListResource::list_schema(self), config, || ListResource::validate_list(self, config))
     }
 
     fn list_into(&self, request: ListRequest, sink: &mut dyn FnMut(ListItem) -> bool) -> Vec<Diagnostic> {
@@ -311,13 +307,7 @@ fn find_list<'a, 'p>(
     lists: &'a [Box<dyn AnyListResource + 'p>],
     type_name: &str,
 ) -> std::result::Result<&'a (dyn AnyListResource + 'p), Diagnostic> {
-    match lists.iter().find(|l| l.type_name() == type_name) {
-        Some(l) => Ok(l.as_ref()),
-        None => {
-            let known: Vec<&str> = lists.iter().map(|l| l.type_name()).collect();
-            Err(crate::server::unknown_type("list resource", type_name, &known))
-        }
-    }
+    find_type("list resource", lists, type_name, |l| l.type_name())
 }
 
 /// What [`Harness::list`] produced.

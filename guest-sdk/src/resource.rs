@@ -486,11 +486,7 @@ impl<R: Resource> AnyResource for R {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = Resource::schema(self);
-        let mut problems = Vec::new();
-        run_validators(Shape::of(&schema), config, &AttributePath::root(), &mut problems);
-        problems.extend(Resource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
-        problems
+        validate_config(&Resource::schema(self), config, || Resource::validate(self, config))
     }
 
     fn plan_change(&self, request: PlanRequest) -> PlanResponse {
@@ -851,6 +847,32 @@ fn planned_identity<S: DeserializeOwned>(
     }
     let computed = from_value::<S>(planned_state).ok().and_then(|state| identity.identity_value(&state).ok().flatten());
     computed.unwrap_or_else(|| identity.schema().unknown())
+}
+
+/// A `Validate*Config` answer for any kind of type: every attribute's validators over the
+/// configuration, then the type's own checks, `own`; the problems of both, in that order.
+pub(crate) fn validate_config(schema: &Schema, config: &Value, own: impl FnOnce() -> Result<()>) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    run_validators(Shape::of(schema), config, &AttributePath::root(), &mut problems);
+    problems.extend(own().err().map(Diagnostics::into_vec).unwrap_or_default());
+    problems
+}
+
+/// The type named `type_name` among a provider's types of one kind (`all`), or the diagnostic
+/// that names the ones it has.
+pub(crate) fn find_type<'a, T: ?Sized>(
+    kind: &str,
+    all: &'a [Box<T>],
+    type_name: &str,
+    name_of: impl Fn(&T) -> &str,
+) -> std::result::Result<&'a T, Diagnostic> {
+    match all.iter().map(Box::as_ref).find(|t| name_of(t) == type_name) {
+        Some(t) => Ok(t),
+        None => {
+            let known: Vec<&str> = all.iter().map(|t| name_of(t)).collect();
+            Err(crate::server::unknown_type(kind, type_name, &known))
+        }
+    }
 }
 
 /// Serializes a state the provider returned, fits it to the schema type, and refuses
