@@ -228,6 +228,12 @@ impl std::fmt::Display for SchemaOwner<'_> {
     }
 }
 
+/// What a user does to get protocol 6, for the diagnostics about what protocol 5 cannot express.
+/// Protocol 5 is only spoken when forced or when Terraform offers nothing newer.
+const USE_PROTOCOL_6: &str = "Use protocol 6, which Terraform 1.0 and later offer: remove TERRARIUM_PROTOCOL=5 \
+     from Terraform's environment or `--protocol 5` from `terrarium serve`, whichever forces protocol 5, \
+     or upgrade an older Terraform.";
+
 /// Converts schemas to protocol 5, collecting an error diagnostic for everything protocol 5
 /// cannot express.
 #[derive(Default)]
@@ -243,12 +249,13 @@ impl SchemaConverter {
     /// `path` is where the block is, as dotted names ("" for the schema's own block).
     fn block(&mut self, owner: SchemaOwner<'_>, path: &str, block: v6::schema::Block) -> v5::schema::Block {
         if block.computed {
+            let block_name = if path.is_empty() { "The root block".to_owned() } else { format!("The block \"{path}\"") };
             self.inexpressible(
                 "Computed blocks need plugin protocol 6",
                 format!(
-                    "The block \"{path}\" of {owner} is computed, which Terraform's plugin protocol 5 cannot \
-                     express. Serve this provider over protocol 6 instead (Terraform 1.16 or later is needed \
-                     for computed blocks)."
+                    "{block_name} of {owner} is computed, which Terraform's plugin protocol 5 cannot express, \
+                     but this provider is being served over protocol 5. {USE_PROTOCOL_6} (Computed blocks need \
+                     Terraform 1.16 or later.)"
                 ),
             );
         }
@@ -292,10 +299,9 @@ impl SchemaConverter {
                 "Nested attributes need plugin protocol 6",
                 format!(
                     "The attribute \"{path}\" of {owner} is a nested attribute, which Terraform's plugin \
-                     protocol 5 cannot express. Serve this provider over protocol 6, which Terraform 1.0 and \
-                     later offer (do not force protocol 5 with `terrarium serve --protocol 5` or \
-                     TERRARIUM_PROTOCOL=5), or declare \"{path}\" as a nested block instead of a nested \
-                     attribute."
+                     protocol 5 cannot express, but this provider is being served over protocol 5. \
+                     {USE_PROTOCOL_6} (Or, as the provider's author, declare \"{path}\" as a nested block \
+                     instead of a nested attribute.)"
                 ),
             );
         }

@@ -1,8 +1,8 @@
 //! examples/null served over plugin protocol 5 (tfplugin5), forced with `TERRARIUM_PROTOCOL=5`
 //! in the environment Terraform passes on to the provider: a whole lifecycle, with Terraform's
-//! own log proving which protocol it negotiated. (A schema protocol 5 cannot express, nested
-//! attributes, is refused at GetSchema; no example uses nested attributes, so that is tested
-//! in host/src/server/provider5.rs.)
+//! own log proving which protocol it negotiated. A schema protocol 5 cannot express (a nested
+//! attribute: tests/guests/faulty's `faulty_nested`) is refused at GetSchema, and Terraform
+//! shows the reason and the way out; the same configuration plans and applies over protocol 6.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -48,8 +48,13 @@ struct LoggedWorkspace {
 
 impl LoggedWorkspace {
     fn new() -> anyhow::Result<LoggedWorkspace> {
-        let workspace = Workspace::new(&[Provider::Null])?;
-        workspace.write("main.tf", MAIN_TF)?;
+        LoggedWorkspace::with(Provider::Null, MAIN_TF)
+    }
+
+    /// A workspace for `provider` whose configuration is `main_tf`.
+    fn with(provider: Provider, main_tf: &str) -> anyhow::Result<LoggedWorkspace> {
+        let workspace = Workspace::new(&[provider])?;
+        workspace.write("main.tf", main_tf)?;
         let log = workspace.root().join("terraform.log");
         Ok(LoggedWorkspace { workspace, log })
     }
@@ -82,6 +87,11 @@ impl LoggedWorkspace {
 
     fn log_text(&self) -> anyhow::Result<String> {
         fs::read_to_string(&self.log).with_context(|| format!("reading {}", self.log.display()))
+    }
+
+    /// Starts the log afresh, so that what it says is about the runs after this.
+    fn clear_log(&self) -> anyhow::Result<()> {
+        fs::remove_file(&self.log).with_context(|| format!("removing {}", self.log.display()))
     }
 }
 
@@ -247,5 +257,131 @@ fn an_unknown_forced_protocol_fails_with_the_reason_in_the_log() -> anyhow::Resu
         "the reason is not in terraform's log ({})",
         w.log.display()
     );
+    Ok(())
+}
+
+/// tests/guests/faulty's `faulty_nested`, whose `rule` is a nested attribute (object, nesting
+/// single), which protocol 5 cannot express.
+fn nested_attribute_config() -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    {}
+  }}
+}}
+
+resource "faulty_nested" "n" {{
+  rule = {{
+    pattern = "*.txt"
+  }}
+}}
+"#,
+        Provider::Faulty.required_providers_entry()
+    )
+}
+
+/// Terraform's human-readable output with its line wrapping undone.
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Forced to protocol 5, a provider with a nested attribute fails at the first command that
+/// loads schemas (validate, plan) with an error naming the attribute, its resource type and
+/// how to get protocol 6. Without the variable, the same workspace plans, applies, reads back
+/// and destroys it over protocol 6.
+#[test]
+fn a_nested_attribute_is_refused_over_protocol_5_and_served_over_protocol_6() -> anyhow::Result<()>
+{
+    let w = LoggedWorkspace::with(Provider::Faulty, &nested_attribute_config())?;
+    let five = Some("5");
+    // Init installs the provider without asking it for its schema.
+    w.run(five, &["init", "-input=false", "-no-color"], 0)
+        .context("init")?;
+
+    for args in [
+        &["validate", "-no-color"][..],
+        &["plan", "-input=false", "-no-color"],
+    ] {
+        let run = w
+            .run(five, args, 1)
+            .with_context(|| format!("terraform {} over protocol 5", args[0]))?;
+        let errors = run.error_summaries();
+        ensure!(
+            errors == ["Failed to load plugin schemas"],
+            "{errors:?}\n{run}"
+        );
+        let stderr = unwrapped(&run.stderr);
+        for needle in [
+            "Nested attributes need plugin protocol 6",
+            "The attribute \"rule\" of resource type \"faulty_nested\" is a nested attribute, which Terraform's \
+             plugin protocol 5 cannot express, but this provider is being served over protocol 5.",
+            "Use protocol 6, which Terraform 1.0 and later offer: remove TERRARIUM_PROTOCOL=5 from Terraform's \
+             environment",
+        ] {
+            ensure!(
+                stderr.contains(needle),
+                "terraform {} output lacks {needle:?}\n{run}",
+                args[0]
+            );
+        }
+    }
+    let log = w.log_text()?;
+    require_only(&w.log, &log, "5")?;
+    ensure!(
+        w.workspace.state_json()?.get("values").is_none(),
+        "something was stored"
+    );
+
+    // The same configuration, not forced: protocol 6 serves it.
+    w.clear_log()?;
+    let plan = w.run(
+        None,
+        &[
+            "plan",
+            "-input=false",
+            "-no-color",
+            "-detailed-exitcode",
+            "-out",
+            "tfplan",
+        ],
+        2,
+    )?;
+    ensure!(
+        plan.stdout
+            .contains("Plan: 1 to add, 0 to change, 0 to destroy."),
+        "{plan}"
+    );
+    let apply = w.run(None, &["apply", "-input=false", "-no-color", "tfplan"], 0)?;
+    ensure!(
+        apply
+            .stdout
+            .contains("Resources: 1 added, 0 changed, 0 destroyed."),
+        "{apply}"
+    );
+    let state = w.workspace.state_json()?;
+    let values = state_values(&state, "faulty_nested.n")?;
+    ensure!(
+        values == &json!({"rule": {"pattern": "*.txt"}}),
+        "state holds {values}"
+    );
+    // Read and plan agree with what apply stored.
+    w.run(
+        None,
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
+        0,
+    )
+    .context("plan after apply")?;
+    let destroy = w.run(
+        None,
+        &["destroy", "-auto-approve", "-input=false", "-no-color"],
+        0,
+    )?;
+    ensure!(
+        destroy.stdout.contains("Resources: 1 destroyed."),
+        "{destroy}"
+    );
+    let log = w.log_text()?;
+    require_only(&w.log, &log, "6")?;
     Ok(())
 }

@@ -23,6 +23,11 @@
 //! read hands back the identity it was given (or derives it from the state), import by
 //! identity returns a state whose `id` is the identity's. Every other new RPC answers what a
 //! provider without the feature answers.
+//!
+//! The second resource, `faulty_nested`, is healthy: its one attribute `rule` is a nested
+//! attribute (an object, nesting single, with the required string `pattern`), which plugin
+//! protocol 5 cannot express. Plan answers the proposed state, apply the planned state, read
+//! the current state, so protocol 6 can plan and apply it for real.
 
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
@@ -51,10 +56,14 @@ use exports::terrarium::provider::provider::*;
 use terrarium::provider::streams::{ActionProgress, ListResults};
 use terrarium::provider::types::{
     Attribute, Block, DeferredReason, Description, Diagnostic, IdentityAttribute, IdentitySchema, NamedIdentitySchema,
-    NamedSchema, Node, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind, Value,
+    NamedSchema, NestedAttributes, Node, ObjectNesting, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind,
+    Value,
 };
 
 struct Faulty;
+
+/// The resource type with a nested attribute (see the module documentation).
+const NESTED: &str = "faulty_nested";
 
 fn text(t: &str) -> Description {
     Description { text: t.to_string(), kind: TextKind::Plain }
@@ -74,6 +83,16 @@ fn attribute(name: &str, required: bool, computed: bool) -> Attribute {
         deprecated: false,
         deprecation_message: String::new(),
     }
+}
+
+/// `faulty_nested`: `rule = { pattern = string }`, the object in `blocks[1]`.
+fn nested_schema() -> Schema {
+    let rule = Attribute {
+        type_: None,
+        nested: Some(NestedAttributes { nesting: ObjectNesting::Single, block: 1 }),
+        ..attribute("rule", true, false)
+    };
+    Schema { version: 0, blocks: vec![block(vec![rule]), block(vec![attribute("pattern", true, false)])] }
 }
 
 fn block(attributes: Vec<Attribute>) -> Block {
@@ -98,7 +117,10 @@ impl Guest for Faulty {
         ProviderSchema {
             provider: Schema { version: 0, blocks: vec![block(vec![])] },
             provider_meta: None,
-            resources: vec![NamedSchema { name: "faulty_thing".into(), schema: thing }],
+            resources: vec![
+                NamedSchema { name: "faulty_thing".into(), schema: thing },
+                NamedSchema { name: NESTED.into(), schema: nested_schema() },
+            ],
             data_sources: vec![],
             functions: vec![],
             resource_identities: vec![NamedIdentitySchema {
@@ -145,6 +167,16 @@ impl Guest for Faulty {
     }
 
     fn read_resource(r: ReadResourceRequest) -> ReadResourceResponse {
+        if r.type_name == NESTED {
+            // Nothing exists outside the state: it reads back as it was.
+            return ReadResourceResponse {
+                new_state: r.current_state,
+                private: r.private,
+                deferred: None,
+                diagnostics: vec![],
+                new_identity: None,
+            };
+        }
         let new_identity = match r.current_identity {
             Some(identity) => Some(identity),
             None => attributes(&r.current_state).remove("id").map(identity_of),
@@ -160,6 +192,17 @@ impl Guest for Faulty {
 
     fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
         let proposed = r.proposed_new_state;
+        if r.type_name == NESTED {
+            // No computed attributes: the configuration is the plan (null on destroy).
+            return PlanResourceChangeResponse {
+                planned_state: proposed,
+                requires_replace: vec![],
+                planned_private: vec![],
+                deferred: None,
+                diagnostics: vec![],
+                planned_identity: None,
+            };
+        }
         let planned = match string_attr(&proposed, "mode") {
             Some(mode) => {
                 if mode == "plan-panic" {
@@ -194,6 +237,15 @@ impl Guest for Faulty {
     }
 
     fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        if r.type_name == NESTED {
+            // The plan is the outcome (null on destroy).
+            return ApplyResourceChangeResponse {
+                new_state: r.planned_state,
+                private: vec![],
+                diagnostics: vec![],
+                new_identity: None,
+            };
+        }
         let Some(mode) = string_attr(&r.planned_state, "mode") else {
             return ApplyResourceChangeResponse {
                 new_state: null_value(),
@@ -261,6 +313,13 @@ impl Guest for Faulty {
     }
 
     fn import_resource_state(r: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        if r.type_name == NESTED {
+            return ImportResourceStateResponse {
+                imported: vec![],
+                deferred: None,
+                diagnostics: vec![error("faulty_nested cannot be imported")],
+            };
+        }
         // Only by identity: the state is rebuilt from the identity's `id`.
         let Some(id) = r.identity.as_ref().and_then(|i| string_attr(i, "id")) else {
             return ImportResourceStateResponse {
