@@ -3,6 +3,7 @@
 //! modification time of existing ones, and streams its progress messages to terraform.
 
 use std::fs;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use anyhow::ensure;
@@ -11,11 +12,34 @@ use terrarium_tests::mirror::{allow_dir_rw, required_providers};
 use terrarium_tests::workspace::hcl_string;
 use terrarium_tests::{Provider, Workspace};
 
+/// The directory `granted` in `scratch`, created: the one the provider may write to.
+fn granted_dir(scratch: &tempfile::TempDir) -> anyhow::Result<PathBuf> {
+    let granted = scratch.path().canonicalize()?.join("granted");
+    fs::create_dir(&granted)?;
+    Ok(granted)
+}
+
+/// An initialised workspace whose files provider may write to `granted` and whose
+/// configuration declares `action.files_touch.t` over `paths`.
+fn touch_workspace(granted: &Path, paths: &[&Path]) -> anyhow::Result<Workspace> {
+    let ws = Workspace::with_installs(&[(Provider::Files, &allow_dir_rw(granted))])?;
+    let paths: Vec<String> = paths.iter().map(|p| hcl_string(&p.to_string_lossy())).collect();
+    ws.write(
+        "main.tf",
+        &format!(
+            "{}\naction \"files_touch\" \"t\" {{\n  config {{\n    paths = [{}]\n  }}\n}}\n",
+            required_providers(&[Provider::Files]),
+            paths.join(", ")
+        ),
+    )?;
+    ws.init()?;
+    Ok(ws)
+}
+
 #[test]
 fn invoking_files_touch_creates_and_touches_files_and_reports_progress() -> anyhow::Result<()> {
     let scratch = tempfile::tempdir()?;
-    let granted = scratch.path().canonicalize()?.join("granted");
-    fs::create_dir(&granted)?;
+    let granted = granted_dir(&scratch)?;
     let missing = granted.join("new.txt");
     let existing = granted.join("old.txt");
     fs::write(&existing, "keep me")?;
@@ -24,17 +48,7 @@ fn invoking_files_touch_creates_and_touches_files_and_reports_progress() -> anyh
     fs::File::options().write(true).open(&existing)?.set_modified(long_ago)?;
     let before = fs::metadata(&existing)?.modified()?;
 
-    let ws = Workspace::with_installs(&[(Provider::Files, &allow_dir_rw(&granted))])?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "{}\naction \"files_touch\" \"t\" {{\n  config {{\n    paths = [{}, {}]\n  }}\n}}\n",
-            required_providers(&[Provider::Files]),
-            hcl_string(&missing.to_string_lossy()),
-            hcl_string(&existing.to_string_lossy())
-        ),
-    )?;
-    ws.init()?;
+    let ws = touch_workspace(&granted, &[&missing, &existing])?;
 
     // Declaring an action does nothing by itself.
     let plan = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
@@ -80,21 +94,10 @@ fn invoking_files_touch_creates_and_touches_files_and_reports_progress() -> anyh
 #[test]
 fn a_failing_touch_fails_the_apply_with_the_providers_error() -> anyhow::Result<()> {
     let scratch = tempfile::tempdir()?;
-    let granted = scratch.path().canonicalize()?.join("granted");
-    fs::create_dir(&granted)?;
+    let granted = granted_dir(&scratch)?;
     let inside = granted.join("inside.txt");
     let outside = scratch.path().canonicalize()?.join("outside.txt");
-    let ws = Workspace::with_installs(&[(Provider::Files, &allow_dir_rw(&granted))])?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "{}\naction \"files_touch\" \"t\" {{\n  config {{\n    paths = [{}, {}]\n  }}\n}}\n",
-            required_providers(&[Provider::Files]),
-            hcl_string(&inside.to_string_lossy()),
-            hcl_string(&outside.to_string_lossy())
-        ),
-    )?;
-    ws.init()?;
+    let ws = touch_workspace(&granted, &[&inside, &outside])?;
     let run = ws.run(&["apply", "-invoke=action.files_touch.t", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(run.code == Some(1), "touching a file outside the grant did not fail\n{run}");
     ensure!(!outside.exists(), "a file was created outside the grant");

@@ -38,6 +38,28 @@ fn path_string(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// An import block for `files_file.NAME` by the identity of `path`, then the resource.
+fn identity_import(name: &str, path: &Path, content: &str) -> String {
+    format!(
+        "\nimport {{\n  to       = files_file.{name}\n  identity = {{\n    path = {}\n  }}\n}}\n{}",
+        hcl_string(&path_string(path)),
+        file_resource(name, path, content)
+    )
+}
+
+/// Writes main.tf: the files provider's requirement, then `body`.
+fn write_main(ws: &Workspace, body: &str) -> anyhow::Result<()> {
+    ws.write("main.tf", &format!("{}{body}", required_providers(&[Provider::Files])))
+}
+
+/// The change to `address` in a plan's `terraform show -json`.
+fn planned_change<'a>(plan: &'a Value, address: &str) -> anyhow::Result<&'a Value> {
+    plan["resource_changes"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["address"] == address))
+        .with_context(|| format!("no change for {address}"))
+}
+
 /// Checks the identity of `address` in `terraform show -json` and in terraform.tfstate.
 fn check_identity(ws: &Workspace, address: &str, path: &Path) -> anyhow::Result<()> {
     let state = ws.state_json()?;
@@ -64,7 +86,7 @@ fn check_identity(ws: &Workspace, address: &str, path: &Path) -> anyhow::Result<
 fn applied_files_carry_their_identity_in_state() -> anyhow::Result<()> {
     let (_scratch, granted, ws) = files_workspace()?;
     let file = granted.join("sub/a.txt");
-    ws.write("main.tf", &format!("{}{}", required_providers(&[Provider::Files]), file_resource("a", &file, "alpha")))?;
+    write_main(&ws, &file_resource("a", &file, "alpha"))?;
     ws.init()?;
 
     // The schema terraform sees declares the identity.
@@ -85,10 +107,7 @@ fn applied_files_carry_their_identity_in_state() -> anyhow::Result<()> {
     ensure!(fs::read_to_string(&file)? == "alpha");
     check_identity(&ws, "files_file.a", &file)?;
     // The plan already knew the identity: it is made of configuration only.
-    let change = plan["resource_changes"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["address"] == "files_file.a"))
-        .context("no change for files_file.a")?;
+    let change = planned_change(&plan, "files_file.a")?;
     ensure!(
         change["change"]["after_identity"].is_null()
             || change["change"]["after_identity"] == json!({ "path": path_string(&file) }),
@@ -109,15 +128,7 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
     let (_scratch, granted, ws) = files_workspace()?;
     let existing = granted.join("existing.txt");
     fs::write(&existing, "already here")?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "{}\nimport {{\n  to       = files_file.i\n  identity = {{\n    path = {}\n  }}\n}}\n{}",
-            required_providers(&[Provider::Files]),
-            hcl_string(&path_string(&existing)),
-            file_resource("i", &existing, "already here")
-        ),
-    )?;
+    write_main(&ws, &identity_import("i", &existing, "already here"))?;
     ws.init()?;
 
     let (run, plan) = ws.plan_json(&[])?;
@@ -125,10 +136,7 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
         run.stdout.contains("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy."),
         "the plan does not just import\n{run}"
     );
-    let change = plan["resource_changes"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["address"] == "files_file.i"))
-        .context("no change for files_file.i")?;
+    let change = planned_change(&plan, "files_file.i")?;
     ensure!(
         change["change"]["actions"] == json!(["no-op"])
             && change["change"]["importing"]["identity"] == json!({ "path": path_string(&existing) }),
@@ -155,15 +163,7 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
 
     // An identity naming no file is an error, not an empty import.
     let missing = granted.join("missing.txt");
-    ws.write(
-        "main.tf",
-        &format!(
-            "{}\nimport {{\n  to       = files_file.m\n  identity = {{\n    path = {}\n  }}\n}}\n{}",
-            required_providers(&[Provider::Files]),
-            hcl_string(&path_string(&missing)),
-            file_resource("m", &missing, "x")
-        ),
-    )?;
+    write_main(&ws, &identity_import("m", &missing, "x"))?;
     let run = ws.run(PLAN)?;
     ensure!(run.code == Some(1), "importing a missing file did not fail\n{run}");
     ensure!(!missing.exists(), "a failed import created the file");
@@ -174,7 +174,7 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
 fn a_version_0_identity_in_state_is_upgraded_to_version_1() -> anyhow::Result<()> {
     let (_scratch, granted, ws) = files_workspace()?;
     let file = granted.join("old.txt");
-    ws.write("main.tf", &format!("{}{}", required_providers(&[Provider::Files]), file_resource("old", &file, "v0")))?;
+    write_main(&ws, &file_resource("old", &file, "v0"))?;
     ws.init()?;
     ws.ok(APPLY)?;
     check_identity(&ws, "files_file.old", &file)?;
@@ -224,14 +224,7 @@ fn plan_generates_configuration_for_an_imported_file() -> anyhow::Result<()> {
     let (_scratch, granted, ws) = files_workspace()?;
     let existing = granted.join("generate me.txt");
     fs::write(&existing, "line one\nline \"two\"\n")?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "{}\nimport {{\n  to = files_file.g\n  id = {}\n}}\n",
-            required_providers(&[Provider::Files]),
-            hcl_string(&path_string(&existing))
-        ),
-    )?;
+    write_main(&ws, &format!("\nimport {{\n  to = files_file.g\n  id = {}\n}}\n", hcl_string(&path_string(&existing))))?;
     ws.init()?;
 
     let run =
