@@ -7,29 +7,22 @@ use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
+use super::{Provider, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, ProgressSink, guest};
 
 const KIND: &str = "action";
 
 impl Provider {
     fn action_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        self.schemas.action(name).ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.action_names())])
+        known_type(KIND, name, self.schemas.action(name), self.schemas.action_names())
     }
 
     pub async fn validate_action_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateActionConfig", kind: KIND, name: type_name };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let ty = self.action_type(type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    g.call_validate_action_config(s, type_name, &config).await
-                })
-                .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
-        };
-        run().await.unwrap_or_else(|d| d)
+        self.validate_config(subject, self.action_type(type_name), config, async |g, s, config| {
+            g.call_validate_action_config(s, type_name, config).await
+        })
+        .await
     }
 
     fn action_request(

@@ -4,31 +4,22 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
+use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, guest};
 
 const KIND: &str = "data source";
 
 impl Provider {
     fn data_source_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        self.schemas
-            .data_source(name)
-            .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.data_source_names())])
+        known_type(KIND, name, self.schemas.data_source(name), self.schemas.data_source_names())
     }
 
     pub async fn validate_data_source_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateDataResourceConfig", kind: KIND, name: type_name };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let ty = self.data_source_type(type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    g.call_validate_data_source_config(s, type_name, &config).await
-                })
-                .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
-        };
-        run().await.unwrap_or_else(|d| d)
+        self.validate_config(subject, self.data_source_type(type_name), config, async |g, s, config| {
+            g.call_validate_data_source_config(s, type_name, config).await
+        })
+        .await
     }
 
     pub async fn read_data_source(&self, request: &ReadDataSourceRequest) -> ReadDataSourceResponse {

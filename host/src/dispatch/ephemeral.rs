@@ -5,7 +5,7 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
+use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "ephemeral resource";
@@ -16,24 +16,15 @@ fn timestamp_from_wit(t: wit::Timestamp) -> Timestamp {
 
 impl Provider {
     fn ephemeral_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        self.schemas
-            .ephemeral_resource(name)
-            .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.ephemeral_resource_names())])
+        known_type(KIND, name, self.schemas.ephemeral_resource(name), self.schemas.ephemeral_resource_names())
     }
 
     pub async fn validate_ephemeral_resource_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateEphemeralResourceConfig", kind: KIND, name: type_name };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let ty = self.ephemeral_resource_type(type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    g.call_validate_ephemeral_resource_config(s, type_name, &config).await
-                })
-                .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
-        };
-        run().await.unwrap_or_else(|d| d)
+        self.validate_config(subject, self.ephemeral_resource_type(type_name), config, async |g, s, config| {
+            g.call_validate_ephemeral_resource_config(s, type_name, config).await
+        })
+        .await
     }
 
     pub async fn open_ephemeral_resource(

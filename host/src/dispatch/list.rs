@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, encode_checked, unknown_type_diagnostic};
+use super::{Knownness, Provider, Subject, encode_checked, known_type};
 use crate::runtime::{self, HostState, ListSink, guest, wit_streams};
 
 const KIND: &str = "list resource";
@@ -17,24 +17,15 @@ const RPC: &str = "ListResource";
 
 impl Provider {
     fn list_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        self.schemas
-            .list_resource(name)
-            .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.list_resource_names())])
+        known_type(KIND, name, self.schemas.list_resource(name), self.schemas.list_resource_names())
     }
 
     pub async fn validate_list_resource_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateListResourceConfig", kind: KIND, name: type_name };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let ty = self.list_resource_type(type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    g.call_validate_list_resource_config(s, type_name, &config).await
-                })
-                .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
-        };
-        run().await.unwrap_or_else(|d| d)
+        self.validate_config(subject, self.list_resource_type(type_name), config, async |g, s, config| {
+            g.call_validate_list_resource_config(s, type_name, config).await
+        })
+        .await
     }
 
     /// Lists into `events`: one event per item the guest pushes, sent as it is pushed, then one

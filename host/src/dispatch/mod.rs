@@ -377,6 +377,26 @@ impl Provider {
         }
     }
 
+    /// A `Validate*Config` RPC: the configuration decoded with the type's schema (`ty`, or the
+    /// diagnostic for an unknown type), handed to the guest's `validate`, whose diagnostics
+    /// are the answer.
+    async fn validate_config(
+        &self,
+        subject: Subject<'_>,
+        ty: Result<&Type, Vec<Diagnostic>>,
+        config: &DynamicValue,
+        validate: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>, &wit::Value) -> wasmtime::Result<Vec<wit::Diagnostic>>,
+    ) -> Vec<Diagnostic> {
+        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty?)?);
+            let diags = self
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| validate(g, s, &config).await)
+                .await?;
+            Ok(runtime::diagnostics_from_wit(diags))
+        };
+        run().await.unwrap_or_else(|d| d)
+    }
+
     /// The result value of a call, unless the guest already reported errors (then Terraform
     /// ignores the value, so it is not checked); problems with it join `diagnostics`.
     fn encode_result(
@@ -531,6 +551,16 @@ fn guest_error_diagnostic(subject: Subject<'_>, error: &GuestError) -> Diagnosti
             Diagnostic::error("Provider unavailable", format!("Terrarium could not start the provider for {subject}: {e}"))
         }
     }
+}
+
+/// The schema type `found` for `name`, or the diagnostic that lists the `known` types of its kind.
+fn known_type<'a>(
+    kind: &str,
+    name: &str,
+    found: Option<&'a Type>,
+    known: impl Iterator<Item = String>,
+) -> Result<&'a Type, Vec<Diagnostic>> {
+    found.ok_or_else(|| vec![unknown_type_diagnostic(kind, name, known)])
 }
 
 fn unknown_type_diagnostic(kind: &str, name: &str, known: impl Iterator<Item = String>) -> Diagnostic {

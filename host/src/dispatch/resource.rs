@@ -5,16 +5,14 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, unknown_type_diagnostic};
+use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "resource";
 
 impl Provider {
     fn resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        self.schemas
-            .resource(name)
-            .ok_or_else(|| vec![unknown_type_diagnostic(KIND, name, self.schemas.resource_names())])
+        known_type(KIND, name, self.schemas.resource(name), self.schemas.resource_names())
     }
 
     fn identity_type(&self, subject: Subject<'_>, name: &str) -> Result<&Type, Vec<Diagnostic>> {
@@ -70,6 +68,23 @@ impl Provider {
         self.encode(subject, what, identity, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
 
+    /// The identity a call returned, unless the guest or the checks of its state already
+    /// reported errors (as [`Provider::encode_result`]); problems with it join `diagnostics`.
+    fn encode_identity_result(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        type_name: &str,
+        identity: Option<wit::Value>,
+        known: Knownness,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<DynamicValue> {
+        if terrarium_model::has_errors(diagnostics) {
+            return None;
+        }
+        self.encode_identity(subject, what, type_name, identity, known, diagnostics)
+    }
+
     pub async fn validate_resource_config(
         &self,
         type_name: &str,
@@ -77,18 +92,11 @@ impl Provider {
         client: ClientCapabilities,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateResourceConfig", kind: KIND, name: type_name };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let ty = self.resource_type(type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty)?);
-            let client = client_capabilities(client);
-            let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    g.call_validate_resource_config(s, type_name, &config, client).await
-                })
-                .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
-        };
-        run().await.unwrap_or_else(|d| d)
+        let client = client_capabilities(client);
+        self.validate_config(subject, self.resource_type(type_name), config, async |g, s, config| {
+            g.call_validate_resource_config(s, type_name, config, client).await
+        })
+        .await
     }
 
     pub async fn read_resource(&self, request: &ReadResourceRequest) -> ReadResourceResponse {
@@ -114,18 +122,14 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             let new_state =
                 self.encode_result(subject, "new state", r.new_state, ty, Knownness::WhollyKnown, &mut diagnostics);
-            let new_identity = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                self.encode_identity(
-                    subject,
-                    "new identity",
-                    &request.type_name,
-                    r.new_identity,
-                    Knownness::WhollyKnown,
-                    &mut diagnostics,
-                )
-            };
+            let new_identity = self.encode_identity_result(
+                subject,
+                "new identity",
+                &request.type_name,
+                r.new_identity,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             Ok(ReadResourceResponse {
                 new_state,
                 private: r.private,
@@ -169,18 +173,14 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             let planned_state =
                 self.encode_result(subject, "planned state", r.planned_state, ty, Knownness::MayBeUnknown, &mut diagnostics);
-            let planned_identity = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                self.encode_identity(
-                    subject,
-                    "planned identity",
-                    &request.type_name,
-                    r.planned_identity,
-                    Knownness::MayBeUnknown,
-                    &mut diagnostics,
-                )
-            };
+            let planned_identity = self.encode_identity_result(
+                subject,
+                "planned identity",
+                &request.type_name,
+                r.planned_identity,
+                Knownness::MayBeUnknown,
+                &mut diagnostics,
+            );
             Ok(PlanResourceChangeResponse {
                 planned_state,
                 requires_replace: r.requires_replace.into_iter().map(runtime::path_from_wit).collect(),
@@ -395,18 +395,14 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             let target_state =
                 self.encode_result(subject, "target state", r.target_state, ty, Knownness::WhollyKnown, &mut diagnostics);
-            let target_identity = if terrarium_model::has_errors(&diagnostics) {
-                None
-            } else {
-                self.encode_identity(
-                    subject,
-                    "target identity",
-                    &request.target_type_name,
-                    r.target_identity,
-                    Knownness::WhollyKnown,
-                    &mut diagnostics,
-                )
-            };
+            let target_identity = self.encode_identity_result(
+                subject,
+                "target identity",
+                &request.target_type_name,
+                r.target_identity,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             Ok(MoveResourceStateResponse { target_state, target_private: r.target_private, target_identity, diagnostics })
         };
         run().await.unwrap_or_else(|diagnostics| MoveResourceStateResponse { diagnostics, ..Default::default() })

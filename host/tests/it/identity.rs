@@ -56,6 +56,30 @@ async fn apply(p: &mut ServedProvider, mode: &str) -> pb::apply_resource_change:
     p.client.apply_resource_change(request).await.expect("ApplyResourceChange").into_inner()
 }
 
+/// Stored JSON, as Terraform sends a raw state or identity.
+fn raw_json(json: &[u8]) -> pb::RawState {
+    pb::RawState { json: json.to_vec(), flatmap: Default::default() }
+}
+
+async fn upgrade_identity(
+    p: &mut ServedProvider,
+    type_name: &str,
+    raw_identity: &[u8],
+) -> pb::upgrade_resource_identity::Response {
+    let request = pb::upgrade_resource_identity::Request {
+        type_name: type_name.into(),
+        version: 0,
+        raw_identity: Some(raw_json(raw_identity)),
+    };
+    p.client.upgrade_resource_identity(request).await.expect("UpgradeResourceIdentity").into_inner()
+}
+
+/// The one diagnostic of a response; the test fails if there are none or more.
+fn single(diagnostics: &[pb::Diagnostic]) -> &pb::Diagnostic {
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    &diagnostics[0]
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn identities_round_trip_through_apply_read_and_import() {
     let mut p = ServedProvider::start(&faulty(), &[]).await;
@@ -114,16 +138,7 @@ async fn identities_round_trip_through_apply_read_and_import() {
     assert_eq!(state.get("id"), Some(&Value::string("imported-by-identity")));
 
     // UpgradeResourceIdentity decodes the stored JSON without a schema and checks the result.
-    let upgraded = p
-        .client
-        .upgrade_resource_identity(pb::upgrade_resource_identity::Request {
-            type_name: "faulty_thing".into(),
-            version: 0,
-            raw_identity: Some(pb::RawState { json: br#"{"id":"stored"}"#.to_vec(), flatmap: Default::default() }),
-        })
-        .await
-        .expect("UpgradeResourceIdentity")
-        .into_inner();
+    let upgraded = upgrade_identity(&mut p, "faulty_thing", br#"{"id":"stored"}"#).await;
     assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
     assert_eq!(identity_id(upgraded.upgraded_identity.as_ref()), "stored");
 }
@@ -133,8 +148,7 @@ async fn an_identity_of_the_wrong_type_is_refused_with_an_error_diagnostic() {
     let mut p = ServedProvider::start(&faulty(), &[]).await;
     let applied = apply(&mut p, "identity-wrong-type").await;
     assert!(applied.new_identity.is_none(), "the wrong identity must not reach Terraform");
-    assert_eq!(applied.diagnostics.len(), 1, "{:?}", applied.diagnostics);
-    let d = &applied.diagnostics[0];
+    let d = single(&applied.diagnostics);
     assert_eq!(d.severity, pb::diagnostic::Severity::Error as i32);
     assert_eq!(d.summary, "Provider returned an invalid value");
     assert!(d.detail.contains("new identity"), "{}", d.detail);
@@ -142,19 +156,10 @@ async fn an_identity_of_the_wrong_type_is_refused_with_an_error_diagnostic() {
     assert!(d.detail.contains(".id") || d.detail.contains("id"), "{}", d.detail);
 
     // An identity upgrade that does not fit the identity schema is refused the same way.
-    let upgraded = p
-        .client
-        .upgrade_resource_identity(pb::upgrade_resource_identity::Request {
-            type_name: "faulty_thing".into(),
-            version: 0,
-            raw_identity: Some(pb::RawState { json: br#"{"id":7}"#.to_vec(), flatmap: Default::default() }),
-        })
-        .await
-        .expect("UpgradeResourceIdentity")
-        .into_inner();
+    let upgraded = upgrade_identity(&mut p, "faulty_thing", br#"{"id":7}"#).await;
     assert!(upgraded.upgraded_identity.is_none());
-    assert_eq!(upgraded.diagnostics.len(), 1, "{:?}", upgraded.diagnostics);
-    assert!(upgraded.diagnostics[0].detail.contains("upgraded identity"), "{}", upgraded.diagnostics[0].detail);
+    let d = single(&upgraded.diagnostics);
+    assert!(d.detail.contains("upgraded identity"), "{}", d.detail);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,9 +213,9 @@ async fn rpcs_for_undeclared_types_name_the_type() {
         .await
         .expect("OpenEphemeralResource")
         .into_inner();
-    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
-    assert_eq!(opened.diagnostics[0].summary, "Unknown ephemeral resource type");
-    assert!(opened.diagnostics[0].detail.contains("\"faulty_secret\""), "{}", opened.diagnostics[0].detail);
+    let d = single(&opened.diagnostics);
+    assert_eq!(d.summary, "Unknown ephemeral resource type");
+    assert!(d.detail.contains("\"faulty_secret\""), "{}", d.detail);
 
     let planned = p
         .client
@@ -218,35 +223,25 @@ async fn rpcs_for_undeclared_types_name_the_type() {
         .await
         .expect("PlanAction")
         .into_inner();
-    assert_eq!(planned.diagnostics.len(), 1, "{:?}", planned.diagnostics);
-    assert_eq!(planned.diagnostics[0].summary, "Unknown action type");
-    assert!(planned.diagnostics[0].detail.contains("\"faulty_poke\""), "{}", planned.diagnostics[0].detail);
+    let d = single(&planned.diagnostics);
+    assert_eq!(d.summary, "Unknown action type");
+    assert!(d.detail.contains("\"faulty_poke\""), "{}", d.detail);
 
     // An identity upgrade for a type without an identity schema.
-    let upgraded = p
-        .client
-        .upgrade_resource_identity(pb::upgrade_resource_identity::Request {
-            type_name: "faulty_other".into(),
-            version: 0,
-            raw_identity: Some(pb::RawState { json: b"{}".to_vec(), flatmap: Default::default() }),
-        })
-        .await
-        .expect("UpgradeResourceIdentity")
-        .into_inner();
-    assert_eq!(upgraded.diagnostics.len(), 1, "{:?}", upgraded.diagnostics);
-    assert_eq!(upgraded.diagnostics[0].summary, "Unknown resource type");
+    let upgraded = upgrade_identity(&mut p, "faulty_other", b"{}").await;
+    assert_eq!(single(&upgraded.diagnostics).summary, "Unknown resource type");
 
     // MoveResourceState when the provider does not declare the capability.
     let moved = p
         .client
         .move_resource_state(pb::move_resource_state::Request {
             target_type_name: "faulty_thing".into(),
-            source_state: Some(pb::RawState { json: b"{}".to_vec(), flatmap: Default::default() }),
+            source_state: Some(raw_json(b"{}")),
             ..Default::default()
         })
         .await
         .expect("MoveResourceState")
         .into_inner();
-    assert_eq!(moved.diagnostics.len(), 1, "{:?}", moved.diagnostics);
-    assert!(moved.diagnostics[0].detail.contains("move_resource_state"), "{}", moved.diagnostics[0].detail);
+    let d = single(&moved.diagnostics);
+    assert!(d.detail.contains("move_resource_state"), "{}", d.detail);
 }
