@@ -5,10 +5,14 @@
 //! Every comparison alternates the two providers run by run (ours, Go, Go, ours, ...) so that
 //! a change in machine load hits both alike, and reports medians.
 //!
-//! Arguments: `--runs N` (default 5), `--sizes 1,100,1000`, `--skip-terraform`.
+//! Arguments: `--runs N` (default 5), `--sizes 1,100,1000`, `--skip-terraform`,
+//! `--skip-list-stream`; `list-stream` runs only the ListResource streaming section
+//! (list_stream.rs).
 //! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, NULL_COMPONENT,
-//! FAULTY_COMPONENT, GO_NULL, TERRAFORM, BENCH_DIR.
+//! FAULTY_COMPONENT, HOSTILE_COMPONENT, GO_NULL, TERRAFORM, BENCH_DIR. `list-stream` needs only
+//! the host and the hostile component, and finds them next to this executable when unset.
 
+mod list_stream;
 mod plugin_client;
 mod terraform;
 
@@ -41,13 +45,27 @@ fn env_path(key: &str) -> anyhow::Result<PathBuf> {
     Ok(p)
 }
 
-fn parse_args() -> anyhow::Result<(usize, Vec<usize>, bool)> {
+/// The command line.
+struct Args {
+    runs: usize,
+    sizes: Vec<usize>,
+    skip_terraform: bool,
+    skip_list_stream: bool,
+    /// `list-stream`: only the ListResource streaming section.
+    only_list_stream: bool,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
     let mut runs = 5;
     let mut sizes = vec![1, 100, 1000];
     let mut skip_terraform = false;
+    let mut skip_list_stream = false;
+    let mut only_list_stream = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "list-stream" => only_list_stream = true,
+            "--skip-list-stream" => skip_list_stream = true,
             "--runs" => runs = args.next().context("--runs needs a number")?.parse().context("--runs")?,
             "--sizes" => {
                 sizes = args
@@ -59,13 +77,46 @@ fn parse_args() -> anyhow::Result<(usize, Vec<usize>, bool)> {
                     .context("--sizes")?
             }
             "--skip-terraform" => skip_terraform = true,
-            other => bail!("unknown argument {other:?} (known: --runs N, --sizes 1,100,1000, --skip-terraform)"),
+            other => bail!(
+                "unknown argument {other:?} (known: list-stream, --runs N, --sizes 1,100,1000, --skip-terraform, \
+                 --skip-list-stream)"
+            ),
         }
     }
     if runs == 0 {
         bail!("--runs must be at least 1");
     }
-    Ok((runs, sizes, skip_terraform))
+    Ok(Args { runs, sizes, skip_terraform, skip_list_stream, only_list_stream })
+}
+
+/// A build artifact: `key` from the environment, else `default` (a path in the cargo target
+/// directory this executable was built into).
+fn artifact_path(key: &str, default: impl FnOnce(&std::path::Path) -> PathBuf) -> anyhow::Result<PathBuf> {
+    if std::env::var_os(key).is_some() {
+        return env_path(key);
+    }
+    let exe = std::env::current_exe().context("the path of this executable")?;
+    let profile_dir = exe.parent().context("this executable has no directory")?;
+    let p = default(profile_dir);
+    if !p.exists() {
+        bail!("{} does not exist and {key} is not set (`bench/run list-stream` builds it)", p.display());
+    }
+    Ok(p)
+}
+
+fn list_setup(runs: usize) -> anyhow::Result<(list_stream::ListSetup, Option<tempfile::TempDir>)> {
+    let terrarium = artifact_path("TERRARIUM_BIN", |dir| dir.join("terrarium"))?;
+    let hostile_component = artifact_path("HOSTILE_COMPONENT", |dir| {
+        dir.parent().unwrap_or(dir).join("wasm32-wasip2/release/hostile_provider.wasm")
+    })?;
+    let (dir, scratch) = match std::env::var_os("BENCH_DIR") {
+        Some(dir) => (PathBuf::from(dir).join("list-stream"), None),
+        None => {
+            let scratch = tempfile::tempdir()?;
+            (scratch.path().to_path_buf(), Some(scratch))
+        }
+    };
+    Ok((list_stream::ListSetup { terrarium, hostile_component, dir, runs }, scratch))
 }
 
 pub fn median(values: &mut [f64]) -> f64 {
@@ -127,7 +178,12 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 fn main() -> anyhow::Result<()> {
-    let (runs, sizes, skip_terraform) = parse_args()?;
+    let Args { runs, sizes, skip_terraform, skip_list_stream, only_list_stream } = parse_args()?;
+    let tokio = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    if only_list_stream {
+        let (list, _scratch) = list_setup(runs)?;
+        return tokio.block_on(list_stream::run(&list));
+    }
     let setup = Setup {
         terrarium: env_path("TERRARIUM_BIN")?,
         null_component: env_path("NULL_COMPONENT")?,
@@ -138,8 +194,9 @@ fn main() -> anyhow::Result<()> {
         runs,
         sizes,
     };
+    // Checked before anything runs, so that a missing artifact does not cost a whole run.
+    let list = if skip_list_stream { None } else { Some(list_setup(runs)?) };
     std::fs::create_dir_all(&setup.dir)?;
-    let tokio = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut rows = Vec::new();
 
     eprintln!("== cold start (exec to handshake line, and to the first GetProviderSchema answer)");
@@ -152,6 +209,9 @@ fn main() -> anyhow::Result<()> {
         rows.extend(terraform::run_all(&setup)?);
     }
     print_table(&rows);
+    if let Some((list, _scratch)) = list {
+        tokio.block_on(list_stream::run(&list))?;
+    }
     Ok(())
 }
 

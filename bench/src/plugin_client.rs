@@ -319,6 +319,36 @@ impl RunningPlugin {
         Ok(())
     }
 
+    /// The provider process's id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// ConfigureProvider with `config` (msgpack of the provider schema's object type).
+    pub async fn configure(&mut self, config: Vec<u8>) -> anyhow::Result<()> {
+        let response = ProviderClient::new(self.channel.clone())
+            .configure_provider(pb6::configure_provider::Request {
+                terraform_version: "1.15.5".into(),
+                config: Some(pb6::DynamicValue { msgpack: config, json: vec![] }),
+                ..Default::default()
+            })
+            .await?;
+        errors_in(&response.get_ref().diagnostics)
+    }
+
+    /// Starts a ListResource call (protocol 6) and returns its stream of events once the
+    /// response headers have arrived.
+    pub async fn list_resource(
+        &mut self,
+        request: pb6::list_resource::Request,
+    ) -> anyhow::Result<tonic::Streaming<pb6::list_resource::Event>> {
+        let response = ProviderClient::new(self.channel.clone())
+            .max_decoding_message_size(plugin::MAX_MESSAGE_SIZE)
+            .list_resource(request)
+            .await?;
+        Ok(response.into_inner())
+    }
+
     /// `n` concurrent ApplyResourceChange calls on the faulty fixture's `slow` mode, each of
     /// which waits 200 ms on the host clock inside the guest.
     pub async fn slow_applies(&mut self, n: usize) -> anyhow::Result<()> {

@@ -1,0 +1,291 @@
+//! Streamed ListResource (`terraform query`) through a `terrarium serve` process, started as
+//! Terraform starts it and called over gRPC with mutual TLS, from the hostile test guest's
+//! `hostile_flood` list resource (config `count`, `bytes`: `count` items whose resource
+//! object carries a `bytes`-long string).
+//!
+//! Every run starts a fresh host, so its peak resident memory (`VmHWM`) belongs to one
+//! listing. The client reads every event as fast as it can and does not decode them.
+//! Figures: items per second and payload MiB per second (the payload is the protobuf-encoded
+//! events, as they cross the wire before gRPC framing and TLS), time from sending the request to the first
+//! item, the host's CPU time and peak RSS. A last case asks for `limit = 10` items of an
+//! endless flood: the stream ends only after the guest's call has returned (the host holds
+//! the stream's sender until then), so the time to its end shows how soon the guest stops.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use futures::StreamExt;
+use prost::Message as _;
+use terrarium::proto::tfplugin6 as pb6;
+use terrarium_model::{Number, Type, Value};
+
+use crate::median;
+use crate::plugin_client::{Launch, Protocol, RunningPlugin};
+
+/// What the listing benchmark needs.
+pub struct ListSetup {
+    pub terrarium: PathBuf,
+    pub hostile_component: PathBuf,
+    pub dir: PathBuf,
+    pub runs: usize,
+}
+
+/// One listing to measure.
+struct Case {
+    count: i64,
+    bytes: i64,
+    include_resource_object: bool,
+}
+
+impl Case {
+    fn describe(&self) -> String {
+        if self.include_resource_object {
+            format!("{} items × {} B objects", thousands(self.count as u64), self.bytes)
+        } else {
+            format!("{} items, identities only (include_resource_object = false)", thousands(self.count as u64))
+        }
+    }
+}
+
+const CASES: [Case; 3] = [
+    Case { count: 100_000, bytes: 4096, include_resource_object: true },
+    Case { count: 1_000_000, bytes: 64, include_resource_object: true },
+    Case { count: 1_000_000, bytes: 64, include_resource_object: false },
+];
+
+/// Items asked for by the limit case, out of a flood that would never end by itself.
+const LIMIT: i64 = 10;
+const ENDLESS: i64 = 1_000_000_000_000;
+
+/// What one listing cost.
+struct Sample {
+    items: u64,
+    payload_bytes: u64,
+    seconds: f64,
+    first_item_ms: f64,
+    host_cpu_s: f64,
+    rss_before: u64,
+    rss_peak: u64,
+}
+
+fn launch(setup: &ListSetup, cache_home: &Path) -> Launch {
+    let mut launch = Launch::new(&setup.terrarium, Protocol::V6);
+    launch.args = vec!["serve".into(), "--component".into(), setup.hostile_component.as_os_str().to_owned()];
+    launch.env.push(("XDG_CACHE_HOME".into(), cache_home.as_os_str().to_owned()));
+    launch
+}
+
+/// `hostile_flood`'s list configuration.
+fn flood_config(count: i64, bytes: i64) -> anyhow::Result<Vec<u8>> {
+    let ty = Type::object([
+        ("count", Type::Number),
+        ("bytes", Type::Number),
+        ("panic_after", Type::Number),
+        ("ignore_stop", Type::Bool),
+    ]);
+    let value = Value::Object(BTreeMap::from([
+        ("count".to_string(), Value::Number(Number::Int(count))),
+        ("bytes".to_string(), Value::Number(Number::Int(bytes))),
+        ("panic_after".to_string(), Value::Null),
+        ("ignore_stop".to_string(), Value::Null),
+    ]));
+    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+}
+
+/// The hostile provider's configuration with nothing set (`panic_in` null).
+fn provider_config() -> anyhow::Result<Vec<u8>> {
+    let ty = Type::object([("panic_in", Type::String)]);
+    let value = Value::Object(BTreeMap::from([("panic_in".to_string(), Value::Null)]));
+    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+}
+
+fn proc_status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).context("/proc/<pid>/status")?;
+    let line = status.lines().find(|l| l.starts_with(field)).with_context(|| format!("no {field} in /proc status"))?;
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).with_context(|| format!("{line:?}: not a number"))
+}
+
+/// The process's peak resident memory so far (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> anyhow::Result<u64> {
+    Ok(proc_status_kib(pid, "VmHWM:")? * 1024)
+}
+
+/// User + system CPU time of the process so far, in seconds (clock ticks of 1/100 s).
+fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).context("/proc/<pid>/stat")?;
+    // The command name (field 2) may contain spaces; the fields after it are plain.
+    let after_name = stat.rsplit_once(')').context("/proc stat without a command name")?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15, i.e. 11 and 12 after the name (state is 3).
+    let ticks = |i: usize| -> anyhow::Result<f64> {
+        Ok(fields.get(i).context("/proc stat too short")?.parse::<u64>().context("/proc stat field")? as f64)
+    };
+    Ok((ticks(11)? + ticks(12)?) / 100.0)
+}
+
+/// Starts a host, configures it, lists once into the void and measures.
+async fn one_listing(
+    setup: &ListSetup,
+    cache_home: &Path,
+    request: pb6::list_resource::Request,
+) -> anyhow::Result<Sample> {
+    let mut plugin = RunningPlugin::start(&launch(setup, cache_home)).await?.ready().await?;
+    plugin.configure(provider_config()?).await?;
+    let pid = plugin.pid().context("the host exited before the listing")?;
+    let rss_before = peak_rss(pid)?;
+    let cpu_before = cpu_seconds(pid)?;
+
+    let started = Instant::now();
+    let mut events = plugin.list_resource(request).await?;
+    let mut first_item = None;
+    let (mut items, mut payload_bytes) = (0u64, 0u64);
+    while let Some(event) = events.next().await {
+        let event = event.context("a gRPC error in the middle of the stream")?;
+        if let Some(d) = event.diagnostic.first() {
+            bail!("item {items}: a diagnostic: {}: {}", d.summary, d.detail);
+        }
+        if event.identity.is_some() {
+            first_item.get_or_insert_with(|| started.elapsed());
+            items += 1;
+        }
+        payload_bytes += event.encoded_len() as u64;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let host_cpu_s = cpu_seconds(pid)? - cpu_before;
+    let rss_peak = peak_rss(pid)?;
+    plugin.stop().await;
+    Ok(Sample {
+        items,
+        payload_bytes,
+        seconds,
+        first_item_ms: first_item.context("no item arrived")?.as_secs_f64() * 1e3,
+        host_cpu_s,
+        rss_before,
+        rss_peak,
+    })
+}
+
+fn request(
+    count: i64,
+    bytes: i64,
+    include_resource_object: bool,
+    limit: i64,
+) -> anyhow::Result<pb6::list_resource::Request> {
+    Ok(pb6::list_resource::Request {
+        type_name: "hostile_flood".into(),
+        config: Some(pb6::DynamicValue { msgpack: flood_config(count, bytes)?, json: vec![] }),
+        include_resource_object,
+        limit,
+    })
+}
+
+fn mib(bytes: f64) -> String {
+    format!("{:.1} MiB", bytes / (1024.0 * 1024.0))
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Runs every case `setup.runs` times (fresh host each time) and prints a table on stdout.
+pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&setup.dir)?;
+    let cache = tempfile::tempdir_in(&setup.dir)?;
+    // Fill the compiled-component cache once: a start compiling the guest is not what this measures.
+    RunningPlugin::start(&launch(setup, cache.path())).await?.ready().await?.stop().await;
+
+    let mut lines = Vec::new();
+    for case in &CASES {
+        eprintln!("== ListResource of hostile_flood: {} ({} runs)", case.describe(), setup.runs);
+        let mut samples = Vec::with_capacity(setup.runs);
+        for _ in 0..setup.runs {
+            let sample = one_listing(
+                setup,
+                cache.path(),
+                request(case.count, case.bytes, case.include_resource_object, case.count * 2)?,
+            )
+            .await?;
+            if sample.items != case.count as u64 {
+                bail!("{}: {} items arrived, expected {}", case.describe(), sample.items, case.count);
+            }
+            eprintln!(
+                "   {:.3} s, first item {:.1} ms, host CPU {:.2} s, peak RSS {} → {}",
+                sample.seconds,
+                sample.first_item_ms,
+                sample.host_cpu_s,
+                mib(sample.rss_before as f64),
+                mib(sample.rss_peak as f64)
+            );
+            samples.push(sample);
+        }
+        let payload = median(&mut samples.iter().map(|s| s.payload_bytes as f64).collect::<Vec<_>>());
+        let items_per_s = median(&mut samples.iter().map(|s| s.items as f64 / s.seconds).collect::<Vec<_>>());
+        let mib_per_s = median(
+            &mut samples.iter().map(|s| s.payload_bytes as f64 / s.seconds / (1024.0 * 1024.0)).collect::<Vec<_>>(),
+        );
+        let seconds = median(&mut samples.iter().map(|s| s.seconds).collect::<Vec<_>>());
+        let first = median(&mut samples.iter().map(|s| s.first_item_ms).collect::<Vec<_>>());
+        let cpu = median(&mut samples.iter().map(|s| s.host_cpu_s).collect::<Vec<_>>());
+        let before = median(&mut samples.iter().map(|s| s.rss_before as f64).collect::<Vec<_>>());
+        let peak_max = samples.iter().map(|s| s.rss_peak).max().unwrap_or(0) as f64;
+        lines.push(format!(
+            "| {} | {} | {:.3} s | {} | {:.1} | {:.1} ms | {:.2} s | {} → {} | {:.3} |",
+            case.describe(),
+            mib(payload),
+            seconds,
+            thousands(items_per_s as u64),
+            mib_per_s,
+            first,
+            cpu,
+            mib(before),
+            mib(peak_max),
+            peak_max / payload,
+        ));
+    }
+
+    eprintln!("== ListResource with limit = {LIMIT} of an endless flood of 4 KiB objects ({} runs)", setup.runs);
+    let mut ends = Vec::with_capacity(setup.runs);
+    let mut firsts = Vec::with_capacity(setup.runs);
+    for _ in 0..setup.runs {
+        let sample = one_listing(setup, cache.path(), request(ENDLESS, 4096, true, LIMIT)?).await?;
+        if sample.items != LIMIT as u64 {
+            bail!("limit {LIMIT}: {} items arrived", sample.items);
+        }
+        eprintln!("   stream ended after {:.1} ms (first item {:.1} ms)", sample.seconds * 1e3, sample.first_item_ms);
+        ends.push(sample.seconds * 1e3);
+        firsts.push(sample.first_item_ms);
+    }
+
+    println!();
+    println!(
+        "ListResource streaming, `terrarium serve` with tests/guests/hostile (median of {} runs each):",
+        setup.runs
+    );
+    println!();
+    println!(
+        "| listing | payload | wall time | items/s | MiB/s | first item | host CPU | host peak RSS (start → max of runs) | peak RSS / payload |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for line in &lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "limit = {LIMIT} on an endless flood: the stream (and the guest's call) ended {:.1} ms after the request \
+         (first item at {:.1} ms; max end {:.1} ms)",
+        median(&mut ends.clone()),
+        median(&mut firsts),
+        ends.iter().copied().fold(0.0, f64::max)
+    );
+    Ok(())
+}
