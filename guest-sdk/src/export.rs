@@ -84,6 +84,19 @@ fn decode_opt(value: wit::Value, what: &str, diagnostics: &mut Vec<wit::Diagnost
     }
 }
 
+/// A `validate-*-config` export: the configuration decoded (`what` names it in the error if
+/// it cannot be), then the diagnostics `validate` finds in it.
+fn validate_decoded(
+    config: wit::Value,
+    what: &str,
+    validate: impl FnOnce(&Value) -> Vec<Diagnostic>,
+) -> Vec<wit::Diagnostic> {
+    match decode(config, what) {
+        Ok(config) => diagnostics_to_wit(validate(&config)),
+        Err(d) => vec![diagnostic_to_wit(d)],
+    }
+}
+
 fn null() -> wit::Value {
     wit::Value { nodes: vec![wit::Node::Null] }
 }
@@ -102,10 +115,9 @@ impl<E: Export> api::Guest for E {
     }
 
     fn validate_provider_config(config: wit::Value) -> Vec<wit::Diagnostic> {
-        match decode(config, "provider configuration") {
-            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_provider_config(&config))),
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "provider configuration", |config| {
+            with_server::<E, _>(|s| s.validate_provider_config(config))
+        })
     }
 
     fn validate_resource_config(
@@ -114,21 +126,15 @@ impl<E: Export> api::Guest for E {
         client: wit::ClientCapabilities,
     ) -> Vec<wit::Diagnostic> {
         let client = client_from_wit(&client);
-        match decode(config, "resource configuration") {
-            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| {
-                s.validate_resource_config_for(&type_name, &config, &client)
-            })),
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "resource configuration", |config| {
+            with_server::<E, _>(|s| s.validate_resource_config_for(&type_name, config, &client))
+        })
     }
 
     fn validate_data_source_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
-        match decode(config, "data source configuration") {
-            Ok(config) => {
-                diagnostics_to_wit(with_server::<E, _>(|s| s.validate_data_source_config(&type_name, &config)))
-            }
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "data source configuration", |config| {
+            with_server::<E, _>(|s| s.validate_data_source_config(&type_name, config))
+        })
     }
 
     fn configure(request: api::ConfigureRequest) -> Vec<wit::Diagnostic> {
@@ -378,12 +384,9 @@ impl<E: Export> api::Guest for E {
     }
 
     fn validate_ephemeral_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
-        match decode(config, "ephemeral resource configuration") {
-            Ok(config) => {
-                diagnostics_to_wit(with_server::<E, _>(|s| s.validate_ephemeral_resource_config(&type_name, &config)))
-            }
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "ephemeral resource configuration", |config| {
+            with_server::<E, _>(|s| s.validate_ephemeral_resource_config(&type_name, config))
+        })
     }
 
     fn open_ephemeral_resource(request: api::OpenEphemeralResourceRequest) -> api::OpenEphemeralResourceResponse {
@@ -428,12 +431,9 @@ impl<E: Export> api::Guest for E {
     }
 
     fn validate_list_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
-        match decode(config, "list resource configuration") {
-            Ok(config) => {
-                diagnostics_to_wit(with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, &config)))
-            }
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "list resource configuration", |config| {
+            with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, config))
+        })
     }
 
     fn list_resource(request: api::ListResourceRequest, results: &api::ListResults) -> Vec<wit::Diagnostic> {
@@ -461,10 +461,9 @@ impl<E: Export> api::Guest for E {
     }
 
     fn validate_action_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
-        match decode(config, "action configuration") {
-            Ok(config) => diagnostics_to_wit(with_server::<E, _>(|s| s.validate_action_config(&type_name, &config))),
-            Err(d) => vec![diagnostic_to_wit(d)],
-        }
+        validate_decoded(config, "action configuration", |config| {
+            with_server::<E, _>(|s| s.validate_action_config(&type_name, config))
+        })
     }
 
     fn plan_action(request: api::ActionRequest) -> api::PlanActionResponse {
