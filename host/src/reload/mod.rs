@@ -171,6 +171,60 @@ fn report_carried(diagnostics: &[Diagnostic]) {
     }
 }
 
+/// How long to wait, after a build failed to load, before checking whether the file was still
+/// being written when it was read.
+const WRITE_SETTLE: Duration = Duration::from_millis(100);
+
+/// How many times a build that keeps changing under the reader is read again.
+const MAX_REREADS: usize = 5;
+
+fn read_component(path: &Path) -> Result<Vec<u8>, ReloadError> {
+    std::fs::read(path).map_err(|source| {
+        ReloadError::Load(crate::runtime::LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// Loads `bytes`, read from `path`: `None` when they are the build already serving (`known`).
+///
+/// A tool that writes the file in place may take longer than the watcher's quiet period (a
+/// large debug build on a busy machine), so the bytes read may be half a build. When they fail
+/// to load, the file is read again after `settle`: if it has changed meanwhile, the new
+/// contents are loaded instead of reporting a half-written build as broken.
+pub fn load_settled(
+    path: &Path,
+    mut bytes: Vec<u8>,
+    known: Option<[u8; 32]>,
+    settings: &RuntimeSettings,
+    settle: Duration,
+) -> Result<Option<(Runtime, [u8; 32])>, ReloadError> {
+    let mut rereads = 0;
+    loop {
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        if known == Some(digest) {
+            return Ok(None);
+        }
+        match Runtime::from_bytes(&bytes, path, settings.clone()) {
+            Ok(runtime) => return Ok(Some((runtime, digest))),
+            Err(error) => {
+                if rereads == MAX_REREADS {
+                    return Err(error.into());
+                }
+                std::thread::sleep(settle);
+                let now = read_component(path)?;
+                if now == bytes {
+                    return Err(error.into());
+                }
+                tracing::debug!(component = %path.display(), "the build changed while it was read; reading it again");
+                bytes = now;
+                rereads += 1;
+            }
+        }
+    }
+}
+
 /// Why a build was not swapped in.
 #[derive(Debug, thiserror::Error)]
 pub enum ReloadError {
@@ -240,19 +294,8 @@ impl Reloader {
         let known = old.digest;
         let loaded = tokio::task::spawn_blocking(
             move || -> Result<Option<(Runtime, [u8; 32])>, ReloadError> {
-                let bytes =
-                    std::fs::read(&path).map_err(|source| crate::runtime::LoadError::Read {
-                        path: path.clone(),
-                        source,
-                    })?;
-                let digest: [u8; 32] = Sha256::digest(&bytes).into();
-                if known == Some(digest) {
-                    return Ok(None);
-                }
-                Ok(Some((
-                    Runtime::from_bytes(&bytes, &path, settings)?,
-                    digest,
-                )))
+                let bytes = read_component(&path)?;
+                load_settled(&path, bytes, known, &settings, WRITE_SETTLE)
             },
         )
         .await

@@ -928,3 +928,29 @@ async fn without_a_working_build_calls_say_why_until_one_loads() {
     );
     assert!(response.resource_schemas.contains_key("null_resource"));
 }
+
+/// A build read while a tool was still writing it in place fails to load; when the file has
+/// changed by then, the reloader loads the finished build instead of reporting a broken one
+/// (seen as a rare failed call in `reloads_under_load_fail_no_call` on a busy machine).
+#[test]
+fn a_build_read_mid_write_is_read_again_once_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("provider.wasm");
+    let whole = std::fs::read(component("null_provider")).unwrap();
+    let half = whole[..whole.len() / 2].to_vec();
+    let settings = RuntimeSettings { optimize_code: false, ..settings(None, 1) };
+
+    // What the reader saw (half a build) differs from the file now (the whole build).
+    std::fs::write(&path, &whole).unwrap();
+    let loaded = reload::load_settled(&path, half.clone(), None, &settings, Duration::ZERO)
+        .expect("the finished build loads");
+    let (_, digest) = loaded.expect("a new build");
+    assert_eq!(digest, reload::digest(&whole));
+
+    // A build that is broken as it stands on disk is still reported.
+    std::fs::write(&path, &half).unwrap();
+    let error = reload::load_settled(&path, half, None, &settings, Duration::ZERO)
+        .err()
+        .expect("half a build does not load");
+    assert!(!error.to_string().is_empty());
+}
