@@ -10,6 +10,8 @@
 //! item, the host's CPU time and peak RSS. A last case asks for `limit = 10` items of an
 //! endless flood: the stream ends only after the guest's call has returned (the host holds
 //! the stream's sender until then), so the time to its end shows how soon the guest stops.
+//! InvokeAction's progress stream goes the same way; `hostile_chatter` (config `count`)
+//! reports `count` short progress messages, measured the same way.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -125,18 +127,28 @@ fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
     Ok((ticks(11)? + ticks(12)?) / 100.0)
 }
 
+/// A fresh host, configured, and what it had used before the measured call.
+struct FreshHost {
+    plugin: RunningPlugin,
+    pid: u32,
+    rss_before: u64,
+    cpu_before: f64,
+}
+
+async fn fresh_host(setup: &ListSetup, cache_home: &Path) -> anyhow::Result<FreshHost> {
+    let mut plugin = RunningPlugin::start(&launch(setup, cache_home)).await?.ready().await?;
+    plugin.configure(provider_config()?).await?;
+    let pid = plugin.pid().context("the host exited before the call")?;
+    Ok(FreshHost { rss_before: peak_rss(pid)?, cpu_before: cpu_seconds(pid)?, plugin, pid })
+}
+
 /// Starts a host, configures it, lists once into the void and measures.
 async fn one_listing(
     setup: &ListSetup,
     cache_home: &Path,
     request: pb6::list_resource::Request,
 ) -> anyhow::Result<Sample> {
-    let mut plugin = RunningPlugin::start(&launch(setup, cache_home)).await?.ready().await?;
-    plugin.configure(provider_config()?).await?;
-    let pid = plugin.pid().context("the host exited before the listing")?;
-    let rss_before = peak_rss(pid)?;
-    let cpu_before = cpu_seconds(pid)?;
-
+    let FreshHost { mut plugin, pid, rss_before, cpu_before } = fresh_host(setup, cache_home).await?;
     let started = Instant::now();
     let mut events = plugin.list_resource(request).await?;
     let mut first_item = None;
@@ -181,6 +193,66 @@ fn request(
     })
 }
 
+/// Starts a host, configures it, invokes `hostile_chatter` with `count` reports and measures
+/// (an item here is a progress event).
+async fn one_invocation(setup: &ListSetup, cache_home: &Path, count: i64) -> anyhow::Result<Sample> {
+    use pb6::invoke_action::event::Type as Event;
+    let config_type = Type::object([("count", Type::Number), ("panic_after", Type::Number)]);
+    let config = Value::Object(BTreeMap::from([
+        ("count".to_string(), Value::Number(Number::Int(count))),
+        ("panic_after".to_string(), Value::Null),
+    ]));
+    let request = pb6::invoke_action::Request {
+        action_type: "hostile_chatter".into(),
+        config: Some(pb6::DynamicValue {
+            msgpack: terrarium::codec::encode_msgpack(&config, &config_type)?,
+            json: vec![],
+        }),
+        client_capabilities: None,
+    };
+    let FreshHost { mut plugin, pid, rss_before, cpu_before } = fresh_host(setup, cache_home).await?;
+    let started = Instant::now();
+    let mut events = plugin.invoke_action(request).await?;
+    let mut first_report = None;
+    let (mut reports, mut payload_bytes, mut completed) = (0u64, 0u64, false);
+    while let Some(event) = events.next().await {
+        let event = event.context("a gRPC error in the middle of the stream")?;
+        payload_bytes += event.encoded_len() as u64;
+        match event.r#type {
+            Some(Event::Progress(_)) => {
+                first_report.get_or_insert_with(|| started.elapsed());
+                reports += 1;
+            }
+            Some(Event::Completed(c)) => {
+                if let Some(d) = c.diagnostics.first() {
+                    bail!("the action completed with a diagnostic: {}: {}", d.summary, d.detail);
+                }
+                completed = true;
+            }
+            None => bail!("an InvokeAction event without a type"),
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if !completed {
+        bail!("the action's stream ended without a completion event");
+    }
+    let host_cpu_s = cpu_seconds(pid)? - cpu_before;
+    let rss_peak = peak_rss(pid)?;
+    plugin.stop().await;
+    Ok(Sample {
+        items: reports,
+        payload_bytes,
+        seconds,
+        first_item_ms: first_report.context("no progress arrived")?.as_secs_f64() * 1e3,
+        host_cpu_s,
+        rss_before,
+        rss_peak,
+    })
+}
+
+/// Reports per InvokeAction of the action case.
+const REPORTS: i64 = 1_000_000;
+
 fn mib(bytes: f64) -> String {
     format!("{:.1} MiB", bytes / (1024.0 * 1024.0))
 }
@@ -205,18 +277,23 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
     RunningPlugin::start(&launch(setup, cache.path())).await?.ready().await?.stop().await;
 
     let mut lines = Vec::new();
-    for case in &CASES {
-        eprintln!("== ListResource of hostile_flood: {} ({} runs)", case.describe(), setup.runs);
+    for case in CASES.iter().map(Some).chain([None]) {
+        let (what, expected) = match case {
+            Some(case) => (format!("ListResource, {}", case.describe()), case.count),
+            None => (format!("InvokeAction, {} progress reports", thousands(REPORTS as u64)), REPORTS),
+        };
+        eprintln!("== {what} ({} runs)", setup.runs);
         let mut samples = Vec::with_capacity(setup.runs);
         for _ in 0..setup.runs {
-            let sample = one_listing(
-                setup,
-                cache.path(),
-                request(case.count, case.bytes, case.include_resource_object, case.count * 2)?,
-            )
-            .await?;
-            if sample.items != case.count as u64 {
-                bail!("{}: {} items arrived, expected {}", case.describe(), sample.items, case.count);
+            let sample = match case {
+                Some(case) => {
+                    let request = request(case.count, case.bytes, case.include_resource_object, case.count * 2)?;
+                    one_listing(setup, cache.path(), request).await?
+                }
+                None => one_invocation(setup, cache.path(), REPORTS).await?,
+            };
+            if sample.items != expected as u64 {
+                bail!("{what}: {} items arrived, expected {expected}", sample.items);
             }
             eprintln!(
                 "   {:.3} s, first item {:.1} ms, host CPU {:.2} s, peak RSS {} → {}",
@@ -240,7 +317,7 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
         let peak_max = samples.iter().map(|s| s.rss_peak).max().unwrap_or(0) as f64;
         lines.push(format!(
             "| {} | {} | {:.3} s | {} | {:.1} | {:.1} ms | {:.2} s | {} → {} | {:.3} |",
-            case.describe(),
+            what,
             mib(payload),
             seconds,
             thousands(items_per_s as u64),
@@ -268,12 +345,13 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
 
     println!();
     println!(
-        "ListResource streaming, `terrarium serve` with tests/guests/hostile (median of {} runs each):",
+        "Streamed RPCs, `terrarium serve` with tests/guests/hostile (median of {} runs each; an item is a list \
+         item or a progress report):",
         setup.runs
     );
     println!();
     println!(
-        "| listing | payload | wall time | items/s | MiB/s | first item | host CPU | host peak RSS (start → max of runs) | peak RSS / payload |"
+        "| stream | payload | wall time | items/s | MiB/s | first item | host CPU | host peak RSS (start → max of runs) | peak RSS / payload |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for line in &lines {

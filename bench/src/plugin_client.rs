@@ -349,6 +349,18 @@ impl RunningPlugin {
         Ok(response.into_inner())
     }
 
+    /// Starts an InvokeAction call (protocol 6) and returns its stream of events.
+    pub async fn invoke_action(
+        &mut self,
+        request: pb6::invoke_action::Request,
+    ) -> anyhow::Result<tonic::Streaming<pb6::invoke_action::Event>> {
+        let response = ProviderClient::new(self.channel.clone())
+            .max_decoding_message_size(plugin::MAX_MESSAGE_SIZE)
+            .invoke_action(request)
+            .await?;
+        Ok(response.into_inner())
+    }
+
     /// `n` concurrent ApplyResourceChange calls on the faulty fixture's `slow` mode, each of
     /// which waits 200 ms on the host clock inside the guest.
     pub async fn slow_applies(&mut self, n: usize) -> anyhow::Result<()> {
