@@ -4,10 +4,10 @@
 //! object carries a `bytes`-long string).
 //!
 //! Every run starts a fresh host, so its peak resident memory (`VmHWM`) belongs to one
-//! listing. The client reads every event as fast as it can and does not decode them.
-//! Figures: items per second and payload MiB per second (the payload is the protobuf-encoded
-//! events, as they cross the wire before gRPC framing and TLS), time from sending the request to the first
-//! item, the host's CPU time and peak RSS. A last case asks for `limit = 10` items of an
+//! listing. The client reads every event as fast as it can and does not decode the msgpack
+//! inside. Figures: items per second and payload MiB per second (the payload is the
+//! protobuf-encoded events, as they cross the wire before gRPC framing and TLS), time from
+//! sending the request to the first item, the host's CPU time and peak RSS. A last case asks for `limit = 10` items of an
 //! endless flood: the stream ends only after the guest's call has returned (the host holds
 //! the stream's sender until then), so the time to its end shows how soon the guest stops.
 //! InvokeAction's progress stream goes the same way; `hostile_chatter` (config `count`)
