@@ -21,6 +21,11 @@ fn keys<V>(map: &std::collections::HashMap<String, V>) -> BTreeSet<String> {
     map.keys().cloned().collect()
 }
 
+async fn schema(p: &mut ServedProvider) -> pb::get_provider_schema::Response {
+    let schema = p.client.get_provider_schema(pb::get_provider_schema::Request {}).await;
+    schema.expect("GetProviderSchema").into_inner()
+}
+
 /// The answer a state-store RPC must give: exactly one error saying it is not supported.
 #[track_caller]
 fn assert_not_supported(rpc: &str, diagnostics: &[pb::Diagnostic]) {
@@ -34,12 +39,7 @@ fn assert_not_supported(rpc: &str, diagnostics: &[pb::Diagnostic]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_functions_answers_the_functions_of_the_schema() {
     let mut p = ServedProvider::start(&random(), &[]).await;
-    let schema = p
-        .client
-        .get_provider_schema(pb::get_provider_schema::Request {})
-        .await
-        .expect("schema")
-        .into_inner();
+    let schema = schema(&mut p).await;
     let functions = p
         .client
         .get_functions(pb::get_functions::Request {})
@@ -58,12 +58,7 @@ async fn get_functions_answers_the_functions_of_the_schema() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_metadata_names_every_type_of_the_schema() {
     let mut p = ServedProvider::start(&files(), &[]).await;
-    let schema = p
-        .client
-        .get_provider_schema(pb::get_provider_schema::Request {})
-        .await
-        .expect("schema")
-        .into_inner();
+    let schema = schema(&mut p).await;
     let metadata = p
         .client
         .get_metadata(pb::get_metadata::Request {})
