@@ -128,6 +128,16 @@ async fn the_guest_is_told_to_stop_at_terraforms_limit() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_a_guest_pushes_past_the_limit_are_not_sent() {
+    let mut p = ServedProvider::start(&hostile(), &[]).await;
+    // The guest ignores `push` returning false and pushes all 1,000 items.
+    let config = pb::DynamicValue { msgpack: flood_msgpack(1000, 16, None, true), json: vec![] };
+    let (items, diagnostics) = drain(list(&mut p, config, false, 10).await).await;
+    assert_eq!(items, 10);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trap_mid_stream_ends_it_with_an_error_diagnostic() {
     let mut p = ServedProvider::start(&hostile(), &[]).await;
     let (items, diagnostics) = drain(list(&mut p, flood_config(100, 16, Some(50)), false, 1000).await).await;
