@@ -13,6 +13,11 @@ terraform {
       source  = "terrarium/random"
       version = "0.1.0"
     }
+    # examples/files: files, only inside the directory its grants allow (out/ here).
+    files = {
+      source  = "terrarium/files"
+      version = "0.1.0"
+    }
   }
 }
 
@@ -50,4 +55,30 @@ output "message" {
 # A provider function, evaluated by the random component.
 output "namespace_id" {
   value = provider::random::uuid_v5("dns", "terrarium.example")
+}
+
+# An ephemeral resource: opened for each run, never stored in plan or state...
+ephemeral "random_password" "token" {
+  length  = 20
+  special = false
+}
+
+# ...written to a file through a write-only attribute, also never stored. Bump
+# content_wo_version to write a new password.
+resource "files_file" "token" {
+  filename           = "${abspath(path.module)}/out/token.txt"
+  content_wo         = ephemeral.random_password.token.result
+  content_wo_version = 1
+}
+
+resource "files_file" "greeting" {
+  filename = "${abspath(path.module)}/out/greeting.txt"
+  content  = "${data.null_data_source.summary.outputs["message"]}\n"
+}
+
+# An action, run only when asked for: terraform apply -invoke=action.files_touch.stamp
+action "files_touch" "stamp" {
+  config {
+    paths = ["${abspath(path.module)}/out/stamp"]
+  }
 }
