@@ -63,16 +63,7 @@ impl<D: DataSource> AnyDataSource for D {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = DataSource::schema(self);
-        let mut problems = Vec::new();
-        crate::check::run_validators(
-            crate::plan::Shape::of(&schema),
-            config,
-            &terrarium_model::AttributePath::root(),
-            &mut problems,
-        );
-        problems.extend(DataSource::validate(self, config).err().map(Diagnostics::into_vec).unwrap_or_default());
-        problems
+        crate::resource::validate_config(&DataSource::schema(self), config, || DataSource::validate(self, config))
     }
 
     fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {

@@ -119,16 +119,7 @@ impl<P: Provider> Server<P> {
 
     /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
-        let schema = self.provider.schema();
-        let mut problems = Vec::new();
-        crate::check::run_validators(
-            crate::plan::Shape::of(&schema),
-            config,
-            &terrarium_model::AttributePath::root(),
-            &mut problems,
-        );
-        problems.extend(self.provider.validate(config).err().map(|d| d.into_vec()).unwrap_or_default());
-        problems
+        crate::resource::validate_config(&self.provider.schema(), config, || self.provider.validate(config))
     }
 
     /// `ValidateResourceConfig`, routed by type name.
