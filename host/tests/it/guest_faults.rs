@@ -4,7 +4,6 @@
 //! The guest is `tests/guests/faulty`, built to wasm32-wasip2 by `make build` (`make test`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,24 +13,11 @@ use terrarium::dispatch::types::{ApplyResourceChangeRequest, DynamicValue, PlanR
 use terrarium::runtime::{Runtime, RuntimeSettings};
 use terrarium_model::{Diagnostic, Type, Value};
 
-/// The fixture component, next to this test binary's target directory.
-fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    // TARGET/PROFILE/deps/it-HASH -> TARGET
-    let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
-    let path = target.join("wasm32-wasip2/debug/faulty_provider.wasm");
-    assert!(
-        path.exists(),
-        "{} is missing: build the guest fixtures first (`make build`, or \
-         `cargo build --target wasm32-wasip2 -p faulty-provider`)",
-        path.display()
-    );
-    path
-}
+use crate::served::faulty;
 
 async fn start(call_timeout: Duration) -> Provider {
     let settings = RuntimeSettings { call_timeout, cache_dir: None, ..RuntimeSettings::default() };
-    let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
+    let runtime = Runtime::load(&faulty(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 

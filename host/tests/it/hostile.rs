@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -22,18 +22,7 @@ use terrarium::sandbox::{ByteSize, Grants, Limits};
 use terrarium_model::{Diagnostic, Type, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-pub(crate) fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
-    let path = target.join("wasm32-wasip2/debug/hostile_provider.wasm");
-    assert!(
-        path.exists(),
-        "{} is missing: build the guest fixtures first (`make build`, or \
-         `cargo build --target wasm32-wasip2 -p hostile-provider`)",
-        path.display()
-    );
-    path
-}
+use crate::served::hostile;
 
 /// What was tried and what came of it, printed at the end.
 #[derive(Default)]
@@ -60,7 +49,7 @@ impl Tally {
 async fn start(grants: Grants, cache: &Path) -> Provider {
     let mut settings = RuntimeSettings { cache_dir: Some(cache.to_path_buf()), ..RuntimeSettings::default() };
     terrarium::cli::serve::apply_grants(&mut settings, grants);
-    let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
+    let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
@@ -358,7 +347,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let grants = Grants { env: vec!["HOSTILE_PANIC_IN_SCHEMA".into()], ..Grants::default() };
     let mut settings = RuntimeSettings { cache_dir: Some(cache.clone()), ..RuntimeSettings::default() };
     terrarium::cli::serve::apply_grants(&mut settings, grants);
-    let runtime = Runtime::load(&fixture(), settings).expect("loads");
+    let runtime = Runtime::load(&hostile(), settings).expect("loads");
     let error = Provider::start(Arc::new(runtime)).await.err().expect("cannot start").to_string();
     assert!(error.contains("deliberate panic in GetProviderSchema"), "{error}");
     tally.record("panic in GetProviderSchema", error);
@@ -393,7 +382,7 @@ async fn stop_provider_interrupts_calls_that_are_running() {
 #[test]
 fn inspect_lists_what_the_component_could_ask_for() {
     let settings = RuntimeSettings { cache_dir: None, ..RuntimeSettings::default() };
-    let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
+    let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     let imports = runtime.imports();
     for wanted in [
         "wasi:http/outgoing-handler",

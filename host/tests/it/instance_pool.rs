@@ -8,7 +8,6 @@
 //! any can finish, and observed through the instance names.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,13 +18,7 @@ use terrarium::dispatch::types::{ApplyResourceChangeRequest, ConfigureRequest, D
 use terrarium::runtime::{Runtime, RuntimeSettings};
 use terrarium_model::{Diagnostic, Type, Value};
 
-fn fixture() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
-    let path = target.join("wasm32-wasip2/debug/faulty_provider.wasm");
-    assert!(path.exists(), "{} is missing: build the guest fixtures first (`make build`)", path.display());
-    path
-}
+use crate::served::faulty;
 
 async fn start(pool_size: usize) -> Provider {
     let settings = RuntimeSettings {
@@ -34,7 +27,7 @@ async fn start(pool_size: usize) -> Provider {
         instance_pool_size: pool_size,
         ..RuntimeSettings::default()
     };
-    let runtime = Runtime::load(&fixture(), settings).expect("fixture loads");
+    let runtime = Runtime::load(&faulty(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
