@@ -411,19 +411,7 @@ impl Provider {
         if terrarium_model::has_errors(diagnostics) {
             return None;
         }
-        self.encode(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
-    }
-
-    /// Checks a value the guest returned against its schema type and encodes it.
-    fn encode(
-        &self,
-        subject: Subject<'_>,
-        what: &str,
-        value: wit::Value,
-        ty: &Type,
-        known: Knownness,
-    ) -> Result<DynamicValue, Vec<Diagnostic>> {
-        encode_checked(subject, what, value, ty, known)
+        encode_checked(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
 
     /// Decodes stored JSON (RawState) without a schema, as UpgradeResourceState does.

@@ -6,7 +6,7 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
-use super::{Knownness, Provider, Subject, client_capabilities};
+use super::{Knownness, Provider, Subject, client_capabilities, encode_checked};
 use crate::runtime::{self, HostState, guest};
 
 impl Provider {
@@ -83,7 +83,7 @@ impl Provider {
             .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_call_function(s, name, &args).await)
             .await;
         match result {
-            Ok(Ok(value)) => match self.encode(subject, "result", value, &function.return_type, Knownness::MayBeUnknown) {
+            Ok(Ok(value)) => match encode_checked(subject, "result", value, &function.return_type, Knownness::MayBeUnknown) {
                 Ok(dv) => CallFunctionResponse { result: Some(dv), error: None },
                 Err(diags) => fail(diags.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("\n"), None),
             },

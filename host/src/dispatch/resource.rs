@@ -5,7 +5,7 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, encode_checked, known_type};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "resource";
@@ -65,7 +65,7 @@ impl Provider {
             ));
             return None;
         };
-        self.encode(subject, what, identity, ty, known).map_err(|d| diagnostics.extend(d)).ok()
+        encode_checked(subject, what, identity, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
 
     /// The identity a call returned, unless the guest or the checks of its state already
@@ -219,7 +219,7 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             // Even a failed apply reports the state it left behind, so Terraform records
             // partial progress; only a value that does not fit the schema is withheld.
-            let new_state = match self.encode(subject, "new state", r.new_state, ty, Knownness::WhollyKnown) {
+            let new_state = match encode_checked(subject, "new state", r.new_state, ty, Knownness::WhollyKnown) {
                 Ok(v) => Some(v),
                 Err(d) => {
                     diagnostics.extend(d);
@@ -272,7 +272,7 @@ impl Provider {
                             continue;
                         }
                     };
-                    let state = match self.encode(subject, "imported state", item.state, ty, Knownness::WhollyKnown) {
+                    let state = match encode_checked(subject, "imported state", item.state, ty, Knownness::WhollyKnown) {
                         Ok(state) => state,
                         Err(d) => {
                             diagnostics.extend(d);
@@ -328,9 +328,7 @@ impl Provider {
         };
         run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse { diagnostics, ..Default::default() })
     }
-}
 
-impl Provider {
     pub async fn upgrade_resource_identity(
         &self,
         request: &UpgradeResourceIdentityRequest,
