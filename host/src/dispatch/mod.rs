@@ -216,18 +216,17 @@ impl Provider {
         f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, needs_configuration(subject.rpc)).await?;
-        match lease.pooled.instance.call(f).await {
-            Ok(r) => {
-                self.pool.give_back(lease);
-                Ok(r)
-            }
-            Err(e) => {
-                if !e.poisons_instance() {
-                    self.pool.give_back(lease);
-                }
-                Err(vec![guest_error_diagnostic(subject, &e)])
-            }
+        let result = lease.pooled.instance.call(f).await;
+        self.settle(subject, lease, result)
+    }
+
+    /// Ends a lease: the instance goes back to the pool unless its call poisoned it, and a
+    /// guest error becomes the call's diagnostic.
+    fn settle<R>(&self, subject: Subject<'_>, lease: Lease<'_>, result: Result<R, GuestError>) -> Result<R, Vec<Diagnostic>> {
+        if !matches!(&result, Err(e) if e.poisons_instance()) {
+            self.pool.give_back(lease);
         }
+        result.map_err(|e| vec![guest_error_diagnostic(subject, &e)])
     }
 
     /// Runs a guest call that streams its results to a consumer. When the consumer goes away
@@ -261,24 +260,18 @@ impl Provider {
         sent: Arc<types::ConfigureRequest>,
     ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, false).await?;
-        let result =
-            lease.pooled.instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, &request).await).await;
-        match result {
-            Ok(diags) => {
-                let diags = runtime::diagnostics_from_wit(diags);
-                if !terrarium_model::has_errors(&diags) {
-                    lease.pooled.generation = self.pool.record(request, sent);
-                }
-                self.pool.give_back(lease);
-                Ok(diags)
-            }
-            Err(e) => {
-                if !e.poisons_instance() {
-                    self.pool.give_back(lease);
-                }
-                Err(vec![guest_error_diagnostic(subject, &e)])
-            }
+        let result = lease
+            .pooled
+            .instance
+            .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, &request).await)
+            .await
+            .map(runtime::diagnostics_from_wit);
+        if let Ok(diags) = &result
+            && !terrarium_model::has_errors(diags)
+        {
+            lease.pooled.generation = self.pool.record(request, sent);
         }
+        self.settle(subject, lease, result)
     }
 
     /// Asks idle instances to stop. Returns the first error text, if any.
