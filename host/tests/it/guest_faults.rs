@@ -37,7 +37,8 @@ fn encode(p: &Provider, v: &Value) -> DynamicValue {
     DynamicValue::msgpack(codec::encode_msgpack(v, &thing_type(p)).expect("encodable"))
 }
 
-async fn apply(p: &Provider, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
+/// Applies a `faulty_thing` in `mode`: the new state (decoded) and the diagnostics.
+pub(crate) async fn apply(p: &Provider, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
     let planned = thing(mode, Value::unknown(), Value::unknown());
     let config = thing(mode, Value::Null, Value::Null);
     let out = p

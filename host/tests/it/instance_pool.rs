@@ -14,10 +14,11 @@ use std::time::Duration;
 use futures::future::join_all;
 use terrarium::codec;
 use terrarium::dispatch::Provider;
-use terrarium::dispatch::types::{ApplyResourceChangeRequest, ConfigureRequest, DynamicValue};
+use terrarium::dispatch::types::{ConfigureRequest, DynamicValue};
 use terrarium::runtime::{Runtime, RuntimeSettings};
-use terrarium_model::{Diagnostic, Type, Value};
+use terrarium_model::{Diagnostic, Value};
 
+use crate::guest_faults;
 use crate::served::faulty;
 
 async fn start(pool_size: usize) -> Provider {
@@ -29,18 +30,6 @@ async fn start(pool_size: usize) -> Provider {
     };
     let runtime = Runtime::load(&faulty(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
-}
-
-fn thing_type(p: &Provider) -> Type {
-    p.schema().resources["faulty_thing"].block.implied_type()
-}
-
-fn thing(mode: &str, id: Value, value: Value) -> Value {
-    Value::Object(BTreeMap::from([
-        ("id".to_string(), id),
-        ("mode".to_string(), Value::string(mode)),
-        ("value".to_string(), value),
-    ]))
 }
 
 async fn configure(p: &Provider) {
@@ -58,22 +47,11 @@ async fn configure(p: &Provider) {
 
 /// Applies a `faulty_thing` in `mode`; returns (id, value) of the new state, or the diagnostics.
 async fn apply(p: &Provider, mode: &str) -> Result<(String, String), Vec<Diagnostic>> {
-    let ty = thing_type(p);
-    let encode = |v: &Value| DynamicValue::msgpack(codec::encode_msgpack(v, &ty).expect("encodable"));
-    let out = p
-        .apply_resource_change(&ApplyResourceChangeRequest {
-            type_name: "faulty_thing".into(),
-            prior_state: DynamicValue::default(),
-            planned_state: encode(&thing(mode, Value::unknown(), Value::unknown())),
-            config: encode(&thing(mode, Value::Null, Value::Null)),
-            ..Default::default()
-        })
-        .await;
-    if !out.diagnostics.is_empty() {
-        return Err(out.diagnostics);
+    let (state, diagnostics) = guest_faults::apply(p, mode).await;
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
     }
-    let state = codec::decode_msgpack(&out.new_state.expect("a state without diagnostics").msgpack, &ty)
-        .expect("host encoded it");
+    let state = state.expect("a state without diagnostics");
     let Value::Object(attrs) = state else { panic!("state is not an object: {state:?}") };
     let text = |name: &str| match &attrs[name] {
         Value::String(s) => s.clone(),
