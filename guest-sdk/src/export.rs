@@ -107,10 +107,7 @@ fn diagnostics_to_wit(diagnostics: Vec<Diagnostic>) -> Vec<wit::Diagnostic> {
 
 impl<E: Export> api::Guest for E {
     fn get_schema() -> wit::ProviderSchema {
-        let (schema, identities, diagnostics) = with_server::<E, _>(|s| {
-            let (schema, diagnostics) = s.get_schema();
-            (schema, s.identity_schemas(), diagnostics)
-        });
+        let (schema, identities, diagnostics) = with_server::<E, _>(|s| s.schema_with_identities());
         provider_schema_to_wit(schema, identities, diagnostics)
     }
 

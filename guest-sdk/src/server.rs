@@ -50,7 +50,15 @@ impl<P: Provider> Server<P> {
     /// The whole schema, and any mistakes found in it (duplicate names, invalid attribute
     /// flags) as error diagnostics.
     pub fn get_schema(&self) -> (ProviderSchema, Vec<Diagnostic>) {
+        let (schema, _, diagnostics) = self.schema_with_identities();
+        (schema, diagnostics)
+    }
+
+    /// [`get_schema`](Self::get_schema) and [`identity_schemas`](Self::identity_schemas)
+    /// from one pass over the resource types (the `get-schema` export needs both).
+    pub(crate) fn schema_with_identities(&self) -> (ProviderSchema, BTreeMap<String, IdentitySchema>, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
+        let mut identities = BTreeMap::new();
         let provider_schema = self.provider.schema();
         diagnostics.extend(provider_schema.check());
         let mut schema = ProviderSchema { provider: provider_schema.to_model(), ..ProviderSchema::default() };
@@ -62,6 +70,7 @@ impl<P: Provider> Server<P> {
             if let Some(identity) = r.identity_schema() {
                 let problems = identity.check().into_iter();
                 diagnostics.extend(problems.map(|d| in_schema_of("the identity of resource type", r.type_name(), d)));
+                identities.insert(r.type_name().to_string(), identity);
             }
             // Every resource type can generate its configuration (the default does).
             schema.capabilities.generate_resource_config = true;
@@ -83,7 +92,6 @@ impl<P: Provider> Server<P> {
             let (kind, name) = ("ephemeral resource", e.type_name());
             insert_unique(&mut schema.ephemeral_resources, name, s.to_model(), kind, &mut diagnostics);
         }
-        let identities = self.identity_schemas();
         for l in self.provider.list_resources() {
             let s = l.list_resource_schema();
             diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("list resource", l.type_name(), d)));
@@ -106,7 +114,7 @@ impl<P: Provider> Server<P> {
             diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("action", a.type_name(), d)));
             insert_unique(&mut schema.actions, a.type_name(), s.to_model(), "action", &mut diagnostics);
         }
-        (schema, diagnostics)
+        (schema, identities, diagnostics)
     }
 
     /// The identity schemas of the resource types that have one, by type name
