@@ -146,10 +146,12 @@ impl<P: Provider> Server<P> {
         config: &Value,
         client: &ClientCapabilities,
     ) -> Vec<Diagnostic> {
-        let mut problems = self.validate_resource_config(type_name, config);
-        if !client.write_only_attributes_allowed
-            && let Ok(r) = self.resource(type_name)
-        {
+        let r = match self.resource(type_name) {
+            Ok(r) => r,
+            Err(d) => return vec![d],
+        };
+        let mut problems = r.validate_config(config);
+        if !client.write_only_attributes_allowed {
             let schema = r.resource_schema();
             for a in schema.root().attributes().iter().filter(|a| a.is_write_only()) {
                 if config.attr(a.name()).is_some_and(|v| !v.is_null()) {
