@@ -46,7 +46,10 @@ impl Case {
         if self.include_resource_object {
             format!("{} items × {} B objects", thousands(self.count as u64), self.bytes)
         } else {
-            format!("{} items, identities only (include_resource_object = false)", thousands(self.count as u64))
+            format!(
+                "{} items, identities only (include_resource_object = false)",
+                thousands(self.count as u64)
+            )
         }
     }
 }
@@ -74,7 +77,8 @@ struct Sample {
 
 fn launch(setup: &ListSetup, cache_home: &Path) -> Launch {
     let mut launch = Launch::new(&setup.terrarium, Protocol::V6);
-    launch.args = vec!["serve".into(), "--component".into(), setup.hostile_component.as_os_str().to_owned()];
+    launch.args =
+        vec!["serve".into(), "--component".into(), setup.hostile_component.as_os_str().to_owned()];
     launch.env.push(("XDG_CACHE_HOME".into(), cache_home.as_os_str().to_owned()));
     launch
 }
@@ -104,9 +108,16 @@ fn provider_config() -> anyhow::Result<Vec<u8>> {
 }
 
 fn proc_status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).context("/proc/<pid>/status")?;
-    let line = status.lines().find(|l| l.starts_with(field)).with_context(|| format!("no {field} in /proc status"))?;
-    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).with_context(|| format!("{line:?}: not a number"))
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).context("/proc/<pid>/status")?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .with_context(|| format!("no {field} in /proc status"))?;
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .with_context(|| format!("{line:?}: not a number"))
 }
 
 /// The process's peak resident memory so far (`VmHWM`), in bytes.
@@ -122,7 +133,11 @@ fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     // utime and stime are fields 14 and 15, i.e. 11 and 12 after the name (state is 3).
     let ticks = |i: usize| -> anyhow::Result<f64> {
-        Ok(fields.get(i).context("/proc stat too short")?.parse::<u64>().context("/proc stat field")? as f64)
+        Ok(fields
+            .get(i)
+            .context("/proc stat too short")?
+            .parse::<u64>()
+            .context("/proc stat field")? as f64)
     };
     Ok((ticks(11)? + ticks(12)?) / 100.0)
 }
@@ -148,7 +163,8 @@ async fn one_listing(
     cache_home: &Path,
     request: pb6::list_resource::Request,
 ) -> anyhow::Result<Sample> {
-    let FreshHost { mut plugin, pid, rss_before, cpu_before } = fresh_host(setup, cache_home).await?;
+    let FreshHost { mut plugin, pid, rss_before, cpu_before } =
+        fresh_host(setup, cache_home).await?;
     let started = Instant::now();
     let mut events = plugin.list_resource(request).await?;
     let mut first_item = None;
@@ -195,7 +211,11 @@ fn request(
 
 /// Starts a host, configures it, invokes `hostile_chatter` with `count` reports and measures
 /// (an item here is a progress event).
-async fn one_invocation(setup: &ListSetup, cache_home: &Path, count: i64) -> anyhow::Result<Sample> {
+async fn one_invocation(
+    setup: &ListSetup,
+    cache_home: &Path,
+    count: i64,
+) -> anyhow::Result<Sample> {
     use pb6::invoke_action::event::Type as Event;
     let config_type = Type::object([("count", Type::Number), ("panic_after", Type::Number)]);
     let config = Value::Object(BTreeMap::from([
@@ -210,7 +230,8 @@ async fn one_invocation(setup: &ListSetup, cache_home: &Path, count: i64) -> any
         }),
         client_capabilities: None,
     };
-    let FreshHost { mut plugin, pid, rss_before, cpu_before } = fresh_host(setup, cache_home).await?;
+    let FreshHost { mut plugin, pid, rss_before, cpu_before } =
+        fresh_host(setup, cache_home).await?;
     let started = Instant::now();
     let mut events = plugin.invoke_action(request).await?;
     let mut first_report = None;
@@ -280,14 +301,21 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
     for case in CASES.iter().map(Some).chain([None]) {
         let (what, expected) = match case {
             Some(case) => (format!("ListResource, {}", case.describe()), case.count),
-            None => (format!("InvokeAction, {} progress reports", thousands(REPORTS as u64)), REPORTS),
+            None => {
+                (format!("InvokeAction, {} progress reports", thousands(REPORTS as u64)), REPORTS)
+            }
         };
         eprintln!("== {what} ({} runs)", setup.runs);
         let mut samples = Vec::with_capacity(setup.runs);
         for _ in 0..setup.runs {
             let sample = match case {
                 Some(case) => {
-                    let request = request(case.count, case.bytes, case.include_resource_object, case.count * 2)?;
+                    let request = request(
+                        case.count,
+                        case.bytes,
+                        case.include_resource_object,
+                        case.count * 2,
+                    )?;
                     one_listing(setup, cache.path(), request).await?
                 }
                 None => one_invocation(setup, cache.path(), REPORTS).await?,
@@ -305,10 +333,15 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
             );
             samples.push(sample);
         }
-        let payload = median(&mut samples.iter().map(|s| s.payload_bytes as f64).collect::<Vec<_>>());
-        let items_per_s = median(&mut samples.iter().map(|s| s.items as f64 / s.seconds).collect::<Vec<_>>());
+        let payload =
+            median(&mut samples.iter().map(|s| s.payload_bytes as f64).collect::<Vec<_>>());
+        let items_per_s =
+            median(&mut samples.iter().map(|s| s.items as f64 / s.seconds).collect::<Vec<_>>());
         let mib_per_s = median(
-            &mut samples.iter().map(|s| s.payload_bytes as f64 / s.seconds / (1024.0 * 1024.0)).collect::<Vec<_>>(),
+            &mut samples
+                .iter()
+                .map(|s| s.payload_bytes as f64 / s.seconds / (1024.0 * 1024.0))
+                .collect::<Vec<_>>(),
         );
         let seconds = median(&mut samples.iter().map(|s| s.seconds).collect::<Vec<_>>());
         let first = median(&mut samples.iter().map(|s| s.first_item_ms).collect::<Vec<_>>());
@@ -330,7 +363,10 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
         ));
     }
 
-    eprintln!("== ListResource with limit = {LIMIT} of an endless flood of 4 KiB objects ({} runs)", setup.runs);
+    eprintln!(
+        "== ListResource with limit = {LIMIT} of an endless flood of 4 KiB objects ({} runs)",
+        setup.runs
+    );
     let mut ends = Vec::with_capacity(setup.runs);
     let mut firsts = Vec::with_capacity(setup.runs);
     for _ in 0..setup.runs {
@@ -338,7 +374,11 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
         if sample.items != LIMIT as u64 {
             bail!("limit {LIMIT}: {} items arrived", sample.items);
         }
-        eprintln!("   stream ended after {:.1} ms (first item {:.1} ms)", sample.seconds * 1e3, sample.first_item_ms);
+        eprintln!(
+            "   stream ended after {:.1} ms (first item {:.1} ms)",
+            sample.seconds * 1e3,
+            sample.first_item_ms
+        );
         ends.push(sample.seconds * 1e3);
         firsts.push(sample.first_item_ms);
     }

@@ -38,7 +38,9 @@ pub struct Setup {
 }
 
 fn env_path(key: &str) -> anyhow::Result<PathBuf> {
-    let p = PathBuf::from(std::env::var_os(key).with_context(|| format!("{key} is not set (run `make bench`)"))?);
+    let p = PathBuf::from(
+        std::env::var_os(key).with_context(|| format!("{key} is not set (run `make bench`)"))?,
+    );
     if !p.exists() {
         bail!("{key}={} does not exist (run `make bench`, which builds it)", p.display());
     }
@@ -66,7 +68,9 @@ fn parse_args() -> anyhow::Result<Args> {
         match arg.as_str() {
             "list-stream" => only_list_stream = true,
             "--skip-list-stream" => skip_list_stream = true,
-            "--runs" => runs = args.next().context("--runs needs a number")?.parse().context("--runs")?,
+            "--runs" => {
+                runs = args.next().context("--runs needs a number")?.parse().context("--runs")?
+            }
             "--sizes" => {
                 sizes = args
                     .next()
@@ -91,7 +95,10 @@ fn parse_args() -> anyhow::Result<Args> {
 
 /// A build artifact: `key` from the environment, else `default` (a path in the cargo target
 /// directory this executable was built into).
-fn artifact_path(key: &str, default: impl FnOnce(&std::path::Path) -> PathBuf) -> anyhow::Result<PathBuf> {
+fn artifact_path(
+    key: &str,
+    default: impl FnOnce(&std::path::Path) -> PathBuf,
+) -> anyhow::Result<PathBuf> {
     if std::env::var_os(key).is_some() {
         return env_path(key);
     }
@@ -99,7 +106,10 @@ fn artifact_path(key: &str, default: impl FnOnce(&std::path::Path) -> PathBuf) -
     let profile_dir = exe.parent().context("this executable has no directory")?;
     let p = default(profile_dir);
     if !p.exists() {
-        bail!("{} does not exist and {key} is not set (`bench/run list-stream` builds it)", p.display());
+        bail!(
+            "{} does not exist and {key} is not set (`bench/run list-stream` builds it)",
+            p.display()
+        );
     }
     Ok(p)
 }
@@ -179,7 +189,8 @@ fn verdict(ok: bool) -> &'static str {
 
 fn main() -> anyhow::Result<()> {
     let Args { runs, sizes, skip_terraform, skip_list_stream, only_list_stream } = parse_args()?;
-    let tokio = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let tokio =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     if only_list_stream {
         let (list, _scratch) = list_setup(runs)?;
         return tokio.block_on(list_stream::run(&list));
@@ -215,7 +226,11 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn ours_launch(setup: &Setup, component: &std::path::Path, cache_home: Option<&std::path::Path>) -> Launch {
+fn ours_launch(
+    setup: &Setup,
+    component: &std::path::Path,
+    cache_home: Option<&std::path::Path>,
+) -> Launch {
     let mut launch = Launch::new(&setup.terrarium, Protocol::V6);
     launch.args = vec!["serve".into(), "--component".into(), component.as_os_str().to_owned()];
     if let Some(dir) = cache_home {
@@ -239,8 +254,14 @@ async fn cold_start(setup: &Setup) -> anyhow::Result<Vec<Row>> {
         .stop()
         .await;
 
-    let (mut ours_warm_hs, mut ours_warm_ready, mut ours_cold_hs, mut ours_cold_ready, mut go_hs, mut go_ready) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (
+        mut ours_warm_hs,
+        mut ours_warm_ready,
+        mut ours_cold_hs,
+        mut ours_cold_ready,
+        mut go_hs,
+        mut go_ready,
+    ) = (vec![], vec![], vec![], vec![], vec![], vec![]);
     for i in 0..setup.runs.max(5) * 2 {
         let go_first = i % 2 == 1;
         for which in if go_first { ["go", "warm", "cold"] } else { ["warm", "cold", "go"] } {
@@ -303,13 +324,15 @@ async fn cold_start(setup: &Setup) -> anyhow::Result<Vec<Row>> {
 
 /// The null_resource state type, the same in both providers.
 fn null_resource_type() -> Type {
-    Type::from_json(r#"["object",{"id":"string","triggers":["map","string"]}]"#).expect("a valid type")
+    Type::from_json(r#"["object",{"id":"string","triggers":["map","string"]}]"#)
+        .expect("a valid type")
 }
 
 /// A null_resource state of about 4 KB: 64 triggers of 48-byte values.
 fn four_kb_state() -> Value {
-    let triggers: BTreeMap<String, Value> =
-        (0..64).map(|i| (format!("trigger_{i:02}"), Value::string(format!("{i:02}-{}", "x".repeat(45))))).collect();
+    let triggers: BTreeMap<String, Value> = (0..64)
+        .map(|i| (format!("trigger_{i:02}"), Value::string(format!("{i:02}-{}", "x".repeat(45)))))
+        .collect();
     Value::Object(BTreeMap::from([
         ("id".to_string(), Value::string("1234567890123456789")),
         ("triggers".to_string(), Value::Map(triggers)),
@@ -323,7 +346,10 @@ async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     eprintln!("   state: {} bytes of msgpack", state.len());
     let cache = tempfile::tempdir_in(&setup.dir)?;
     let mut ours =
-        RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cache.path()))).await?.ready().await?;
+        RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cache.path())))
+            .await?
+            .ready()
+            .await?;
     let mut go = RunningPlugin::start(&go_launch(setup)).await?.ready().await?;
     ours.configure_empty().await?;
     go.configure_empty().await?;
@@ -359,7 +385,10 @@ async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
 async fn concurrent_calls(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     let cache = tempfile::tempdir_in(&setup.dir)?;
     let mut plugin =
-        RunningPlugin::start(&ours_launch(setup, &setup.faulty_component, Some(cache.path()))).await?.ready().await?;
+        RunningPlugin::start(&ours_launch(setup, &setup.faulty_component, Some(cache.path())))
+            .await?
+            .ready()
+            .await?;
     let mut batches = Vec::new();
     let mut first = None;
     for _ in 0..=setup.runs.max(5) {
@@ -394,6 +423,12 @@ async fn concurrent_calls(setup: &Setup) -> anyhow::Result<Vec<Row>> {
 }
 
 /// Waits at most `limit` for `f`.
-pub async fn within<T>(limit: Duration, what: &str, f: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
-    tokio::time::timeout(limit, f).await.with_context(|| format!("{what} took longer than {limit:?}"))?
+pub async fn within<T>(
+    limit: Duration,
+    what: &str,
+    f: impl Future<Output = anyhow::Result<T>>,
+) -> anyhow::Result<T> {
+    tokio::time::timeout(limit, f)
+        .await
+        .with_context(|| format!("{what} took longer than {limit:?}"))?
 }

@@ -65,7 +65,9 @@ struct ClientIdentity {
 }
 
 fn client_identity() -> anyhow::Result<ClientIdentity> {
-    use rcgen::{BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
+    use rcgen::{
+        BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
+    };
     let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)?;
     let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
     params.distinguished_name.push(DnType::CommonName, "localhost");
@@ -77,7 +79,8 @@ fn client_identity() -> anyhow::Result<ClientIdentity> {
         KeyUsagePurpose::KeyAgreement,
         KeyUsagePurpose::KeyCertSign,
     ];
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
+    params.extended_key_usages =
+        vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
     let certificate = params.self_signed(&key)?;
     Ok(ClientIdentity {
         pem: certificate.pem(),
@@ -115,7 +118,12 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
     fn verify_tls13_signature(
         &self,
@@ -123,7 +131,12 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.provider.signature_verification_algorithms.supported_schemes()
@@ -178,7 +191,10 @@ impl RunningPlugin {
         command
             .args(&launch.args)
             .env(MAGIC_COOKIE.0, MAGIC_COOKIE.1)
-            .env("PLUGIN_PROTOCOL_VERSIONS", if launch.protocol == Protocol::V5 { "5" } else { "6" })
+            .env(
+                "PLUGIN_PROTOCOL_VERSIONS",
+                if launch.protocol == Protocol::V5 { "5" } else { "6" },
+            )
             .env("PLUGIN_CLIENT_CERT", &identity.pem)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -187,11 +203,14 @@ impl RunningPlugin {
         for (k, v) in &launch.env {
             command.env(k, v);
         }
-        let mut child = command.spawn().with_context(|| format!("cannot start {}", launch.program.display()))?;
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot start {}", launch.program.display()))?;
         let stdout = child.stdout.take().context("no stdout pipe")?;
         let mut line = String::new();
         let mut reader = BufReader::new(stdout);
-        within(PATIENCE, "the handshake line", async { Ok(reader.read_line(&mut line).await?) }).await?;
+        within(PATIENCE, "the handshake line", async { Ok(reader.read_line(&mut line).await?) })
+            .await?;
         // Keep draining stdout so that a provider writing more never blocks on a full pipe.
         tokio::spawn(async move {
             let mut sink = tokio::io::sink();
@@ -235,7 +254,9 @@ impl RunningPlugin {
                 errors_in(&response.get_ref().diagnostics)?;
             }
             Protocol::V5 => {
-                let _: v5::Opaque = within(PATIENCE, "GetSchema", self.unary_v5("GetSchema", v5::Opaque {})).await?;
+                let _: v5::Opaque =
+                    within(PATIENCE, "GetSchema", self.unary_v5("GetSchema", v5::Opaque {}))
+                        .await?;
             }
         }
         Ok(self)
@@ -249,8 +270,13 @@ impl RunningPlugin {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
         grpc.ready().await?;
         let path = PathAndQuery::try_from(format!("/tfplugin5.Provider/{method}"))?;
-        let response =
-            grpc.unary(tonic::Request::new(request), path, tonic_prost::ProstCodec::<Req, Resp>::default()).await?;
+        let response = grpc
+            .unary(
+                tonic::Request::new(request),
+                path,
+                tonic_prost::ProstCodec::<Req, Resp>::default(),
+            )
+            .await?;
         Ok(response.into_inner())
     }
 
@@ -291,7 +317,10 @@ impl RunningPlugin {
                 let response = ProviderClient::new(self.channel.clone())
                     .read_resource(pb6::read_resource::Request {
                         type_name: type_name.into(),
-                        current_state: Some(pb6::DynamicValue { msgpack: state.to_vec(), json: vec![] }),
+                        current_state: Some(pb6::DynamicValue {
+                            msgpack: state.to_vec(),
+                            json: vec![],
+                        }),
                         ..Default::default()
                     })
                     .await?;
@@ -306,7 +335,10 @@ impl RunningPlugin {
                         "ReadResource",
                         v5::ReadResourceRequest {
                             type_name: type_name.into(),
-                            current_state: Some(v5::DynamicValue { msgpack: state.to_vec(), json: vec![] }),
+                            current_state: Some(v5::DynamicValue {
+                                msgpack: state.to_vec(),
+                                json: vec![],
+                            }),
                         },
                     )
                     .await?;
@@ -367,12 +399,17 @@ impl RunningPlugin {
         let ty = Type::from_json(r#"["object",{"id":"string","mode":"string","value":"string"}]"#)?;
         let object = |id: Value, value: Value| {
             Value::Object(
-                [("id".to_string(), id), ("mode".to_string(), Value::string("slow")), ("value".to_string(), value)]
-                    .into_iter()
-                    .collect(),
+                [
+                    ("id".to_string(), id),
+                    ("mode".to_string(), Value::string("slow")),
+                    ("value".to_string(), value),
+                ]
+                .into_iter()
+                .collect(),
             )
         };
-        let planned = terrarium::codec::encode_msgpack(&object(Value::unknown(), Value::unknown()), &ty)?;
+        let planned =
+            terrarium::codec::encode_msgpack(&object(Value::unknown(), Value::unknown()), &ty)?;
         let config = terrarium::codec::encode_msgpack(&object(Value::Null, Value::Null), &ty)?;
         let calls = (0..n).map(|_| {
             let mut client = ProviderClient::new(self.channel.clone());
@@ -413,14 +450,25 @@ fn errors_in(diags: &[pb6::Diagnostic]) -> anyhow::Result<()> {
         .filter(|d| d.severity == pb6::diagnostic::Severity::Error as i32)
         .map(|d| format!("{}: {}", d.summary, d.detail))
         .collect();
-    if errors.is_empty() { Ok(()) } else { bail!("the provider answered with errors: {}", errors.join("; ")) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        bail!("the provider answered with errors: {}", errors.join("; "))
+    }
 }
 
 fn v5_errors(diags: &[v5::Diagnostic]) -> anyhow::Result<()> {
     // Severity 1 is ERROR in tfplugin5 as in tfplugin6.
-    let errors: Vec<String> =
-        diags.iter().filter(|d| d.severity == 1).map(|d| format!("{}: {}", d.summary, d.detail)).collect();
-    if errors.is_empty() { Ok(()) } else { bail!("the Go provider answered with errors: {}", errors.join("; ")) }
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == 1)
+        .map(|d| format!("{}: {}", d.summary, d.detail))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        bail!("the Go provider answered with errors: {}", errors.join("; "))
+    }
 }
 
 /// The tfplugin5 messages used here (fields the benchmarks do not need are left out; protobuf

@@ -60,7 +60,10 @@ fn prepare(setup: &Setup, which: Which) -> anyhow::Result<Prepared> {
             setup.null_component.display()
         ),
         Which::Go => {
-            format!("exec /usr/bin/time -f '%U %S %M' -o \"$TERRARIUM_BENCH_TIMES/$$\" '{}'", setup.go_null.display())
+            format!(
+                "exec /usr/bin/time -f '%U %S %M' -o \"$TERRARIUM_BENCH_TIMES/$$\" '{}'",
+                setup.go_null.display()
+            )
         }
     };
     let script = wrap.join("terraform-provider-null");
@@ -148,8 +151,14 @@ pub fn run_all(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     let go = prepare(setup, Which::Go)?;
     let mut rows = Vec::new();
     for &size in &setup.sizes {
-        eprintln!("== terraform plan / apply, {size} null_resource(s), {} alternating runs", setup.runs);
-        let dirs = [(Which::Ours, workdir(setup, Which::Ours, size)?), (Which::Go, workdir(setup, Which::Go, size)?)];
+        eprintln!(
+            "== terraform plan / apply, {size} null_resource(s), {} alternating runs",
+            setup.runs
+        );
+        let dirs = [
+            (Which::Ours, workdir(setup, Which::Ours, size)?),
+            (Which::Go, workdir(setup, Which::Go, size)?),
+        ];
         // One unmeasured round each: fills our compile cache and the OS page cache.
         for (which, dir) in &dirs {
             let p = if *which == Which::Ours { &ours } else { &go };
@@ -185,12 +194,16 @@ pub fn run_all(setup: &Setup) -> anyhow::Result<Vec<Row>> {
         }
         for command in ["plan", "apply"] {
             let pick = |which: Which, f: fn(&Sample) -> f64| -> f64 {
-                let mut v: Vec<f64> =
-                    samples.iter().filter(|(w, c, _)| *w == which && *c == command).map(|(_, _, s)| f(s)).collect();
+                let mut v: Vec<f64> = samples
+                    .iter()
+                    .filter(|(w, c, _)| *w == which && *c == command)
+                    .map(|(_, _, s)| f(s))
+                    .collect();
                 median(&mut v)
             };
             let wall = (pick(Which::Ours, |s| s.wall_s), pick(Which::Go, |s| s.wall_s));
-            let cpu = (pick(Which::Ours, |s| s.provider_cpu_s), pick(Which::Go, |s| s.provider_cpu_s));
+            let cpu =
+                (pick(Which::Ours, |s| s.provider_cpu_s), pick(Which::Go, |s| s.provider_cpu_s));
             let rss = (pick(Which::Ours, |s| s.peak_rss_mb), pick(Which::Go, |s| s.peak_rss_mb));
             let procs = pick(Which::Ours, |s| s.processes as f64);
             let wall_limit = if size == 1 { 0.9 } else { 1.0 };
@@ -202,7 +215,9 @@ pub fn run_all(setup: &Setup) -> anyhow::Result<Vec<Row>> {
                 target: format!("ratio ≤ {wall_limit}: {}", verdict(wall.0 <= wall.1 * wall_limit)),
             });
             rows.push(Row {
-                what: format!("terraform {command}, {size}: provider CPU, all {procs:.0} processes"),
+                what: format!(
+                    "terraform {command}, {size}: provider CPU, all {procs:.0} processes"
+                ),
                 ours: cpu.0,
                 go: Some(cpu.1),
                 unit: "s",

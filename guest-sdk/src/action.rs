@@ -134,13 +134,17 @@ impl<A: Action> AnyAction for A {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&Action::schema(self), config, || Action::validate(self, config))
+        crate::resource::validate_config(&Action::schema(self), config, || {
+            Action::validate(self, config)
+        })
     }
 
     fn plan_action(&self, request: ActionRequest) -> (Option<DeferredReason>, Vec<Diagnostic>) {
         match Action::plan(self, &request.config) {
             Ok(()) => (None, Vec::new()),
-            Err(d) => d.into_deferral(&request.client, &format!("Action::plan of {}", A::TYPE_NAME)),
+            Err(d) => {
+                d.into_deferral(&request.client, &format!("Action::plan of {}", A::TYPE_NAME))
+            }
         }
     }
 
@@ -160,21 +164,28 @@ impl<A: Action> AnyAction for A {
 impl<P: Provider> Server<P> {
     /// `ValidateActionConfig`.
     pub fn validate_action_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
-        with_action(self.provider(), type_name, |a| a.validate_config(config)).unwrap_or_else(|d| vec![d])
+        with_action(self.provider(), type_name, |a| a.validate_config(config))
+            .unwrap_or_else(|d| vec![d])
     }
 
     /// `PlanAction`: a deferral (when Terraform allows it) and the diagnostics.
     pub fn plan_action(&self, request: ActionRequest) -> (Option<DeferredReason>, Vec<Diagnostic>) {
         let type_name = request.type_name.clone();
-        with_action(self.provider(), &type_name, |a| a.plan_action(request)).unwrap_or_else(|d| (None, vec![d]))
+        with_action(self.provider(), &type_name, |a| a.plan_action(request))
+            .unwrap_or_else(|d| (None, vec![d]))
     }
 
     /// `InvokeAction`: progress goes to `progress` as it is reported; the result is the
     /// final diagnostics.
-    pub fn invoke_action(&self, request: ActionRequest, progress: &dyn Fn(&str)) -> Vec<Diagnostic> {
+    pub fn invoke_action(
+        &self,
+        request: ActionRequest,
+        progress: &dyn Fn(&str),
+    ) -> Vec<Diagnostic> {
         let type_name = request.type_name.clone();
         let progress = Progress::new(progress);
-        with_action(self.provider(), &type_name, |a| a.invoke_action(request, &progress)).unwrap_or_else(|d| vec![d])
+        with_action(self.provider(), &type_name, |a| a.invoke_action(request, &progress))
+            .unwrap_or_else(|d| vec![d])
     }
 }
 
@@ -209,16 +220,23 @@ impl<P: Provider> Harness<P> {
         let request = ActionRequest {
             type_name: type_name.to_string(),
             config,
-            client: ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+            client: ClientCapabilities {
+                deferral_allowed: false,
+                write_only_attributes_allowed: true,
+            },
         };
         let (deferred, diagnostics) = server.plan_action(request.clone());
         warnings.extend(split("plan", diagnostics)?);
         if let Some(reason) = deferred {
             let detail = format!("The plan was deferred: {}.", reason.describe());
-            return Err(Failure { step: "plan", diagnostics: vec![Diagnostic::error("Deferred", detail)] });
+            return Err(Failure {
+                step: "plan",
+                diagnostics: vec![Diagnostic::error("Deferred", detail)],
+            });
         }
         let progress = RefCell::new(Vec::new());
-        let diagnostics = server.invoke_action(request, &|message| progress.borrow_mut().push(message.to_string()));
+        let diagnostics = server
+            .invoke_action(request, &|message| progress.borrow_mut().push(message.to_string()));
         warnings.extend(split("invoke", diagnostics)?);
         Ok(Invoked { progress: progress.into_inner(), warnings })
     }
@@ -262,7 +280,11 @@ mod tests {
             }
             match config.attr("fail_after") {
                 Some(Value::Number(n)) if n.to_string() == "0" => {
-                    Err(Diagnostics::attribute_error("fail_after", "Fails at once", "Nothing would run."))
+                    Err(Diagnostics::attribute_error(
+                        "fail_after",
+                        "Fails at once",
+                        "Nothing would run.",
+                    ))
                 }
                 _ => Ok(()),
             }
@@ -291,7 +313,10 @@ mod tests {
     fn validate_plan_and_invoke_errors_fail_their_step() {
         let h = Harness::new(Counter);
         assert_eq!(h.invoke("t_count", json!({"to": 101})).unwrap_err().step, "validate");
-        assert_eq!(h.invoke("t_count", json!({"to": 3, "fail_after": 0})).unwrap_err().step, "plan");
+        assert_eq!(
+            h.invoke("t_count", json!({"to": 3, "fail_after": 0})).unwrap_err().step,
+            "plan"
+        );
         let failed = h.invoke("t_count", json!({"to": 3, "fail_after": 2})).unwrap_err();
         assert_eq!(failed.step, "invoke");
         assert!(failed.mentions("at 3"), "{failed}");
@@ -300,8 +325,13 @@ mod tests {
         let reported = RefCell::new(Vec::new());
         let config = crate::testing::from_json(&json!({"to": 3, "fail_after": 1, "word": "n"}));
         let config = conform_to(&Count.schema(), config);
-        let request = ActionRequest { type_name: "t_count".into(), config, client: ClientCapabilities::default() };
-        let diagnostics = h.server().invoke_action(request, &|m| reported.borrow_mut().push(m.to_string()));
+        let request = ActionRequest {
+            type_name: "t_count".into(),
+            config,
+            client: ClientCapabilities::default(),
+        };
+        let diagnostics =
+            h.server().invoke_action(request, &|m| reported.borrow_mut().push(m.to_string()));
         assert_eq!(diagnostics.len(), 1);
         assert_eq!(*reported.borrow(), ["n 1/3"]);
     }
@@ -319,7 +349,8 @@ mod tests {
                 &Count.schema().implied_type(),
             )
             .unwrap();
-            let client = ClientCapabilities { deferral_allowed, write_only_attributes_allowed: true };
+            let client =
+                ClientCapabilities { deferral_allowed, write_only_attributes_allowed: true };
             server.plan_action(ActionRequest { type_name: "t_count".into(), config, client })
         };
         assert_eq!(plan(true), (Some(DeferredReason::ResourceConfigUnknown), Vec::new()));

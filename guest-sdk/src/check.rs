@@ -18,7 +18,12 @@ use crate::value::same_value;
 const NULL: Value = Value::Null;
 
 /// Runs every attribute's validators over a configuration, at every depth.
-pub(crate) fn run_validators(shape: Shape<'_>, config: &Value, path: &AttributePath, problems: &mut Vec<Diagnostic>) {
+pub(crate) fn run_validators(
+    shape: Shape<'_>,
+    config: &Value,
+    path: &AttributePath,
+    problems: &mut Vec<Diagnostic>,
+) {
     if !matches!(config, Value::Object(_)) {
         return;
     }
@@ -111,7 +116,9 @@ fn keeps(config: &Value, planned: &Value) -> bool {
         (Value::List(c), Value::List(p)) | (Value::Tuple(c), Value::Tuple(p)) => {
             c.len() == p.len() && c.iter().zip(p).all(|(c, p)| keeps(c, p))
         }
-        (Value::Set(c), Value::Set(p)) if config.contains_unknown() || planned.contains_unknown() => {
+        (Value::Set(c), Value::Set(p))
+            if config.contains_unknown() || planned.contains_unknown() =>
+        {
             // Unknown elements may turn out equal to others: only the count can be checked.
             c.len() == p.len() || config.contains_unknown()
         }
@@ -136,7 +143,11 @@ pub(crate) fn check_plan(
         if config.is_null() != planned.is_null() && !config.is_unknown() {
             problems.push((
                 path.clone(),
-                format!("the configuration has {} but the plan has {}", show(config), show(planned)),
+                format!(
+                    "the configuration has {} but the plan has {}",
+                    show(config),
+                    show(planned)
+                ),
             ));
         }
         return;
@@ -147,7 +158,10 @@ pub(crate) fn check_plan(
         let p = planned.attr(a.name()).unwrap_or(&NULL);
         if a.is_write_only() {
             if !p.is_null() {
-                problems.push((here, "it is write-only, so its planned value must be null".to_string()));
+                problems.push((
+                    here,
+                    "it is write-only, so its planned value must be null".to_string(),
+                ));
             }
             continue;
         }
@@ -170,7 +184,11 @@ pub(crate) fn check_plan(
                 if !keeps(c, p) {
                     problems.push((
                         here,
-                        format!("the configuration sets it to {} but the plan has {}", show(c), show(p)),
+                        format!(
+                            "the configuration sets it to {} but the plan has {}",
+                            show(c),
+                            show(p)
+                        ),
                     ));
                 }
             }
@@ -182,7 +200,10 @@ pub(crate) fn check_plan(
         let p = planned.attr(b.name()).unwrap_or(&NULL);
         if c.is_unknown() || p.is_unknown() {
             if c.is_unknown() != p.is_unknown() {
-                problems.push((here, format!("the configuration has {} but the plan has {}", show(c), show(p))));
+                problems.push((
+                    here,
+                    format!("the configuration has {} but the plan has {}", show(c), show(p)),
+                ));
             }
             continue;
         }
@@ -215,20 +236,31 @@ fn check_elements(
     for (i, (c, pair)) in ce.iter().zip(pairs).enumerate() {
         let at = match config {
             Value::List(_) => path.index(i as i64),
-            Value::Map(_) => map_keys.get(i).map_or_else(|| path.clone(), |k| path.key((*k).clone())),
+            Value::Map(_) => {
+                map_keys.get(i).map_or_else(|| path.clone(), |k| path.key((*k).clone()))
+            }
             _ => path.clone(),
         };
         match pair.and_then(|j| pe.get(j)) {
             Some(p) => check_plan(inner, c, p, &at, problems),
-            None => problems.push((at, format!("the configured element {} is missing from the plan", show(c)))),
+            None => problems
+                .push((at, format!("the configured element {} is missing from the plan", show(c)))),
         }
     }
 }
 
 /// Checks an apply result against the plan: every value the plan knew is kept.
-pub(crate) fn check_apply(planned: &Value, new: &Value, path: &AttributePath, problems: &mut Vec<(AttributePath, String)>) {
+pub(crate) fn check_apply(
+    planned: &Value,
+    new: &Value,
+    path: &AttributePath,
+    problems: &mut Vec<(AttributePath, String)>,
+) {
     let differ = |problems: &mut Vec<(AttributePath, String)>| {
-        problems.push((path.clone(), format!("the plan promised {} but the result has {}", show(planned), show(new))))
+        problems.push((
+            path.clone(),
+            format!("the plan promised {} but the result has {}", show(planned), show(new)),
+        ))
     };
     match (planned, new) {
         (Value::Unknown(_), _) => {}
@@ -254,7 +286,9 @@ pub(crate) fn check_apply(planned: &Value, new: &Value, path: &AttributePath, pr
             }
         }
         (Value::Set(_), Value::Set(_)) if planned.contains_unknown() => {}
-        (Value::Dynamic(p), Value::Dynamic(n)) if p.ty == n.ty => check_apply(&p.value, &n.value, path, problems),
+        (Value::Dynamic(p), Value::Dynamic(n)) if p.ty == n.ty => {
+            check_apply(&p.value, &n.value, path, problems)
+        }
         _ if same_value(planned, new) => {}
         _ => differ(problems),
     }

@@ -63,7 +63,9 @@ impl<D: DataSource> AnyDataSource for D {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&DataSource::schema(self), config, || DataSource::validate(self, config))
+        crate::resource::validate_config(&DataSource::schema(self), config, || {
+            DataSource::validate(self, config)
+        })
     }
 
     fn read_data(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {

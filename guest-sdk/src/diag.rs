@@ -69,7 +69,11 @@ impl Diagnostics {
     }
 
     /// One error about one attribute (`"name"`, or an [`AttributePath`] for nested ones).
-    pub fn attribute_error(path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) -> Self {
+    pub fn attribute_error(
+        path: impl IntoPath,
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
         Diagnostics::of(vec![Diagnostic::error(summary, detail).at(path.into_path())])
     }
 
@@ -85,7 +89,12 @@ impl Diagnostics {
 
     /// Adds an error about one attribute; handy when checking several attributes before
     /// returning them all at once.
-    pub fn push_attribute_error(&mut self, path: impl IntoPath, summary: impl Into<String>, detail: impl Into<String>) {
+    pub fn push_attribute_error(
+        &mut self,
+        path: impl IntoPath,
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+    ) {
         self.0.push(Diagnostic::error(summary, detail).at(path.into_path()));
     }
 
@@ -140,7 +149,11 @@ impl Diagnostics {
     /// What a call answers for these diagnostics: the deferral, when one was asked for and
     /// Terraform allows it; otherwise an error in its place that says why the provider
     /// could not go on. `call` names what was deferred ("Resource::read of files_file").
-    pub fn into_deferral(self, client: &ClientCapabilities, call: &str) -> (Option<DeferredReason>, Vec<Diagnostic>) {
+    pub fn into_deferral(
+        self,
+        client: &ClientCapabilities,
+        call: &str,
+    ) -> (Option<DeferredReason>, Vec<Diagnostic>) {
         let Diagnostics(mut diagnostics, deferral) = self;
         match deferral {
             Some(reason) if client.deferral_allowed => (Some(reason), diagnostics),

@@ -252,7 +252,9 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        validate_config(&EphemeralResource::schema(self), config, || EphemeralResource::validate(self, config))
+        validate_config(&EphemeralResource::schema(self), config, || {
+            EphemeralResource::validate(self, config)
+        })
     }
 
     fn open_resource(&self, request: OpenRequest) -> OpenResponse {
@@ -276,7 +278,13 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
             Err(d) => {
                 let call = format!("EphemeralResource::open of {}", E::TYPE_NAME);
                 let (deferred, diagnostics) = d.into_deferral(&request.client, &call);
-                OpenResponse { result: Value::Null, private: None, renew_at: None, deferred, diagnostics }
+                OpenResponse {
+                    result: Value::Null,
+                    private: None,
+                    renew_at: None,
+                    deferred,
+                    diagnostics,
+                }
             }
         }
     }
@@ -284,9 +292,17 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
     fn renew_resource(&self, request: RenewRequest) -> RenewResponse {
         let mut lease = Lease::decode(request.private.as_deref());
         match EphemeralResource::renew(self, &mut lease) {
-            Ok(()) => RenewResponse { private: lease.encode(), renew_at: lease.renews_at(), diagnostics: Vec::new() },
+            Ok(()) => RenewResponse {
+                private: lease.encode(),
+                renew_at: lease.renews_at(),
+                diagnostics: Vec::new(),
+            },
             // The resource is as it was: keep its private data for close.
-            Err(d) => RenewResponse { private: request.private, renew_at: None, diagnostics: d.into_vec() },
+            Err(d) => RenewResponse {
+                private: request.private,
+                renew_at: None,
+                diagnostics: d.into_vec(),
+            },
         }
     }
 
@@ -299,36 +315,41 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
 /// The ephemeral-resource calls of the protocol, routed by type name.
 impl<P: Provider> Server<P> {
     /// `ValidateEphemeralResourceConfig`.
-    pub fn validate_ephemeral_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
-        with_ephemeral(self.provider(), type_name, |e| e.validate_config(config)).unwrap_or_else(|d| vec![d])
+    pub fn validate_ephemeral_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Vec<Diagnostic> {
+        with_ephemeral(self.provider(), type_name, |e| e.validate_config(config))
+            .unwrap_or_else(|d| vec![d])
     }
 
     /// `OpenEphemeralResource`.
     pub fn open_ephemeral_resource(&self, request: OpenRequest) -> OpenResponse {
         let type_name = request.type_name.clone();
-        with_ephemeral(self.provider(), &type_name, |e| e.open_resource(request)).unwrap_or_else(|d| OpenResponse {
-            result: Value::Null,
-            private: None,
-            renew_at: None,
-            deferred: None,
-            diagnostics: vec![d],
-        })
+        with_ephemeral(self.provider(), &type_name, |e| e.open_resource(request)).unwrap_or_else(
+            |d| OpenResponse {
+                result: Value::Null,
+                private: None,
+                renew_at: None,
+                deferred: None,
+                diagnostics: vec![d],
+            },
+        )
     }
 
     /// `RenewEphemeralResource`.
     pub fn renew_ephemeral_resource(&self, request: RenewRequest) -> RenewResponse {
         let (type_name, private) = (request.type_name.clone(), request.private.clone());
-        with_ephemeral(self.provider(), &type_name, |e| e.renew_resource(request)).unwrap_or_else(|d| RenewResponse {
-            private,
-            renew_at: None,
-            diagnostics: vec![d],
-        })
+        with_ephemeral(self.provider(), &type_name, |e| e.renew_resource(request))
+            .unwrap_or_else(|d| RenewResponse { private, renew_at: None, diagnostics: vec![d] })
     }
 
     /// `CloseEphemeralResource`.
     pub fn close_ephemeral_resource(&self, request: CloseRequest) -> Vec<Diagnostic> {
         let type_name = request.type_name.clone();
-        with_ephemeral(self.provider(), &type_name, |e| e.close_resource(request)).unwrap_or_else(|d| vec![d])
+        with_ephemeral(self.provider(), &type_name, |e| e.close_resource(request))
+            .unwrap_or_else(|d| vec![d])
     }
 }
 
@@ -357,7 +378,8 @@ pub struct Opened {
 impl Opened {
     /// The result read into the ephemeral resource's `Data` type.
     pub fn typed<T: DeserializeOwned>(&self) -> std::result::Result<T, Failure> {
-        from_value(&self.result).map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
+        from_value(&self.result)
+            .map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
     }
 }
 
@@ -367,17 +389,27 @@ impl<P: Provider> Harness<P> {
     /// does when a configuration refers to it.
     pub fn open(&self, type_name: &str, config: Json) -> std::result::Result<Opened, Failure> {
         let server = self.server();
-        let schema = with_ephemeral(server.provider(), type_name, |e| e.ephemeral_resource_schema())
-            .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
+        let schema =
+            with_ephemeral(server.provider(), type_name, |e| e.ephemeral_resource_schema())
+                .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
         let config = fit(&schema, &config)?;
-        let mut warnings = split("validate", server.validate_ephemeral_resource_config(type_name, &config))?;
+        let mut warnings =
+            split("validate", server.validate_ephemeral_resource_config(type_name, &config))?;
         let response = server.open_ephemeral_resource(OpenRequest {
             type_name: type_name.to_string(),
             config,
-            client: ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+            client: ClientCapabilities {
+                deferral_allowed: false,
+                write_only_attributes_allowed: true,
+            },
         });
         warnings.extend(split("open", response.diagnostics)?);
-        Ok(Opened { result: response.result, private: response.private, renew_at: response.renew_at, warnings })
+        Ok(Opened {
+            result: response.result,
+            private: response.private,
+            renew_at: response.renew_at,
+            warnings,
+        })
     }
 
     /// Renews what [`open`](Self::open) (or an earlier renewal) returned, as Terraform does
@@ -388,12 +420,21 @@ impl<P: Provider> Harness<P> {
             private: opened.private.clone(),
         });
         let warnings = split("renew", response.diagnostics)?;
-        Ok(Opened { result: opened.result.clone(), private: response.private, renew_at: response.renew_at, warnings })
+        Ok(Opened {
+            result: opened.result.clone(),
+            private: response.private,
+            renew_at: response.renew_at,
+            warnings,
+        })
     }
 
     /// Closes what [`open`](Self::open) returned, as Terraform does when it is done; returns
     /// the warnings.
-    pub fn close(&self, type_name: &str, opened: &Opened) -> std::result::Result<Vec<Diagnostic>, Failure> {
+    pub fn close(
+        &self,
+        type_name: &str,
+        opened: &Opened,
+    ) -> std::result::Result<Vec<Diagnostic>, Failure> {
         let diagnostics = self.server().close_ephemeral_resource(CloseRequest {
             type_name: type_name.to_string(),
             private: opened.private.clone(),
@@ -488,7 +529,13 @@ mod tests {
         assert_eq!(token.secret, Attr::Known("db-60".to_string()));
         assert!(opened.renew_at.is_some_and(|at| at > SystemTime::now()));
         assert!(opened.private.is_some());
-        assert!(h.server().get_schema().0.ephemeral_resources["t_token"].block.attribute("secret").unwrap().sensitive);
+        assert!(
+            h.server().get_schema().0.ephemeral_resources["t_token"]
+                .block
+                .attribute("secret")
+                .unwrap()
+                .sensitive
+        );
     }
 
     #[test]
@@ -515,7 +562,9 @@ mod tests {
         assert_eq!(unknown.step, "open");
         assert!(unknown.mentions("still unknown"), "{unknown}");
 
-        let missing = h.server().close_ephemeral_resource(CloseRequest { type_name: "t_nope".into(), private: None });
+        let missing = h
+            .server()
+            .close_ephemeral_resource(CloseRequest { type_name: "t_nope".into(), private: None });
         assert!(missing[0].detail.contains("t_token, t_broken"), "{missing:?}");
     }
 
@@ -533,14 +582,22 @@ mod tests {
         let server = Server::new(Tokens::default());
         let open = |deferral_allowed| {
             let config = fit(&Broken.schema(), &json!({"name": "later"})).unwrap();
-            let client = ClientCapabilities { deferral_allowed, write_only_attributes_allowed: true };
-            server.open_ephemeral_resource(OpenRequest { type_name: "t_broken".into(), config, client })
+            let client =
+                ClientCapabilities { deferral_allowed, write_only_attributes_allowed: true };
+            server.open_ephemeral_resource(OpenRequest {
+                type_name: "t_broken".into(),
+                config,
+                client,
+            })
         };
         let allowed = open(true);
         assert_eq!(allowed.deferred, Some(DeferredReason::AbsentPrerequisite));
         assert!(allowed.diagnostics.is_empty(), "{:?}", allowed.diagnostics);
         let refused = open(false);
         assert_eq!(refused.deferred, None);
-        assert!(refused.diagnostics[0].detail.contains("EphemeralResource::open of t_broken"), "{refused:?}");
+        assert!(
+            refused.diagnostics[0].detail.contains("EphemeralResource::open of t_broken"),
+            "{refused:?}"
+        );
     }
 }

@@ -10,7 +10,9 @@ use std::cell::RefCell;
 
 use terrarium_model::flat::{self, FlatBlock, FlatNode};
 use terrarium_model::schema::{self as model, BlockNesting, Description, ObjectNesting, TextKind};
-use terrarium_model::{AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Value};
+use terrarium_model::{
+    AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Value,
+};
 
 use crate::__private::bindings::exports::terrarium::provider::provider as api;
 use crate::__private::bindings::terrarium::provider::streams as wit_streams;
@@ -19,8 +21,8 @@ use crate::action::ActionRequest;
 use crate::identity::IdentitySchema;
 use crate::provider::Provider;
 use crate::rpc::{
-    ApplyRequest, ClientCapabilities, ConfigureRequest, DeferredReason, ImportRequest, MoveRequest, PlanRequest,
-    ReadDataSourceRequest, ReadRequest, UpgradeIdentityRequest, UpgradeRequest,
+    ApplyRequest, ClientCapabilities, ConfigureRequest, DeferredReason, ImportRequest, MoveRequest,
+    PlanRequest, ReadDataSourceRequest, ReadRequest, UpgradeIdentityRequest, UpgradeRequest,
 };
 use crate::server::Server;
 use crate::{ephemeral, list};
@@ -47,8 +49,9 @@ fn with_server<E: Export, T>(f: impl FnOnce(&mut Server<E::Provider>) -> T) -> T
             Box::new(Server::new(E::create()))
         });
         // Only `export!` creates the slot, for its one provider type.
-        let server =
-            server.downcast_mut::<Server<E::Provider>>().expect("a component exports exactly one provider type");
+        let server = server
+            .downcast_mut::<Server<E::Provider>>()
+            .expect("a component exports exactly one provider type");
         f(server)
     })
 }
@@ -74,7 +77,11 @@ fn decode(value: wit::Value, what: &str) -> Result<Value, Diagnostic> {
     })
 }
 
-fn decode_opt(value: wit::Value, what: &str, diagnostics: &mut Vec<wit::Diagnostic>) -> Option<Value> {
+fn decode_opt(
+    value: wit::Value,
+    what: &str,
+    diagnostics: &mut Vec<wit::Diagnostic>,
+) -> Option<Value> {
     match decode(value, what) {
         Ok(v) => Some(v),
         Err(d) => {
@@ -150,8 +157,10 @@ impl<E: Export> api::Guest for E {
     fn read_resource(request: api::ReadResourceRequest) -> api::ReadResourceResponse {
         let mut diagnostics = Vec::new();
         let current_state = decode_opt(request.current_state, "current state", &mut diagnostics);
-        let current_identity = decode_identity(request.current_identity, "current identity", &mut diagnostics);
-        let (Some(current_state), Some(current_identity)) = (current_state, current_identity) else {
+        let current_identity =
+            decode_identity(request.current_identity, "current identity", &mut diagnostics);
+        let (Some(current_state), Some(current_identity)) = (current_state, current_identity)
+        else {
             return api::ReadResourceResponse {
                 new_state: null(),
                 private: request.private,
@@ -177,12 +186,16 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn plan_resource_change(request: api::PlanResourceChangeRequest) -> api::PlanResourceChangeResponse {
+    fn plan_resource_change(
+        request: api::PlanResourceChangeRequest,
+    ) -> api::PlanResourceChangeResponse {
         let mut diagnostics = Vec::new();
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
-        let proposed = decode_opt(request.proposed_new_state, "proposed new state", &mut diagnostics);
+        let proposed =
+            decode_opt(request.proposed_new_state, "proposed new state", &mut diagnostics);
         let config = decode_opt(request.config, "configuration", &mut diagnostics);
-        let prior_identity = decode_identity(request.prior_identity, "prior identity", &mut diagnostics);
+        let prior_identity =
+            decode_identity(request.prior_identity, "prior identity", &mut diagnostics);
         let (Some(prior_state), Some(proposed_new_state), Some(config), Some(prior_identity)) =
             (prior_state, proposed, config, prior_identity)
         else {
@@ -215,12 +228,15 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn apply_resource_change(request: api::ApplyResourceChangeRequest) -> api::ApplyResourceChangeResponse {
+    fn apply_resource_change(
+        request: api::ApplyResourceChangeRequest,
+    ) -> api::ApplyResourceChangeResponse {
         let mut diagnostics = Vec::new();
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
         let planned_state = decode_opt(request.planned_state, "planned state", &mut diagnostics);
         let config = decode_opt(request.config, "configuration", &mut diagnostics);
-        let planned_identity = decode_identity(request.planned_identity, "planned identity", &mut diagnostics);
+        let planned_identity =
+            decode_identity(request.planned_identity, "planned identity", &mut diagnostics);
         let (Some(prior_state), Some(planned_state), Some(config), Some(planned_identity)) =
             (prior_state, planned_state, config, planned_identity)
         else {
@@ -248,10 +264,16 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn import_resource_state(request: api::ImportResourceStateRequest) -> api::ImportResourceStateResponse {
+    fn import_resource_state(
+        request: api::ImportResourceStateRequest,
+    ) -> api::ImportResourceStateResponse {
         let mut diagnostics = Vec::new();
         let Some(identity) = decode_identity(request.identity, "identity", &mut diagnostics) else {
-            return api::ImportResourceStateResponse { imported: Vec::new(), deferred: None, diagnostics };
+            return api::ImportResourceStateResponse {
+                imported: Vec::new(),
+                deferred: None,
+                diagnostics,
+            };
         };
         let request = ImportRequest {
             type_name: request.type_name,
@@ -276,7 +298,9 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn upgrade_resource_state(request: api::UpgradeResourceStateRequest) -> api::UpgradeResourceStateResponse {
+    fn upgrade_resource_state(
+        request: api::UpgradeResourceStateRequest,
+    ) -> api::UpgradeResourceStateResponse {
         let raw_state = match decode(request.raw_state, "stored state") {
             Ok(v) => v,
             Err(d) => {
@@ -286,7 +310,8 @@ impl<E: Export> api::Guest for E {
                 };
             }
         };
-        let request = UpgradeRequest { type_name: request.type_name, version: request.version, raw_state };
+        let request =
+            UpgradeRequest { type_name: request.type_name, version: request.version, raw_state };
         let response = with_server::<E, _>(|s| s.upgrade_resource_state(request));
         api::UpgradeResourceStateResponse {
             upgraded_state: value_to_wit(&response.upgraded_state),
@@ -305,8 +330,11 @@ impl<E: Export> api::Guest for E {
                 };
             }
         };
-        let request =
-            ReadDataSourceRequest { type_name: request.type_name, config, client: client_from_wit(&request.client) };
+        let request = ReadDataSourceRequest {
+            type_name: request.type_name,
+            config,
+            client: client_from_wit(&request.client),
+        };
         let response = with_server::<E, _>(|s| s.read_data_source(request));
         api::ReadDataSourceResponse {
             state: value_to_wit(&response.state),
@@ -327,7 +355,11 @@ impl<E: Export> api::Guest for E {
                 };
             }
         };
-        let request = UpgradeIdentityRequest { type_name: request.type_name, version: request.version, raw_identity };
+        let request = UpgradeIdentityRequest {
+            type_name: request.type_name,
+            version: request.version,
+            raw_identity,
+        };
         let response = with_server::<E, _>(|s| s.upgrade_resource_identity(request));
         api::UpgradeResourceIdentityResponse {
             upgraded_identity: value_to_wit(&response.upgraded_identity),
@@ -335,10 +367,13 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn move_resource_state(request: api::MoveResourceStateRequest) -> api::MoveResourceStateResponse {
+    fn move_resource_state(
+        request: api::MoveResourceStateRequest,
+    ) -> api::MoveResourceStateResponse {
         let mut diagnostics = Vec::new();
         let source_state = decode_opt(request.source_state, "source state", &mut diagnostics);
-        let source_identity = decode_identity(request.source_identity, "source identity", &mut diagnostics);
+        let source_identity =
+            decode_identity(request.source_identity, "source identity", &mut diagnostics);
         let (Some(source_state), Some(source_identity)) = (source_state, source_identity) else {
             return api::MoveResourceStateResponse {
                 target_state: null(),
@@ -366,11 +401,17 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn generate_resource_config(type_name: String, state: wit::Value) -> api::GenerateResourceConfigResponse {
+    fn generate_resource_config(
+        type_name: String,
+        state: wit::Value,
+    ) -> api::GenerateResourceConfigResponse {
         let state = match decode(state, "state") {
             Ok(v) => v,
             Err(d) => {
-                return api::GenerateResourceConfigResponse { config: null(), diagnostics: vec![diagnostic_to_wit(d)] };
+                return api::GenerateResourceConfigResponse {
+                    config: null(),
+                    diagnostics: vec![diagnostic_to_wit(d)],
+                };
             }
         };
         let response = with_server::<E, _>(|s| s.generate_resource_config(&type_name, state));
@@ -380,13 +421,18 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn validate_ephemeral_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
+    fn validate_ephemeral_resource_config(
+        type_name: String,
+        config: wit::Value,
+    ) -> Vec<wit::Diagnostic> {
         validate_decoded(config, "ephemeral resource configuration", |config| {
             with_server::<E, _>(|s| s.validate_ephemeral_resource_config(&type_name, config))
         })
     }
 
-    fn open_ephemeral_resource(request: api::OpenEphemeralResourceRequest) -> api::OpenEphemeralResourceResponse {
+    fn open_ephemeral_resource(
+        request: api::OpenEphemeralResourceRequest,
+    ) -> api::OpenEphemeralResourceResponse {
         let config = match decode(request.config, "configuration") {
             Ok(config) => config,
             Err(d) => {
@@ -399,8 +445,11 @@ impl<E: Export> api::Guest for E {
                 };
             }
         };
-        let request =
-            ephemeral::OpenRequest { type_name: request.type_name, config, client: client_from_wit(&request.client) };
+        let request = ephemeral::OpenRequest {
+            type_name: request.type_name,
+            config,
+            client: client_from_wit(&request.client),
+        };
         let response = with_server::<E, _>(|s| s.open_ephemeral_resource(request));
         api::OpenEphemeralResourceResponse {
             result: value_to_wit(&response.result),
@@ -411,9 +460,13 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn renew_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> api::RenewEphemeralResourceResponse {
-        let response =
-            with_server::<E, _>(|s| s.renew_ephemeral_resource(ephemeral::RenewRequest { type_name, private }));
+    fn renew_ephemeral_resource(
+        type_name: String,
+        private: Option<Vec<u8>>,
+    ) -> api::RenewEphemeralResourceResponse {
+        let response = with_server::<E, _>(|s| {
+            s.renew_ephemeral_resource(ephemeral::RenewRequest { type_name, private })
+        });
         api::RenewEphemeralResourceResponse {
             private: response.private,
             renew_at: response.renew_at.map(timestamp_to_wit),
@@ -421,19 +474,28 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn close_ephemeral_resource(type_name: String, private: Option<Vec<u8>>) -> Vec<wit::Diagnostic> {
+    fn close_ephemeral_resource(
+        type_name: String,
+        private: Option<Vec<u8>>,
+    ) -> Vec<wit::Diagnostic> {
         diagnostics_to_wit(with_server::<E, _>(|s| {
             s.close_ephemeral_resource(ephemeral::CloseRequest { type_name, private })
         }))
     }
 
-    fn validate_list_resource_config(type_name: String, config: wit::Value) -> Vec<wit::Diagnostic> {
+    fn validate_list_resource_config(
+        type_name: String,
+        config: wit::Value,
+    ) -> Vec<wit::Diagnostic> {
         validate_decoded(config, "list resource configuration", |config| {
             with_server::<E, _>(|s| s.validate_list_resource_config(&type_name, config))
         })
     }
 
-    fn list_resource(request: api::ListResourceRequest, results: &api::ListResults) -> Vec<wit::Diagnostic> {
+    fn list_resource(
+        request: api::ListResourceRequest,
+        results: &api::ListResults,
+    ) -> Vec<wit::Diagnostic> {
         let config = match decode(request.config, "list resource configuration") {
             Ok(config) => config,
             Err(d) => return vec![diagnostic_to_wit(d)],
@@ -472,11 +534,16 @@ impl<E: Export> api::Guest for E {
                     diagnostics: diagnostics_to_wit(diagnostics),
                 }
             }
-            Err(d) => api::PlanActionResponse { deferred: None, diagnostics: vec![diagnostic_to_wit(d)] },
+            Err(d) => {
+                api::PlanActionResponse { deferred: None, diagnostics: vec![diagnostic_to_wit(d)] }
+            }
         }
     }
 
-    fn invoke_action(request: api::ActionRequest, progress: &api::ActionProgress) -> Vec<wit::Diagnostic> {
+    fn invoke_action(
+        request: api::ActionRequest,
+        progress: &api::ActionProgress,
+    ) -> Vec<wit::Diagnostic> {
         match action_request(request) {
             Ok(request) => diagnostics_to_wit(with_server::<E, _>(|s| {
                 s.invoke_action(request, &|message| progress.report(message))
@@ -485,7 +552,10 @@ impl<E: Export> api::Guest for E {
         }
     }
 
-    fn call_function(name: String, arguments: Vec<wit::Value>) -> Result<wit::Value, api::FunctionError> {
+    fn call_function(
+        name: String,
+        arguments: Vec<wit::Value>,
+    ) -> Result<wit::Value, api::FunctionError> {
         let mut values = Vec::with_capacity(arguments.len());
         for (i, argument) in arguments.into_iter().enumerate() {
             let nodes = argument.nodes.into_iter().map(node_from_wit).collect();
@@ -575,7 +645,9 @@ fn node_from_wit(node: wit::Node) -> FlatNode {
 }
 
 fn node_to_wit(node: FlatNode) -> wit::Node {
-    let entries = |e: Vec<(String, u32)>| e.into_iter().map(|(key, value)| wit::Entry { key, value }).collect();
+    let entries = |e: Vec<(String, u32)>| {
+        e.into_iter().map(|(key, value)| wit::Entry { key, value }).collect()
+    };
     match node {
         FlatNode::Null => wit::Node::Null,
         FlatNode::Unknown(r) => wit::Node::Unknown(refinements_to_wit(r)),
@@ -608,7 +680,10 @@ fn number_to_wit(n: Number) -> wit::Number {
 }
 
 fn refinements_from_wit(r: wit::Refinements) -> Refinements {
-    let bound = |b: wit::NumberBound| NumberBound { value: number_from_wit(b.value), inclusive: b.inclusive };
+    let bound = |b: wit::NumberBound| NumberBound {
+        value: number_from_wit(b.value),
+        inclusive: b.inclusive,
+    };
     Refinements {
         nullable: r.nullable,
         string_prefix: r.string_prefix,
@@ -620,7 +695,8 @@ fn refinements_from_wit(r: wit::Refinements) -> Refinements {
 }
 
 fn refinements_to_wit(r: Refinements) -> wit::Refinements {
-    let bound = |b: NumberBound| wit::NumberBound { value: number_to_wit(b.value), inclusive: b.inclusive };
+    let bound =
+        |b: NumberBound| wit::NumberBound { value: number_to_wit(b.value), inclusive: b.inclusive };
     wit::Refinements {
         nullable: r.nullable,
         string_prefix: r.string_prefix,
@@ -681,9 +757,13 @@ fn block_to_wit(b: FlatBlock) -> wit::Block {
             .map(|fa| {
                 let a = fa.attribute;
                 let (type_, nested) = match fa.nested {
-                    Some((nesting, block)) => {
-                        (None, Some(wit::NestedAttributes { nesting: object_nesting_to_wit(nesting), block }))
-                    }
+                    Some((nesting, block)) => (
+                        None,
+                        Some(wit::NestedAttributes {
+                            nesting: object_nesting_to_wit(nesting),
+                            block,
+                        }),
+                    ),
                     None => match &a.ty {
                         model::AttributeType::Type(t) => (Some(t.to_json()), None),
                         // flatten_block always pairs nested attributes with `nested`.
@@ -741,8 +821,13 @@ fn block_nesting_to_wit(n: BlockNesting) -> wit::BlockNesting {
     }
 }
 
-fn named_schemas(schemas: std::collections::BTreeMap<String, model::Schema>) -> Vec<wit::NamedSchema> {
-    schemas.into_iter().map(|(name, s)| wit::NamedSchema { schema: schema_to_wit(&s), name }).collect()
+fn named_schemas(
+    schemas: std::collections::BTreeMap<String, model::Schema>,
+) -> Vec<wit::NamedSchema> {
+    schemas
+        .into_iter()
+        .map(|(name, s)| wit::NamedSchema { schema: schema_to_wit(&s), name })
+        .collect()
 }
 
 fn parameter_to_wit(p: model::Parameter) -> wit::Parameter {

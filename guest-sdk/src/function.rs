@@ -187,8 +187,10 @@ impl Arguments {
 
     /// Reads argument `index` (counting from 0) into `T`; an error names the argument.
     pub fn get<T: DeserializeOwned>(&self, index: usize) -> Result<T, FunctionError> {
-        let value =
-            self.values.get(index).ok_or_else(|| FunctionError::new(format!("argument {} is missing", index + 1)))?;
+        let value = self
+            .values
+            .get(index)
+            .ok_or_else(|| FunctionError::new(format!("argument {} is missing", index + 1)))?;
         from_value(value).map_err(|e| FunctionError::argument(index, e.to_string()))
     }
 
@@ -273,8 +275,9 @@ impl<F: Function> AnyFunction for F {
     fn call_function(&self, arguments: Vec<Value>) -> Result<Value, FunctionError> {
         let signature = Function::signature(self);
         let output = Function::call(self, &Arguments::new(arguments))?;
-        let value = to_value(&output)
-            .map_err(|e| FunctionError::new(format!("the provider returned an invalid value: {e}")))?;
+        let value = to_value(&output).map_err(|e| {
+            FunctionError::new(format!("the provider returned an invalid value: {e}"))
+        })?;
         conform(value, signature.return_type())
             .map_err(|e| FunctionError::new(format!("the provider returned an invalid value: {e}")))
     }

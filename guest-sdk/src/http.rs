@@ -87,8 +87,8 @@ impl Request {
 
     /// Sets a JSON body and its content type.
     pub fn json<T: serde::Serialize + ?Sized>(self, value: &T) -> Result<Request, Error> {
-        let body =
-            serde_json::to_vec(value).map_err(|e| Error::Body { url: self.url.clone(), message: e.to_string() })?;
+        let body = serde_json::to_vec(value)
+            .map_err(|e| Error::Body { url: self.url.clone(), message: e.to_string() })?;
         Ok(self.header("content-type", "application/json").body(body))
     }
 }
@@ -148,11 +148,16 @@ impl Response {
 }
 
 /// Why a request failed. Every variant names the URL.
-#[allow(missing_docs, reason = "the fields are named for what they hold; each variant is documented")]
+#[allow(
+    missing_docs,
+    reason = "the fields are named for what they hold; each variant is documented"
+)]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The sandbox refused the request: its origin is not granted.
-    #[error("the request to {url} was refused by Terrarium's sandbox: the provider has no grant for {origin}")]
+    #[error(
+        "the request to {url} was refused by Terrarium's sandbox: the provider has no grant for {origin}"
+    )]
     Denied { url: String, origin: String },
     /// The response body was larger than the `http_response` limit.
     #[error("the response from {url} is larger than the provider's HTTP response limit{}", limit.map(|l| format!(" ({l} bytes)")).unwrap_or_default())]
@@ -234,8 +239,11 @@ pub struct Url {
 impl Url {
     /// Parses an absolute http(s) URL.
     pub fn parse(url: &str) -> Result<Url, Error> {
-        let invalid = |reason: &str| Error::InvalidUrl { url: url.to_string(), reason: reason.to_string() };
-        let (scheme, rest) = url.split_once("://").ok_or_else(|| invalid("it is not absolute (scheme://host/...)"))?;
+        let invalid =
+            |reason: &str| Error::InvalidUrl { url: url.to_string(), reason: reason.to_string() };
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| invalid("it is not absolute (scheme://host/...)"))?;
         let https = match scheme.to_ascii_lowercase().as_str() {
             "https" => true,
             "http" => false,
@@ -248,7 +256,9 @@ impl Url {
             return Err(invalid("it has no host"));
         }
         if authority.contains('@') {
-            return Err(invalid("credentials in URLs are not supported; send an Authorization header"));
+            return Err(invalid(
+                "credentials in URLs are not supported; send an Authorization header",
+            ));
         }
         let (host, port) = if let Some(after) = authority.strip_prefix('[') {
             let (host, after) = after.split_once(']').ok_or_else(|| invalid("unclosed '['"))?;
@@ -269,14 +279,21 @@ impl Url {
             p if p.starts_with('?') => format!("/{p}"),
             p => p.to_string(),
         };
-        Ok(Url { https, authority: authority.to_string(), host: host.to_ascii_lowercase(), port, path_and_query })
+        Ok(Url {
+            https,
+            authority: authority.to_string(),
+            host: host.to_ascii_lowercase(),
+            port,
+            path_and_query,
+        })
     }
 
     /// The origin as a grant writes it: `scheme://host[:port]`, the port only when not the
     /// scheme's default.
     pub fn origin(&self) -> String {
         let scheme = if self.https { "https" } else { "http" };
-        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        let host =
+            if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
         if self.port == if self.https { 443 } else { 80 } {
             format!("{scheme}://{host}")
         } else {
@@ -306,7 +323,13 @@ impl Url {
 
 impl fmt::Display for Url {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}://{}{}", if self.https { "https" } else { "http" }, self.authority, self.path_and_query)
+        write!(
+            f,
+            "{}://{}{}",
+            if self.https { "https" } else { "http" },
+            self.authority,
+            self.path_and_query
+        )
     }
 }
 
@@ -342,7 +365,11 @@ impl Client {
     }
 
     /// POSTs a JSON body.
-    pub fn post_json<T: serde::Serialize + ?Sized>(&self, url: &str, body: &T) -> Result<Response, Error> {
+    pub fn post_json<T: serde::Serialize + ?Sized>(
+        &self,
+        url: &str,
+        body: &T,
+    ) -> Result<Response, Error> {
         self.send(Request::new(Method::Post, url).json(body)?)
     }
 
@@ -361,7 +388,9 @@ impl Client {
             let Some(location) = location else { return Ok(response) };
             let next = url.join(&location)?;
             // 303 always, and 301/302 after a POST (as browsers do), continue with a GET.
-            if response.status == 303 || (matches!(response.status, 301 | 302) && request.method == Method::Post) {
+            if response.status == 303
+                || (matches!(response.status, 301 | 302) && request.method == Method::Post)
+            {
                 request.method = Method::Get;
                 request.body.clear();
                 request.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
@@ -391,7 +420,8 @@ impl Client {
 mod wasi_http {
     use wasip2::http::outgoing_handler;
     use wasip2::http::types::{
-        ErrorCode, Fields, IncomingBody, Method as WasiMethod, OutgoingBody, OutgoingRequest, RequestOptions, Scheme,
+        ErrorCode, Fields, IncomingBody, Method as WasiMethod, OutgoingBody, OutgoingRequest,
+        RequestOptions, Scheme,
     };
     use wasip2::io::streams::StreamError;
 
@@ -406,8 +436,12 @@ mod wasi_http {
 
     fn from_code(url: &Url, code: ErrorCode) -> Error {
         match code {
-            ErrorCode::HttpRequestDenied => Error::Denied { url: url.to_string(), origin: url.origin() },
-            ErrorCode::HttpResponseBodySize(limit) => Error::TooLarge { url: url.to_string(), limit },
+            ErrorCode::HttpRequestDenied => {
+                Error::Denied { url: url.to_string(), origin: url.origin() }
+            }
+            ErrorCode::HttpResponseBodySize(limit) => {
+                Error::TooLarge { url: url.to_string(), limit }
+            }
             other => transport(url, format!("{other:?}")),
         }
     }
@@ -433,9 +467,14 @@ mod wasi_http {
         outgoing.set_method(&method).map_err(|()| transport(url, "invalid method"))?;
         let scheme = if url.https { Scheme::Https } else { Scheme::Http };
         outgoing.set_scheme(Some(&scheme)).map_err(|()| transport(url, "invalid scheme"))?;
-        outgoing.set_authority(Some(&url.authority)).map_err(|()| transport(url, "invalid host"))?;
-        outgoing.set_path_with_query(Some(&url.path_and_query)).map_err(|()| transport(url, "invalid path"))?;
-        let body = outgoing.body().map_err(|()| transport(url, "the request body was already taken"))?;
+        outgoing
+            .set_authority(Some(&url.authority))
+            .map_err(|()| transport(url, "invalid host"))?;
+        outgoing
+            .set_path_with_query(Some(&url.path_and_query))
+            .map_err(|()| transport(url, "invalid path"))?;
+        let body =
+            outgoing.body().map_err(|()| transport(url, "the request body was already taken"))?;
 
         let options = RequestOptions::new();
         if let Some(timeout) = client.timeout {
@@ -448,7 +487,8 @@ mod wasi_http {
         // host refuses (an ungranted origin) closes the body stream at once; the refusal
         // itself arrives on the response future, so a body error is reported only when the
         // response does not say why.
-        let future = outgoing_handler::handle(outgoing, Some(options)).map_err(|code| from_code(url, code))?;
+        let future = outgoing_handler::handle(outgoing, Some(options))
+            .map_err(|code| from_code(url, code))?;
         let mut send_error = None;
         if !request.body.is_empty() {
             match body.write() {
@@ -456,8 +496,12 @@ mod wasi_http {
                     for chunk in request.body.chunks(WRITE_CHUNK) {
                         if let Err(e) = stream.blocking_write_and_flush(chunk) {
                             send_error = Some(match e {
-                                StreamError::LastOperationFailed(e) => transport(url, e.to_debug_string()),
-                                StreamError::Closed => transport(url, "the connection closed while sending the body"),
+                                StreamError::LastOperationFailed(e) => {
+                                    transport(url, e.to_debug_string())
+                                }
+                                StreamError::Closed => {
+                                    transport(url, "the connection closed while sending the body")
+                                }
                             });
                             break;
                         }
@@ -481,7 +525,9 @@ mod wasi_http {
                 Some(e) => return Err(e),
                 None => response,
             },
-            Some(Err(())) | None => return Err(send_error.unwrap_or_else(|| transport(url, "no response"))),
+            Some(Err(())) | None => {
+                return Err(send_error.unwrap_or_else(|| transport(url, "no response")));
+            }
         };
         let status = response.status();
         let headers = response
@@ -490,8 +536,11 @@ mod wasi_http {
             .into_iter()
             .map(|(name, value)| (name, String::from_utf8_lossy(&value).into_owned()))
             .collect();
-        let incoming = response.consume().map_err(|()| transport(url, "the response body was already taken"))?;
-        let stream = incoming.stream().map_err(|()| transport(url, "cannot read the response body"))?;
+        let incoming = response
+            .consume()
+            .map_err(|()| transport(url, "the response body was already taken"))?;
+        let stream =
+            incoming.stream().map_err(|()| transport(url, "cannot read the response body"))?;
         let mut body = Vec::new();
         loop {
             match stream.blocking_read(64 * 1024) {
@@ -522,10 +571,18 @@ mod tests {
         assert_eq!(u.path_and_query, "/v3/kv/range?x=1");
         assert_eq!(u.origin(), "http://127.0.0.1:2379");
         let u = Url::parse("HTTPS://API.example.com").unwrap();
-        assert_eq!((u.origin(), u.path_and_query.as_str()), ("https://api.example.com".to_string(), "/"));
+        assert_eq!(
+            (u.origin(), u.path_and_query.as_str()),
+            ("https://api.example.com".to_string(), "/")
+        );
         let u = Url::parse("https://[::1]:8443?q").unwrap();
-        assert_eq!((u.origin(), u.path_and_query.as_str()), ("https://[::1]:8443".to_string(), "/?q"));
-        for bad in ["ftp://x/", "no-scheme", "http:///path", "http://user:pw@host/", "http://h:99999/"] {
+        assert_eq!(
+            (u.origin(), u.path_and_query.as_str()),
+            ("https://[::1]:8443".to_string(), "/?q")
+        );
+        for bad in
+            ["ftp://x/", "no-scheme", "http:///path", "http://user:pw@host/", "http://h:99999/"]
+        {
             assert!(Url::parse(bad).is_err(), "{bad}");
         }
     }
@@ -541,10 +598,17 @@ mod tests {
 
     #[test]
     fn a_denial_names_the_origin_and_the_grant_that_allows_it() {
-        let e = Error::Denied { url: "http://127.0.0.1:2379/v3/kv/put".into(), origin: "http://127.0.0.1:2379".into() };
+        let e = Error::Denied {
+            url: "http://127.0.0.1:2379/v3/kv/put".into(),
+            origin: "http://127.0.0.1:2379".into(),
+        };
         let d = e.to_diagnostic();
         assert_eq!(d.summary, "HTTP request denied by the sandbox");
-        assert!(d.detail.contains("terrarium install --allow-http http://127.0.0.1:2379"), "{}", d.detail);
+        assert!(
+            d.detail.contains("terrarium install --allow-http http://127.0.0.1:2379"),
+            "{}",
+            d.detail
+        );
         assert!(d.detail.contains("allow_http"), "{}", d.detail);
     }
 

@@ -110,9 +110,7 @@ impl IdentitySchema {
     /// An identity with every attribute unknown: the planned identity of an object that
     /// does not exist yet.
     pub fn unknown(&self) -> Value {
-        Value::Object(
-            self.attributes.iter().map(|a| (a.name.clone(), Value::unknown())).collect(),
-        )
+        Value::Object(self.attributes.iter().map(|a| (a.name.clone(), Value::unknown())).collect())
     }
 
     /// Mistakes Terraform would reject, one error diagnostic each.
@@ -125,7 +123,10 @@ impl IdentitySchema {
             ));
         }
         if self.attributes.is_empty() {
-            problems.push(Diagnostic::error("Invalid identity schema", "An identity needs at least one attribute."));
+            problems.push(Diagnostic::error(
+                "Invalid identity schema",
+                "An identity needs at least one attribute.",
+            ));
         }
         for a in &self.attributes {
             if contains_map_set_or_object(&a.ty) {
@@ -206,7 +207,10 @@ pub trait ResourceIdentity: Resource {
         let _ = raw;
         Err(Diagnostics::error(
             "Cannot upgrade identity",
-            format!("The provider cannot upgrade {} identities from identity schema version {version}.", Self::TYPE_NAME),
+            format!(
+                "The provider cannot upgrade {} identities from identity schema version {version}.",
+                Self::TYPE_NAME
+            ),
         ))
     }
 }
@@ -259,7 +263,9 @@ pub(crate) fn known_identity<S>(
             if let Some(path) = first_unknown(&value, &AttributePath::root()) {
                 return Err(Diagnostics::error(
                     "Provider returned an unknown identity",
-                    format!("After {operation}, the identity of {type_name} has {path} unknown. This is a bug in the provider."),
+                    format!(
+                        "After {operation}, the identity of {type_name} has {path} unknown. This is a bug in the provider."
+                    ),
                 ));
             }
             Ok(Some(value))

@@ -117,7 +117,6 @@ pub mod http;
 pub mod identity;
 pub mod list;
 pub mod log;
-pub mod typed;
 pub mod plan;
 mod provider;
 pub mod resource;
@@ -127,30 +126,37 @@ pub mod semantic;
 mod server;
 pub mod testing;
 pub mod timeouts;
+pub mod typed;
 pub mod validate;
 mod value;
 
 pub use action::{Action, AnyAction};
 pub use attr::{Attr, NotKnown};
-pub use ephemeral::{AnyEphemeralResource, EphemeralResource};
-pub use list::{AnyListResource, ListResource};
 pub use data_source::{AnyDataSource, DataSource};
 pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
+pub use ephemeral::{AnyEphemeralResource, EphemeralResource};
 pub use function::{AnyFunction, Function};
+pub use list::{AnyListResource, ListResource};
 pub use provider::Provider;
+pub use resource::{
+    AnyResource, Plan, PrivateState, Resource, import_composite, import_passthrough,
+};
 pub use rpc::DeferredReason;
-pub use timeouts::Timeouts;
-pub use typed::{BigNumber, Dynamic, Model, Nest, Set, TfType};
-pub use resource::{AnyResource, Plan, PrivateState, Resource, import_composite, import_passthrough};
+pub use server::Server;
 /// Derives [`Model`] (the schema) and [`TfType`] (the object type) from a struct: see
 /// the crate documentation and [`typed`].
 pub use terrarium_sdk_macros::Model;
-pub use server::Server;
-pub use value::{Error as ValueError, conform, from_value, infer_type, same_value, canonical_key, to_value, upgrade_raw};
+pub use timeouts::Timeouts;
+pub use typed::{BigNumber, Dynamic, Model, Nest, Set, TfType};
+pub use value::{
+    Error as ValueError, canonical_key, conform, from_value, infer_type, same_value, to_value,
+    upgrade_raw,
+};
 
 /// The data model: values, types, paths and diagnostics as Terraform knows them.
 pub use terrarium_model::{
-    self as model, AttributePath, Diagnostic, DynamicValue, Number, PathStep, Refinements, Severity, Type, Value,
+    self as model, AttributePath, Diagnostic, DynamicValue, Number, PathStep, Refinements,
+    Severity, Type, Value,
 };
 
 /// Exports a [`Provider`] as the component's implementation of the Terrarium world. Call it

@@ -209,7 +209,11 @@ fn about_item(display_name: &str, part: &str, diagnostics: Diagnostics) -> Vec<D
     diagnostics
         .into_iter()
         .map(|mut d| {
-            let at = if d.attribute.is_root() { String::new() } else { format!(" (at {})", d.attribute) };
+            let at = if d.attribute.is_root() {
+                String::new()
+            } else {
+                format!(" (at {})", d.attribute)
+            };
             d.detail = format!("Listing {display_name:?}, its {part}{at}: {}", d.detail);
             d.attribute = AttributePath::root();
             d
@@ -242,7 +246,11 @@ pub trait AnyListResource {
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
     /// `ListResource`: lists into `sink`, which returns false once no more items are
     /// wanted; returns the diagnostics about the listing as a whole.
-    fn list_into(&self, request: ListRequest, sink: &mut dyn FnMut(ListItem) -> bool) -> Vec<Diagnostic>;
+    fn list_into(
+        &self,
+        request: ListRequest,
+        sink: &mut dyn FnMut(ListItem) -> bool,
+    ) -> Vec<Diagnostic>;
 }
 
 impl<L: ListResource> AnyListResource for L {
@@ -255,10 +263,16 @@ impl<L: ListResource> AnyListResource for L {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        validate_config(&ListResource::list_schema(self), config, || ListResource::validate_list(self, config))
+        validate_config(&ListResource::list_schema(self), config, || {
+            ListResource::validate_list(self, config)
+        })
     }
 
-    fn list_into(&self, request: ListRequest, sink: &mut dyn FnMut(ListItem) -> bool) -> Vec<Diagnostic> {
+    fn list_into(
+        &self,
+        request: ListRequest,
+        sink: &mut dyn FnMut(ListItem) -> bool,
+    ) -> Vec<Diagnostic> {
         let schema = ListResource::list_schema(self);
         let config = crate::plan::fill_defaults(Shape::of(&schema), request.config);
         let object_schema = Resource::schema(self);
@@ -284,7 +298,11 @@ impl<L: ListResource> AnyListResource for L {
 /// The list-resource calls of the protocol, routed by type name.
 impl<P: Provider> Server<P> {
     /// `ValidateListResourceConfig`.
-    pub fn validate_list_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
+    pub fn validate_list_resource_config(
+        &self,
+        type_name: &str,
+        config: &Value,
+    ) -> Vec<Diagnostic> {
         let lists = self.provider().list_resources();
         match find_list(&lists, type_name) {
             Ok(l) => l.validate_config(config),
@@ -294,7 +312,11 @@ impl<P: Provider> Server<P> {
 
     /// `ListResource`: each item goes to `sink` as it is found; `sink` returns false once
     /// no more are wanted. Returns the diagnostics about the listing as a whole.
-    pub fn list_resource(&self, request: ListRequest, sink: &mut dyn FnMut(ListItem) -> bool) -> Vec<Diagnostic> {
+    pub fn list_resource(
+        &self,
+        request: ListRequest,
+        sink: &mut dyn FnMut(ListItem) -> bool,
+    ) -> Vec<Diagnostic> {
         let lists = self.provider().list_resources();
         match find_list(&lists, &request.type_name) {
             Ok(l) => l.list_into(request, sink),
@@ -351,8 +373,14 @@ impl<P: Provider> Harness<P> {
                 .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?
         };
         let config = fit(&schema, &config)?;
-        let mut warnings = split("validate", server.validate_list_resource_config(type_name, &config))?;
-        let request = ListRequest { type_name: type_name.to_string(), config, include_resource_object, limit };
+        let mut warnings =
+            split("validate", server.validate_list_resource_config(type_name, &config))?;
+        let request = ListRequest {
+            type_name: type_name.to_string(),
+            config,
+            include_resource_object,
+            limit,
+        };
         let mut items = Vec::new();
         let diagnostics = server.list_resource(request, &mut |item| {
             items.push(item);
@@ -455,7 +483,12 @@ mod tests {
                 let more = results.push(identity, title, || {
                     self.states_built.set(self.states_built.get() + 1);
                     let isbn = format!("isbn-{title}").into();
-                    Ok(Book { title: title.to_string(), pages, secret_note: Some("shh".into()), isbn })
+                    Ok(Book {
+                        title: title.to_string(),
+                        pages,
+                        secret_note: Some("shh".into()),
+                        isbn,
+                    })
                 });
                 if !more {
                     break;
@@ -494,9 +527,15 @@ mod tests {
     #[test]
     fn a_sink_that_wants_no_more_ends_the_listing() {
         let h = Harness::new(Shelf::default());
-        let config = fit(&BookResource { states_built: &Cell::new(0) }.list_schema(), &json!({})).unwrap();
+        let config =
+            fit(&BookResource { states_built: &Cell::new(0) }.list_schema(), &json!({})).unwrap();
         let mut seen = Vec::new();
-        let request = ListRequest { type_name: "t_book".into(), config, include_resource_object: false, limit: 100 };
+        let request = ListRequest {
+            type_name: "t_book".into(),
+            config,
+            include_resource_object: false,
+            limit: 100,
+        };
         let diagnostics = h.server().list_resource(request, &mut |item| {
             seen.push(item.display_name);
             false
@@ -531,7 +570,10 @@ mod tests {
     fn a_list_resource_needs_its_resource_type_registered() {
         let (_, diagnostics) = Server::new(Unregistered::default()).get_schema();
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-        assert!(diagnostics[0].detail.contains("List it in Provider::resources too"), "{diagnostics:?}");
+        assert!(
+            diagnostics[0].detail.contains("List it in Provider::resources too"),
+            "{diagnostics:?}"
+        );
         assert!(Server::new(Shelf::default()).get_schema().1.is_empty());
     }
 }

@@ -49,8 +49,10 @@ pub fn log(level: Level, message: &str, fields: &[(&str, &dyn fmt::Display)]) {
     #[cfg(target_arch = "wasm32")]
     {
         use crate::__private::bindings::terrarium::provider::log as wit;
-        let fields: Vec<wit::Field> =
-            fields.iter().map(|(key, value)| wit::Field { key: key.to_string(), value: value.to_string() }).collect();
+        let fields: Vec<wit::Field> = fields
+            .iter()
+            .map(|(key, value)| wit::Field { key: key.to_string(), value: value.to_string() })
+            .collect();
         wit::log(to_wit(level), message, &fields);
     }
     #[cfg(not(target_arch = "wasm32"))]

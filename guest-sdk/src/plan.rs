@@ -49,13 +49,19 @@ impl<'a> Shape<'a> {
     /// Every nested attribute and block: name, nesting and the shape of its objects.
     pub(crate) fn children(&self) -> impl Iterator<Item = (&'a str, BlockNesting, Shape<'a>)> + 'a {
         let attributes = self.attributes.iter().filter_map(|a| match a.kind() {
-            AttributeKind::Nested(n, inner) => {
-                Some((a.name(), object_nesting(*n), Shape { attributes: inner.as_slice(), blocks: &[] }))
-            }
+            AttributeKind::Nested(n, inner) => Some((
+                a.name(),
+                object_nesting(*n),
+                Shape { attributes: inner.as_slice(), blocks: &[] },
+            )),
             AttributeKind::Type(_) => None,
         });
         let blocks = self.blocks.iter().map(|b| {
-            (b.name(), b.nesting(), Shape { attributes: b.block().attributes(), blocks: b.block().blocks() })
+            (
+                b.name(),
+                b.nesting(),
+                Shape { attributes: b.block().attributes(), blocks: b.block().blocks() },
+            )
         });
         attributes.chain(blocks)
     }
@@ -140,9 +146,12 @@ fn elements_mut(value: &mut Value) -> Vec<&mut Value> {
 pub(crate) fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec<Option<usize>> {
     match (left, right) {
         (Value::Object(_), Value::Object(_)) => vec![Some(0)],
-        (Value::List(l), Value::List(r)) => (0..l.len()).map(|i| (i < r.len()).then_some(i)).collect(),
+        (Value::List(l), Value::List(r)) => {
+            (0..l.len()).map(|i| (i < r.len()).then_some(i)).collect()
+        }
         (Value::Map(l), Value::Map(r)) => {
-            let positions: BTreeMap<&String, usize> = r.keys().enumerate().map(|(i, k)| (k, i)).collect();
+            let positions: BTreeMap<&String, usize> =
+                r.keys().enumerate().map(|(i, k)| (k, i)).collect();
             l.keys().map(|k| positions.get(k).copied()).collect()
         }
         (Value::Set(l), Value::Set(r)) => {
@@ -150,7 +159,9 @@ pub(crate) fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec
             for (i, v) in r.iter().enumerate().rev() {
                 by_identity.entry(identity_key(shape, v)).or_default().push(i);
             }
-            l.iter().map(|v| by_identity.get_mut(&identity_key(shape, v)).and_then(Vec::pop)).collect()
+            l.iter()
+                .map(|v| by_identity.get_mut(&identity_key(shape, v)).and_then(Vec::pop))
+                .collect()
         }
         _ => elements(left).iter().map(|_| None).collect(),
     }
@@ -194,7 +205,8 @@ pub(crate) fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
             object.insert(a.name().to_string(), d.clone());
         }
     }
-    if shape.attributes.iter().any(|a| matches!(a.default_value(), Some(DefaultValue::Computed(_)))) {
+    if shape.attributes.iter().any(|a| matches!(a.default_value(), Some(DefaultValue::Computed(_))))
+    {
         let parent = Value::Object(object.clone());
         for a in shape.attributes {
             if let Some(DefaultValue::Computed(compute)) = a.default_value()
@@ -215,7 +227,12 @@ pub(crate) fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
 
 /// Puts the defaults filled into the configuration (`config_d`, from `raw_config`) into the
 /// proposal, where Terraform proposed the prior value (or null) for an unset attribute.
-fn overlay_defaults(shape: Shape<'_>, proposed: Value, raw_config: &Value, config_d: &Value) -> Value {
+fn overlay_defaults(
+    shape: Shape<'_>,
+    proposed: Value,
+    raw_config: &Value,
+    config_d: &Value,
+) -> Value {
     let Value::Object(mut object) = proposed else {
         return proposed;
     };
@@ -227,7 +244,8 @@ fn overlay_defaults(shape: Shape<'_>, proposed: Value, raw_config: &Value, confi
         }
     }
     for (name, _, inner) in shape.children() {
-        let (Some(v), Some(raw), Some(filled)) = (object.get_mut(name), raw_config.attr(name), config_d.attr(name))
+        let (Some(v), Some(raw), Some(filled)) =
+            (object.get_mut(name), raw_config.attr(name), config_d.attr(name))
         else {
             continue;
         };
@@ -293,7 +311,11 @@ fn plan_update(shape: Shape<'_>, proposed: Value, prior: &Value, config: &Value)
             if v.is_null() || changed {
                 *v = Value::unknown();
             }
-            if v.is_unknown() && a.is_use_state_for_unknown() && !before.is_null() && !before.contains_unknown() {
+            if v.is_unknown()
+                && a.is_use_state_for_unknown()
+                && !before.is_null()
+                && !before.contains_unknown()
+            {
                 *v = before.clone();
             }
         } else if let Some((_, inner)) = shape.nested_attribute(a) {
@@ -303,7 +325,12 @@ fn plan_update(shape: Shape<'_>, proposed: Value, prior: &Value, config: &Value)
     for b in shape.blocks {
         let Some(v) = object.get_mut(b.name()) else { continue };
         let inner = Shape { attributes: b.block().attributes(), blocks: b.block().blocks() };
-        update_elements(inner, v, prior.attr(b.name()).unwrap_or(&NULL), config.attr(b.name()).unwrap_or(&NULL));
+        update_elements(
+            inner,
+            v,
+            prior.attr(b.name()).unwrap_or(&NULL),
+            config.attr(b.name()).unwrap_or(&NULL),
+        );
     }
     Value::Object(object)
 }
@@ -409,7 +436,11 @@ fn config_of(shape: Shape<'_>, state: Value) -> Value {
     let Value::Object(mut object) = state else {
         return state;
     };
-    for a in shape.attributes.iter().filter(|a| (a.is_computed() && !a.is_optional()) || a.is_write_only()) {
+    for a in shape
+        .attributes
+        .iter()
+        .filter(|a| (a.is_computed() && !a.is_optional()) || a.is_write_only())
+    {
         if let Some(v) = object.get_mut(a.name()) {
             *v = Value::Null;
         }
@@ -440,13 +471,21 @@ fn map_objects(nesting: BlockNesting, value: Value, f: &dyn Fn(Value) -> Value) 
         (BlockNesting::Single | BlockNesting::Group, v @ Value::Object(_)) => f(v),
         (BlockNesting::List, Value::List(items)) => Value::List(items.into_iter().map(f).collect()),
         (BlockNesting::Set, Value::Set(items)) => Value::Set(items.into_iter().map(f).collect()),
-        (BlockNesting::Map, Value::Map(m)) => Value::Map(m.into_iter().map(|(k, v)| (k, f(v))).collect()),
+        (BlockNesting::Map, Value::Map(m)) => {
+            Value::Map(m.into_iter().map(|(k, v)| (k, f(v))).collect())
+        }
         (_, other) => other,
     }
 }
 
 /// Collects the paths of replace-forcing attributes whose value changed.
-fn replace_paths(shape: Shape<'_>, prior: &Value, planned: &Value, path: &AttributePath, out: &mut Vec<AttributePath>) {
+fn replace_paths(
+    shape: Shape<'_>,
+    prior: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<AttributePath>,
+) {
     for a in shape.attributes {
         let here = path.attr(a.name());
         let before = prior.attr(a.name()).unwrap_or(&NULL);
@@ -552,14 +591,20 @@ mod tests {
     use crate::schema::Attribute;
 
     fn object(entries: &[(&str, Value)]) -> Value {
-        Value::Object(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>())
+        Value::Object(
+            entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+        )
     }
 
     #[test]
     fn defaults_are_planned_as_if_configured() {
-        let schema = Schema::new()
-            .attribute(Attribute::string("id").computed())
-            .attribute(Attribute::bool("upper").optional().computed().requires_replace().default(Value::Bool(true)));
+        let schema = Schema::new().attribute(Attribute::string("id").computed()).attribute(
+            Attribute::bool("upper")
+                .optional()
+                .computed()
+                .requires_replace()
+                .default(Value::Bool(true)),
+        );
         let unset = object(&[("id", Value::Null), ("upper", Value::Null)]);
 
         // Create: the default, not "known after apply".
@@ -583,7 +628,8 @@ mod tests {
 
     #[test]
     fn a_default_needs_an_optional_computed_top_level_attribute() {
-        let schema = Schema::new().attribute(Attribute::bool("a").optional().default(Value::Bool(true)));
+        let schema =
+            Schema::new().attribute(Attribute::bool("a").optional().default(Value::Bool(true)));
         assert_eq!(schema.check().len(), 1);
     }
 }
@@ -625,7 +671,10 @@ mod replace_tests {
             .attribute(Attribute::nested(
                 "endpoint",
                 ObjectNesting::Single,
-                vec![Attribute::string("host").required().requires_replace(), Attribute::string("ip").computed()],
+                vec![
+                    Attribute::string("host").required().requires_replace(),
+                    Attribute::string("ip").computed(),
+                ],
             ))
             .block(NestedBlock::set(
                 "rule",
@@ -644,16 +693,23 @@ mod replace_tests {
             ("password", Value::Null),
             ("endpoint", obj([("host", s(host)), ("ip", s("10.0.0.1"))])),
             ("rule", Value::Set(rules.into_iter().map(|p| obj([("port", n(p))])).collect())),
-            ("disk", Value::Map(disks.iter().map(|(k, v)| (k.to_string(), obj([("kind", s(v))]))).collect())),
+            (
+                "disk",
+                Value::Map(
+                    disks.iter().map(|(k, v)| (k.to_string(), obj([("kind", s(v))]))).collect(),
+                ),
+            ),
         ])
     }
 
     #[test]
     fn a_custom_rule_decides_which_changes_replace() {
         let prior = state(10, "a", vec![80], &[]);
-        let (_, replace) = default_plan(&schema(), &prior, &state(20, "a", vec![80], &[]), &Value::Null);
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(20, "a", vec![80], &[]), &Value::Null);
         assert!(replace.is_empty(), "growing is in place: {replace:?}");
-        let (_, replace) = default_plan(&schema(), &prior, &state(5, "a", vec![80], &[]), &Value::Null);
+        let (_, replace) =
+            default_plan(&schema(), &prior, &state(5, "a", vec![80], &[]), &Value::Null);
         assert_eq!(replace, vec![AttributePath::attribute("size")]);
     }
 
@@ -661,21 +717,37 @@ mod replace_tests {
     fn replace_paths_reach_into_nested_values() {
         let prior = state(10, "a", vec![80, 443], &[("root", "ssd")]);
 
-        let (_, replace) =
-            default_plan(&schema(), &prior, &state(10, "b", vec![80, 443], &[("root", "ssd")]), &Value::Null);
+        let (_, replace) = default_plan(
+            &schema(),
+            &prior,
+            &state(10, "b", vec![80, 443], &[("root", "ssd")]),
+            &Value::Null,
+        );
         assert_eq!(replace, vec![AttributePath::attribute("endpoint").attr("host")]);
 
         // Set elements cannot be lined up: the set as a whole changed. Order alone is no change.
-        let (_, replace) =
-            default_plan(&schema(), &prior, &state(10, "a", vec![443, 80], &[("root", "ssd")]), &Value::Null);
+        let (_, replace) = default_plan(
+            &schema(),
+            &prior,
+            &state(10, "a", vec![443, 80], &[("root", "ssd")]),
+            &Value::Null,
+        );
         assert!(replace.is_empty(), "{replace:?}");
-        let (_, replace) =
-            default_plan(&schema(), &prior, &state(10, "a", vec![80, 8080], &[("root", "ssd")]), &Value::Null);
+        let (_, replace) = default_plan(
+            &schema(),
+            &prior,
+            &state(10, "a", vec![80, 8080], &[("root", "ssd")]),
+            &Value::Null,
+        );
         assert_eq!(replace, vec![AttributePath::attribute("rule")]);
 
         // Map elements line up by key.
-        let (_, replace) =
-            default_plan(&schema(), &prior, &state(10, "a", vec![80, 443], &[("root", "hdd")]), &Value::Null);
+        let (_, replace) = default_plan(
+            &schema(),
+            &prior,
+            &state(10, "a", vec![80, 443], &[("root", "hdd")]),
+            &Value::Null,
+        );
         assert_eq!(replace, vec![AttributePath::attribute("disk").key("root").attr("kind")]);
         let (_, replace) = default_plan(
             &schema(),
@@ -700,7 +772,11 @@ mod replace_tests {
         assert!(replace.is_empty());
         assert!(planned.attr("id").unwrap().is_unknown());
         assert!(planned.attr("endpoint").unwrap().attr("ip").unwrap().is_unknown());
-        assert_eq!(planned.attr("password"), Some(&Value::Null), "write-only values are never planned");
+        assert_eq!(
+            planned.attr("password"),
+            Some(&Value::Null),
+            "write-only values are never planned"
+        );
     }
 
     #[test]
@@ -729,7 +805,10 @@ mod replace_tests {
     fn unknown_collections_and_types_pass_through() {
         let schema = Schema::new()
             .attribute(Attribute::new("tags", Type::map(Type::String)).optional().computed())
-            .block(NestedBlock::list("item", Block::new().attribute(Attribute::string("v").computed())));
+            .block(NestedBlock::list(
+                "item",
+                Block::new().attribute(Attribute::string("v").computed()),
+            ));
         let proposed = obj([("tags", Value::unknown()), ("item", Value::unknown())]);
         let (planned, _) = default_plan(&schema, &Value::Null, &proposed, &proposed);
         assert_eq!(planned, proposed);

@@ -4,8 +4,8 @@ use terrarium_model::Value;
 
 use crate::action::AnyAction;
 use crate::data_source::AnyDataSource;
-use crate::ephemeral::AnyEphemeralResource;
 use crate::diag::Result;
+use crate::ephemeral::AnyEphemeralResource;
 use crate::function::AnyFunction;
 use crate::list::AnyListResource;
 use crate::resource::AnyResource;

@@ -38,17 +38,20 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
-use crate::diag::{Diagnostics, Result};
 use crate::check::{check_apply, check_plan, inconsistent, run_validators};
+use crate::diag::{Diagnostics, Result};
 use crate::identity::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
-use crate::typed::Model;
-use crate::plan::{Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config};
+use crate::plan::{
+    Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
+};
 use crate::rpc::{
-    ApplyRequest, ApplyResponse, ClientCapabilities, GenerateConfigResponse, ImportRequest, ImportResponse,
-    ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse,
-    UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
+    ApplyRequest, ApplyResponse, ClientCapabilities, GenerateConfigResponse, ImportRequest,
+    ImportResponse, ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse,
+    ReadRequest, ReadResponse, UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest,
+    UpgradeResponse,
 };
 use crate::schema::Schema;
+use crate::typed::Model;
 use crate::value::{conform, from_value, to_value, upgrade_raw};
 
 /// A managed resource type.
@@ -119,7 +122,11 @@ pub trait Resource {
     /// [`create`](Self::create) with the resource's [`PrivateState`]: what the plan stored
     /// there, and what to keep beside the new state. By default calls `create` and keeps
     /// the private state as planned.
-    fn create_with_private(&self, planned: Self::State, private: &mut PrivateState) -> Result<Self::State> {
+    fn create_with_private(
+        &self,
+        planned: Self::State,
+        private: &mut PrivateState,
+    ) -> Result<Self::State> {
         let _ = private;
         self.create(planned)
     }
@@ -137,7 +144,11 @@ pub trait Resource {
     }
 
     /// [`read`](Self::read) with the resource's [`PrivateState`]. By default calls `read`.
-    fn read_with_private(&self, current: Self::State, private: &mut PrivateState) -> Result<Option<Self::State>> {
+    fn read_with_private(
+        &self,
+        current: Self::State,
+        private: &mut PrivateState,
+    ) -> Result<Option<Self::State>> {
         let _ = private;
         self.read(current)
     }
@@ -215,7 +226,10 @@ pub trait Resource {
         let _ = raw;
         Err(Diagnostics::error(
             "Cannot upgrade state",
-            format!("The provider cannot upgrade {} state from schema version {version}.", Self::TYPE_NAME),
+            format!(
+                "The provider cannot upgrade {} state from schema version {version}.",
+                Self::TYPE_NAME
+            ),
         ))
     }
 }
@@ -252,7 +266,9 @@ pub fn import_passthrough<S: DeserializeOwned>(schema: &Schema, id: &str) -> Res
 /// An object of the schema's type with every attribute null.
 fn null_object(schema: &Schema) -> Value {
     match schema.implied_type() {
-        Type::Object(o) => Value::Object(o.attributes.into_keys().map(|k| (k, Value::Null)).collect()),
+        Type::Object(o) => {
+            Value::Object(o.attributes.into_keys().map(|k| (k, Value::Null)).collect())
+        }
         _ => Value::Null,
     }
 }
@@ -268,7 +284,11 @@ fn null_object(schema: &Schema) -> Value {
 /// assert_eq!((region, name), ("eu", "web"));
 /// assert!(import_composite("eu", '/', ["REGION", "NAME"]).is_err());
 /// ```
-pub fn import_composite<'a, const N: usize>(id: &'a str, separator: char, parts: [&str; N]) -> Result<[&'a str; N]> {
+pub fn import_composite<'a, const N: usize>(
+    id: &'a str,
+    separator: char,
+    parts: [&str; N],
+) -> Result<[&'a str; N]> {
     let found: Vec<&str> = id.split(separator).collect();
     let expected = parts.join(&separator.to_string());
     if found.len() != N || found.iter().any(|p| p.is_empty()) {
@@ -418,7 +438,9 @@ impl Plan {
             }
             _ => Err(Diagnostics::error(
                 "Invalid plan",
-                format!("The provider tried to plan attribute {name:?}, which the schema does not have."),
+                format!(
+                    "The provider tried to plan attribute {name:?}, which the schema does not have."
+                ),
             )),
         }
     }
@@ -491,8 +513,12 @@ impl<R: Resource> AnyResource for R {
 
     fn plan_change(&self, request: PlanRequest) -> PlanResponse {
         let schema = Resource::schema(self);
-        let (planned_state, requires_replace) =
-            default_plan(&schema, &request.prior_state, &request.proposed_new_state, &request.config);
+        let (planned_state, requires_replace) = default_plan(
+            &schema,
+            &request.prior_state,
+            &request.proposed_new_state,
+            &request.config,
+        );
         let mut response = PlanResponse {
             planned_state,
             requires_replace,
@@ -541,7 +567,13 @@ impl<R: Resource> AnyResource for R {
         match conform(plan.planned_state.clone(), &ty) {
             Ok(planned) => {
                 let mut problems = Vec::new();
-                check_plan(Shape::of(&schema), &plan.config, &planned, &AttributePath::root(), &mut problems);
+                check_plan(
+                    Shape::of(&schema),
+                    &plan.config,
+                    &planned,
+                    &AttributePath::root(),
+                    &mut problems,
+                );
                 response.diagnostics.extend(inconsistent(
                     problems,
                     "Provider produced an inconsistent plan",
@@ -583,7 +615,9 @@ impl<R: Resource> AnyResource for R {
         };
         if planned_state.is_null() {
             // Destroy. On failure the resource still exists: keep its state.
-            let result = from_value(&prior_state).map_err(Diagnostics::from).and_then(|s| Resource::delete(self, s));
+            let result = from_value(&prior_state)
+                .map_err(Diagnostics::from)
+                .and_then(|s| Resource::delete(self, s));
             if let Err(d) = result {
                 response.new_state = prior_state;
                 response.new_identity = request.planned_identity;
@@ -609,7 +643,9 @@ impl<R: Resource> AnyResource for R {
             let prior = from_value(&prior_state).map_err(Diagnostics::from);
             let planned = from_value(&with_write_only).map_err(Diagnostics::from);
             prior.and_then(|prior| {
-                planned.and_then(|planned| Resource::update_with_private(self, prior, planned, &mut private))
+                planned.and_then(|planned| {
+                    Resource::update_with_private(self, prior, planned, &mut private)
+                })
             })
         };
         response.private = private.encode();
@@ -664,7 +700,8 @@ impl<R: Resource> AnyResource for R {
             .and_then(|current| Resource::read_with_private(self, current, &mut private))
             .and_then(|state| match state {
                 Some(state) => {
-                    let identity = known_identity(Resource::identity(self), &state, R::TYPE_NAME, "read")?;
+                    let identity =
+                        known_identity(Resource::identity(self), &state, R::TYPE_NAME, "read")?;
                     Ok((known_state(&state, &ty, "read")?, identity))
                 }
                 None => Ok((Value::Null, None)),
@@ -694,11 +731,16 @@ impl<R: Resource> AnyResource for R {
         let identity = Resource::identity(self);
         let by_identity = request.identity.as_ref().filter(|i| !i.is_null());
         let (state, method) = match (by_identity, identity) {
-            (Some(given), Some(identity)) => (identity.state_from_identity(given), "ResourceIdentity::import_by_identity"),
+            (Some(given), Some(identity)) => {
+                (identity.state_from_identity(given), "ResourceIdentity::import_by_identity")
+            }
             (Some(_), None) => (
                 Err(Diagnostics::error(
                     "Import by identity not supported",
-                    format!("Resources of type {} have no identity; import them by ID.", R::TYPE_NAME),
+                    format!(
+                        "Resources of type {} have no identity; import them by ID.",
+                        R::TYPE_NAME
+                    ),
                 )),
                 "import",
             ),
@@ -708,7 +750,9 @@ impl<R: Resource> AnyResource for R {
             // The imported state may not determine the identity yet (read fills it in);
             // when it does not, an identity import keeps the identity it was given.
             let computed = match identity {
-                Some(identity) => identity.identity_value(&state)?.filter(|v| !v.contains_unknown()),
+                Some(identity) => {
+                    identity.identity_value(&state)?.filter(|v| !v.contains_unknown())
+                }
                 None => None,
             };
             Ok((known_state(&state, &ty, "import")?, computed.or_else(|| by_identity.cloned())))
@@ -762,7 +806,10 @@ impl<R: Resource> AnyResource for R {
                 upgraded_identity: Value::Null,
                 diagnostics: vec![Diagnostic::error(
                     "Resource has no identity",
-                    format!("Resources of type {} have no identity schema, so there is no identity to upgrade.", R::TYPE_NAME),
+                    format!(
+                        "Resources of type {} have no identity schema, so there is no identity to upgrade.",
+                        R::TYPE_NAME
+                    ),
                 )],
             };
         };
@@ -783,14 +830,23 @@ impl<R: Resource> AnyResource for R {
             ))
         };
         match result.and_then(|raw| fit_raw_identity(raw, &schema)) {
-            Ok(upgraded_identity) => UpgradeIdentityResponse { upgraded_identity, diagnostics: Vec::new() },
-            Err(d) => UpgradeIdentityResponse { upgraded_identity: Value::Null, diagnostics: d.into_vec() },
+            Ok(upgraded_identity) => {
+                UpgradeIdentityResponse { upgraded_identity, diagnostics: Vec::new() }
+            }
+            Err(d) => UpgradeIdentityResponse {
+                upgraded_identity: Value::Null,
+                diagnostics: d.into_vec(),
+            },
         }
     }
 
     fn move_state(&self, request: MoveRequest) -> MoveResponse {
-        let mut response =
-            MoveResponse { target_state: Value::Null, target_private: Vec::new(), target_identity: None, diagnostics: Vec::new() };
+        let mut response = MoveResponse {
+            target_state: Value::Null,
+            target_private: Vec::new(),
+            target_identity: None,
+            diagnostics: Vec::new(),
+        };
         if !R::MOVES_FROM.contains(&request.source_type_name.as_str()) {
             response.diagnostics.push(Diagnostic::error(
                 "Unsupported resource move",
@@ -798,7 +854,11 @@ impl<R: Resource> AnyResource for R {
                     "{} cannot be moved into {} (it accepts moves from: {}).",
                     request.source_type_name,
                     R::TYPE_NAME,
-                    if R::MOVES_FROM.is_empty() { "none".to_string() } else { R::MOVES_FROM.join(", ") }
+                    if R::MOVES_FROM.is_empty() {
+                        "none".to_string()
+                    } else {
+                        R::MOVES_FROM.join(", ")
+                    }
                 ),
             ));
             return response;
@@ -807,7 +867,8 @@ impl<R: Resource> AnyResource for R {
         let result = Resource::move_state(self, request).and_then(|raw| {
             let state = upgrade_raw(raw, &ty)?;
             let typed: R::State = from_value(&state)?;
-            let identity = known_identity(Resource::identity(self), &typed, R::TYPE_NAME, "move_state")?;
+            let identity =
+                known_identity(Resource::identity(self), &typed, R::TYPE_NAME, "move_state")?;
             Ok((state, identity))
         });
         match result {
@@ -845,13 +906,19 @@ fn planned_identity<S: DeserializeOwned>(
     {
         return prior;
     }
-    let computed = from_value::<S>(planned_state).ok().and_then(|state| identity.identity_value(&state).ok().flatten());
+    let computed = from_value::<S>(planned_state)
+        .ok()
+        .and_then(|state| identity.identity_value(&state).ok().flatten());
     computed.unwrap_or_else(|| identity.schema().unknown())
 }
 
 /// A `Validate*Config` answer for any kind of type: every attribute's validators over the
 /// configuration, then the type's own checks, `own`; the problems of both, in that order.
-pub(crate) fn validate_config(schema: &Schema, config: &Value, own: impl FnOnce() -> Result<()>) -> Vec<Diagnostic> {
+pub(crate) fn validate_config(
+    schema: &Schema,
+    config: &Value,
+    own: impl FnOnce() -> Result<()>,
+) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     run_validators(Shape::of(schema), config, &AttributePath::root(), &mut problems);
     problems.extend(own().err().map(Diagnostics::into_vec).unwrap_or_default());

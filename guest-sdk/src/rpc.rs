@@ -35,8 +35,12 @@ impl DeferredReason {
     pub fn describe(self) -> &'static str {
         match self {
             DeferredReason::Unknown => "reason not given",
-            DeferredReason::ResourceConfigUnknown => "the resource configuration has unknown values",
-            DeferredReason::ProviderConfigUnknown => "the provider configuration has unknown values",
+            DeferredReason::ResourceConfigUnknown => {
+                "the resource configuration has unknown values"
+            }
+            DeferredReason::ProviderConfigUnknown => {
+                "the provider configuration has unknown values"
+            }
             DeferredReason::AbsentPrerequisite => "something it needs does not exist yet",
         }
     }

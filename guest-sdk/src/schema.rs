@@ -82,7 +82,11 @@ impl Schema {
     /// let secret = schema.update_attribute("result", Attribute::sensitive);
     /// assert!(secret.root().attribute_named("result").unwrap().is_sensitive());
     /// ```
-    pub fn update_attribute(mut self, name: &str, change: impl FnOnce(Attribute) -> Attribute) -> Self {
+    pub fn update_attribute(
+        mut self,
+        name: &str,
+        change: impl FnOnce(Attribute) -> Attribute,
+    ) -> Self {
         if let Some(i) = self.block.attributes.iter().position(|a| a.name == name) {
             let a = self.block.attributes.remove(i);
             self.block.attributes.insert(i, change(a));
@@ -201,7 +205,8 @@ impl Block {
 
     fn check(&self, path: &AttributePath, problems: &mut Vec<(AttributePath, String)>) {
         let mut seen = std::collections::BTreeSet::new();
-        let names = self.attributes.iter().map(|a| &a.name).chain(self.blocks.iter().map(|b| &b.name));
+        let names =
+            self.attributes.iter().map(|a| &a.name).chain(self.blocks.iter().map(|b| &b.name));
         for name in names {
             if !is_identifier(name) {
                 problems.push((
@@ -210,7 +215,10 @@ impl Block {
                 ));
             }
             if !seen.insert(name) {
-                problems.push((path.attr(name.clone()), format!("{name:?} is declared more than once")));
+                problems.push((
+                    path.attr(name.clone()),
+                    format!("{name:?} is declared more than once"),
+                ));
             }
         }
         for a in &self.attributes {
@@ -219,10 +227,14 @@ impl Block {
         for b in &self.blocks {
             let here = path.attr(b.name.clone());
             if b.max_items != 0 && b.min_items > b.max_items {
-                problems.push((here.clone(), format!("min_items {} exceeds max_items {}", b.min_items, b.max_items)));
+                problems.push((
+                    here.clone(),
+                    format!("min_items {} exceeds max_items {}", b.min_items, b.max_items),
+                ));
             }
             if matches!(b.nesting, BlockNesting::Single | BlockNesting::Group) && b.max_items > 1 {
-                problems.push((here.clone(), "a single nested block has at most one item".to_string()));
+                problems
+                    .push((here.clone(), "a single nested block has at most one item".to_string()));
             }
             b.block.check(&here, problems);
         }
@@ -319,7 +331,11 @@ impl Attribute {
 
     /// An attribute whose value is an object (or a list, set or map of objects) with
     /// attributes of its own (protocol 6 "nested attributes").
-    pub fn nested(name: impl Into<String>, nesting: ObjectNesting, attributes: Vec<Attribute>) -> Self {
+    pub fn nested(
+        name: impl Into<String>,
+        nesting: ObjectNesting,
+        attributes: Vec<Attribute>,
+    ) -> Self {
         Attribute::with_kind(name.into(), AttributeKind::Nested(nesting, attributes))
     }
 
@@ -453,7 +469,10 @@ impl Attribute {
     /// }
     /// let size = Attribute::number("size").required().requires_replace_if(shrinks);
     /// ```
-    pub fn requires_replace_if(mut self, decide: fn(prior: &Value, planned: &Value) -> bool) -> Self {
+    pub fn requires_replace_if(
+        mut self,
+        decide: fn(prior: &Value, planned: &Value) -> bool,
+    ) -> Self {
         self.replace = ReplaceRule::If(decide);
         self
     }
@@ -690,7 +709,14 @@ pub struct NestedBlock {
 impl NestedBlock {
     /// A nested block with any nesting mode.
     pub fn new(name: impl Into<String>, nesting: BlockNesting, block: Block) -> Self {
-        NestedBlock { name: name.into(), block, nesting, min_items: 0, max_items: 0, requires_replace: false }
+        NestedBlock {
+            name: name.into(),
+            block,
+            nesting,
+            min_items: 0,
+            max_items: 0,
+            requires_replace: false,
+        }
     }
 
     /// At most one, written as an object (null when absent).

@@ -11,7 +11,10 @@ use crate::plan::{Shape, counterparts, elements};
 pub fn json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::String(x), Value::String(y)) => {
-            match (serde_json::from_str::<serde_json::Value>(x), serde_json::from_str::<serde_json::Value>(y)) {
+            match (
+                serde_json::from_str::<serde_json::Value>(x),
+                serde_json::from_str::<serde_json::Value>(y),
+            ) {
                 (Ok(x), Ok(y)) => same_json(&x, &y),
                 _ => x == y,
             }
@@ -24,12 +27,17 @@ fn same_json(x: &serde_json::Value, y: &serde_json::Value) -> bool {
     use serde_json::Value as J;
     match (x, y) {
         (J::Number(a), J::Number(b)) => {
-            match (terrarium_model::Number::parse(&a.to_string()), terrarium_model::Number::parse(&b.to_string())) {
+            match (
+                terrarium_model::Number::parse(&a.to_string()),
+                terrarium_model::Number::parse(&b.to_string()),
+            ) {
                 (Some(a), Some(b)) => a.same_value(&b),
                 _ => a == b,
             }
         }
-        (J::Array(a), J::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b)),
+        (J::Array(a), J::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(a, b))
+        }
         (J::Object(a), J::Object(b)) => {
             a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same_json(v, w)))
         }

@@ -13,9 +13,10 @@ use crate::identity::IdentitySchema;
 use crate::provider::Provider;
 use crate::resource::AnyResource;
 use crate::rpc::{
-    ApplyRequest, ApplyResponse, ClientCapabilities, ConfigureRequest, GenerateConfigResponse, ImportRequest,
-    ImportResponse, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadDataSourceRequest, ReadDataSourceResponse,
-    ReadRequest, ReadResponse, UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
+    ApplyRequest, ApplyResponse, ClientCapabilities, ConfigureRequest, GenerateConfigResponse,
+    ImportRequest, ImportResponse, MoveRequest, MoveResponse, PlanRequest, PlanResponse,
+    ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse,
+    UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
 
 /// Routes each protocol call to the provider, resource type, data source or function it is
@@ -56,20 +57,34 @@ impl<P: Provider> Server<P> {
 
     /// [`get_schema`](Self::get_schema) and [`identity_schemas`](Self::identity_schemas)
     /// from one pass over the resource types (the `get-schema` export needs both).
-    pub(crate) fn schema_with_identities(&self) -> (ProviderSchema, BTreeMap<String, IdentitySchema>, Vec<Diagnostic>) {
+    pub(crate) fn schema_with_identities(
+        &self,
+    ) -> (ProviderSchema, BTreeMap<String, IdentitySchema>, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
         let mut identities = BTreeMap::new();
         let provider_schema = self.provider.schema();
         diagnostics.extend(provider_schema.check());
-        let mut schema = ProviderSchema { provider: provider_schema.to_model(), ..ProviderSchema::default() };
+        let mut schema =
+            ProviderSchema { provider: provider_schema.to_model(), ..ProviderSchema::default() };
 
         for r in self.provider.resources() {
             let s = r.resource_schema();
-            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("resource type", r.type_name(), d)));
-            insert_unique(&mut schema.resources, r.type_name(), s.to_model(), "resource type", &mut diagnostics);
+            diagnostics.extend(
+                s.check().into_iter().map(|d| in_schema_of("resource type", r.type_name(), d)),
+            );
+            insert_unique(
+                &mut schema.resources,
+                r.type_name(),
+                s.to_model(),
+                "resource type",
+                &mut diagnostics,
+            );
             if let Some(identity) = r.identity_schema() {
                 let problems = identity.check().into_iter();
-                diagnostics.extend(problems.map(|d| in_schema_of("the identity of resource type", r.type_name(), d)));
+                diagnostics.extend(
+                    problems
+                        .map(|d| in_schema_of("the identity of resource type", r.type_name(), d)),
+                );
                 identities.insert(r.type_name().to_string(), identity);
             }
             // Every resource type can generate its configuration (the default does).
@@ -79,8 +94,16 @@ impl<P: Provider> Server<P> {
         }
         for d in self.provider.data_sources() {
             let s = d.data_source_schema();
-            diagnostics.extend(s.check().into_iter().map(|diag| in_schema_of("data source", d.type_name(), diag)));
-            insert_unique(&mut schema.data_sources, d.type_name(), s.to_model(), "data source", &mut diagnostics);
+            diagnostics.extend(
+                s.check().into_iter().map(|diag| in_schema_of("data source", d.type_name(), diag)),
+            );
+            insert_unique(
+                &mut schema.data_sources,
+                d.type_name(),
+                s.to_model(),
+                "data source",
+                &mut diagnostics,
+            );
         }
         for f in self.provider.functions() {
             let signature = f.function_signature().to_model();
@@ -88,14 +111,30 @@ impl<P: Provider> Server<P> {
         }
         for e in self.provider.ephemeral_resources() {
             let s = e.ephemeral_resource_schema();
-            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("ephemeral resource", e.type_name(), d)));
+            diagnostics.extend(
+                s.check().into_iter().map(|d| in_schema_of("ephemeral resource", e.type_name(), d)),
+            );
             let (kind, name) = ("ephemeral resource", e.type_name());
-            insert_unique(&mut schema.ephemeral_resources, name, s.to_model(), kind, &mut diagnostics);
+            insert_unique(
+                &mut schema.ephemeral_resources,
+                name,
+                s.to_model(),
+                kind,
+                &mut diagnostics,
+            );
         }
         for l in self.provider.list_resources() {
             let s = l.list_resource_schema();
-            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("list resource", l.type_name(), d)));
-            insert_unique(&mut schema.list_resources, l.type_name(), s.to_model(), "list resource", &mut diagnostics);
+            diagnostics.extend(
+                s.check().into_iter().map(|d| in_schema_of("list resource", l.type_name(), d)),
+            );
+            insert_unique(
+                &mut schema.list_resources,
+                l.type_name(),
+                s.to_model(),
+                "list resource",
+                &mut diagnostics,
+            );
             // Terraform refuses a list resource without a managed resource type (with an
             // identity) of its name; say what to register instead.
             if !identities.contains_key(l.type_name()) {
@@ -111,8 +150,15 @@ impl<P: Provider> Server<P> {
         }
         for a in self.provider.actions() {
             let s = a.action_schema();
-            diagnostics.extend(s.check().into_iter().map(|d| in_schema_of("action", a.type_name(), d)));
-            insert_unique(&mut schema.actions, a.type_name(), s.to_model(), "action", &mut diagnostics);
+            diagnostics
+                .extend(s.check().into_iter().map(|d| in_schema_of("action", a.type_name(), d)));
+            insert_unique(
+                &mut schema.actions,
+                a.type_name(),
+                s.to_model(),
+                "action",
+                &mut diagnostics,
+            );
         }
         (schema, identities, diagnostics)
     }
@@ -122,12 +168,17 @@ impl<P: Provider> Server<P> {
     /// mistakes.
     pub fn identity_schemas(&self) -> BTreeMap<String, IdentitySchema> {
         let resources = self.provider.resources();
-        resources.iter().filter_map(|r| Some((r.type_name().to_string(), r.identity_schema()?))).collect()
+        resources
+            .iter()
+            .filter_map(|r| Some((r.type_name().to_string(), r.identity_schema()?)))
+            .collect()
     }
 
     /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&self.provider.schema(), config, || self.provider.validate(config))
+        crate::resource::validate_config(&self.provider.schema(), config, || {
+            self.provider.validate(config)
+        })
     }
 
     /// `ValidateResourceConfig`, routed by type name.
@@ -246,10 +297,15 @@ impl<P: Provider> Server<P> {
     }
 
     /// `UpgradeResourceIdentity`, routed by type name.
-    pub fn upgrade_resource_identity(&self, request: UpgradeIdentityRequest) -> UpgradeIdentityResponse {
+    pub fn upgrade_resource_identity(
+        &self,
+        request: UpgradeIdentityRequest,
+    ) -> UpgradeIdentityResponse {
         match self.resource(&request.type_name) {
             Ok(r) => r.upgrade_identity(request),
-            Err(d) => UpgradeIdentityResponse { upgraded_identity: Value::Null, diagnostics: vec![d] },
+            Err(d) => {
+                UpgradeIdentityResponse { upgraded_identity: Value::Null, diagnostics: vec![d] }
+            }
         }
     }
 
@@ -267,7 +323,11 @@ impl<P: Provider> Server<P> {
     }
 
     /// `GenerateResourceConfig`, routed by type name.
-    pub fn generate_resource_config(&self, type_name: &str, state: Value) -> GenerateConfigResponse {
+    pub fn generate_resource_config(
+        &self,
+        type_name: &str,
+        state: Value,
+    ) -> GenerateConfigResponse {
         match self.resource(type_name) {
             Ok(r) => r.generate_config(state),
             Err(d) => GenerateConfigResponse { config: Value::Null, diagnostics: vec![d] },
@@ -278,7 +338,9 @@ impl<P: Provider> Server<P> {
     pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         match self.data_source(&request.type_name) {
             Ok(d) => d.read_data(request),
-            Err(d) => ReadDataSourceResponse { state: Value::Null, deferred: None, diagnostics: vec![d] },
+            Err(d) => {
+                ReadDataSourceResponse { state: Value::Null, deferred: None, diagnostics: vec![d] }
+            }
         }
     }
 

@@ -60,8 +60,8 @@ use terrarium_model::{AttributePath, Diagnostic, Number, Severity, Value};
 use crate::plan::{Shape, counterparts, elements};
 use crate::provider::Provider;
 use crate::rpc::{
-    ApplyRequest, ClientCapabilities, DeferredReason, ImportRequest, MoveRequest, PlanRequest, PlanResponse, ReadRequest,
-    UpgradeIdentityRequest,
+    ApplyRequest, ClientCapabilities, DeferredReason, ImportRequest, MoveRequest, PlanRequest,
+    PlanResponse, ReadRequest, UpgradeIdentityRequest,
 };
 use crate::schema::Schema;
 use crate::server::Server;
@@ -115,7 +115,8 @@ impl Outcome {
 
     /// The state read into the resource's state type.
     pub fn typed<T: DeserializeOwned>(&self) -> Result<T, Failure> {
-        from_value(&self.state).map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
+        from_value(&self.state)
+            .map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
     }
 }
 
@@ -147,7 +148,10 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-pub(crate) fn split(step: &'static str, diagnostics: Vec<Diagnostic>) -> Result<Vec<Diagnostic>, Failure> {
+pub(crate) fn split(
+    step: &'static str,
+    diagnostics: Vec<Diagnostic>,
+) -> Result<Vec<Diagnostic>, Failure> {
     let (errors, warnings): (Vec<_>, Vec<_>) =
         diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
     if errors.is_empty() { Ok(warnings) } else { Err(Failure { step, diagnostics: errors }) }
@@ -159,7 +163,10 @@ impl<P: Provider> Harness<P> {
     pub fn new(provider: P) -> Self {
         Harness {
             server: Server::new(provider),
-            client: ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true },
+            client: ClientCapabilities {
+                deferral_allowed: false,
+                write_only_attributes_allowed: true,
+            },
             address: "registry.terraform.io/terrarium/test".to_string(),
         }
     }
@@ -198,10 +205,17 @@ impl<P: Provider> Harness<P> {
 
     fn schema(&self, type_name: &str) -> Result<Schema, Failure> {
         let resources = self.server.provider().resources();
-        resources.iter().find(|r| r.type_name() == type_name).map(|r| r.resource_schema()).ok_or_else(|| Failure {
-            step: "config",
-            diagnostics: vec![Diagnostic::error("Unknown resource type", format!("The provider has no {type_name}."))],
-        })
+        resources
+            .iter()
+            .find(|r| r.type_name() == type_name)
+            .map(|r| r.resource_schema())
+            .ok_or_else(|| Failure {
+                step: "config",
+                diagnostics: vec![Diagnostic::error(
+                    "Unknown resource type",
+                    format!("The provider has no {type_name}."),
+                )],
+            })
     }
 
     /// A configuration of `type_name` from JSON: attributes left out are null, lists become
@@ -213,11 +227,19 @@ impl<P: Provider> Harness<P> {
     /// `ValidateResourceConfig` on a JSON configuration.
     pub fn validate(&self, type_name: &str, config: Json) -> Result<Vec<Diagnostic>, Failure> {
         let config = self.config(type_name, config)?;
-        split("validate", self.server.validate_resource_config_for(type_name, &config, &self.client))
+        split(
+            "validate",
+            self.server.validate_resource_config_for(type_name, &config, &self.client),
+        )
     }
 
     /// Plans `config` against `prior` (null to create), with Terraform's proposed new state.
-    pub fn plan(&self, type_name: &str, prior: &Value, config: &Value) -> Result<PlanResponse, Failure> {
+    pub fn plan(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> Result<PlanResponse, Failure> {
         self.plan_with_identity(type_name, prior, None, config)
     }
 
@@ -258,7 +280,12 @@ impl<P: Provider> Harness<P> {
 
     /// [`update`](Self::update) from an earlier step's outcome, with the identity stored
     /// beside its state.
-    pub fn update_from(&self, type_name: &str, prior: &Outcome, config: Json) -> Result<Outcome, Failure> {
+    pub fn update_from(
+        &self,
+        type_name: &str,
+        prior: &Outcome,
+        config: Json,
+    ) -> Result<Outcome, Failure> {
         self.apply_config(type_name, &prior.state, prior.identity.as_ref(), config)
     }
 
@@ -270,10 +297,14 @@ impl<P: Provider> Harness<P> {
         config: Json,
     ) -> Result<Outcome, Failure> {
         let config = self.config(type_name, config)?;
-        let mut warnings = split("validate", self.server.validate_resource_config_for(type_name, &config, &self.client))?;
+        let mut warnings = split(
+            "validate",
+            self.server.validate_resource_config_for(type_name, &config, &self.client),
+        )?;
         let plan = self.plan_with_identity(type_name, prior, prior_identity, &config)?;
         let replaced = !plan.requires_replace.is_empty();
-        if !prior.is_null() && !replaced && plan.planned_state == *prior && plan.deferred.is_none() {
+        if !prior.is_null() && !replaced && plan.planned_state == *prior && plan.deferred.is_none()
+        {
             // No change: Terraform does not apply.
             return Ok(Outcome {
                 state: prior.clone(),
@@ -326,7 +357,12 @@ impl<P: Provider> Harness<P> {
     }
 
     /// Refreshes a state with the private data stored beside it (an [`Outcome::private`]).
-    pub fn read_with_private(&self, type_name: &str, state: &Value, private: Vec<u8>) -> Result<Outcome, Failure> {
+    pub fn read_with_private(
+        &self,
+        type_name: &str,
+        state: &Value,
+        private: Vec<u8>,
+    ) -> Result<Outcome, Failure> {
         self.read_request(type_name, state, private, None)
     }
 
@@ -384,11 +420,19 @@ impl<P: Provider> Harness<P> {
     fn identity_schema(&self, type_name: &str) -> Result<crate::identity::IdentitySchema, Failure> {
         self.server.identity_schemas().remove(type_name).ok_or_else(|| Failure {
             step: "config",
-            diagnostics: vec![Diagnostic::error("No identity", format!("The provider's {type_name} has no identity schema."))],
+            diagnostics: vec![Diagnostic::error(
+                "No identity",
+                format!("The provider's {type_name} has no identity schema."),
+            )],
         })
     }
 
-    fn import_request(&self, type_name: &str, id: &str, identity: Option<Value>) -> Result<Outcome, Failure> {
+    fn import_request(
+        &self,
+        type_name: &str,
+        id: &str,
+        identity: Option<Value>,
+    ) -> Result<Outcome, Failure> {
         let response = self.server.import_resource_state(ImportRequest {
             type_name: type_name.to_string(),
             id: id.to_string(),
@@ -402,17 +446,30 @@ impl<P: Provider> Harness<P> {
         let Some(imported) = response.imported.into_iter().next() else {
             return Err(Failure {
                 step: "import",
-                diagnostics: vec![Diagnostic::error("Nothing imported", "The import returned no resource.")],
+                diagnostics: vec![Diagnostic::error(
+                    "Nothing imported",
+                    "The import returned no resource.",
+                )],
             });
         };
-        let mut read = self.read_request(type_name, &imported.state, imported.private, imported.identity.as_ref())?;
+        let mut read = self.read_request(
+            type_name,
+            &imported.state,
+            imported.private,
+            imported.identity.as_ref(),
+        )?;
         warnings.append(&mut read.warnings);
         read.warnings = warnings;
         Ok(read)
     }
 
     /// `UpgradeResourceIdentity`: a stored identity (JSON) of identity schema `version`.
-    pub fn upgrade_identity(&self, type_name: &str, version: i64, raw: Json) -> Result<Value, Failure> {
+    pub fn upgrade_identity(
+        &self,
+        type_name: &str,
+        version: i64,
+        raw: Json,
+    ) -> Result<Value, Failure> {
         let response = self.server.upgrade_resource_identity(UpgradeIdentityRequest {
             type_name: type_name.to_string(),
             version,
@@ -427,7 +484,12 @@ impl<P: Provider> Harness<P> {
     /// [`Outcome::state`]) into
     /// `target_type`, as Terraform does: the source state travels as stored JSON would
     /// (collections as tuples, no schema).
-    pub fn move_state(&self, source_type: &str, source_state: &Value, target_type: &str) -> Result<Outcome, Failure> {
+    pub fn move_state(
+        &self,
+        source_type: &str,
+        source_state: &Value,
+        target_type: &str,
+    ) -> Result<Outcome, Failure> {
         let response = self.server.move_resource_state(MoveRequest {
             source_provider_address: self.address.clone(),
             source_type_name: source_type.to_string(),
@@ -475,20 +537,31 @@ impl<P: Provider> Harness<P> {
 
 /// Terraform refuses an identity that changes under a known one: after apply (against a
 /// wholly known planned identity) and after read (against the stored identity).
-fn check_identity_kept(step: &'static str, before: Option<&Value>, after: Option<&Value>) -> Result<(), Failure> {
+fn check_identity_kept(
+    step: &'static str,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) -> Result<(), Failure> {
     match (before, after) {
-        (Some(before), Some(after)) if !before.is_null() && !before.contains_unknown() && before != after => {
+        (Some(before), Some(after))
+            if !before.is_null() && !before.contains_unknown() && before != after =>
+        {
             Err(Failure {
                 step,
                 diagnostics: vec![Diagnostic::error(
                     "Unexpected identity change",
-                    format!("The identity was {before:?} and is now {after:?}; Terraform refuses this."),
+                    format!(
+                        "The identity was {before:?} and is now {after:?}; Terraform refuses this."
+                    ),
                 )],
             })
         }
         (Some(before), None) if !before.is_null() => Err(Failure {
             step,
-            diagnostics: vec![Diagnostic::error("Missing identity", "The provider returned no identity where there was one.")],
+            diagnostics: vec![Diagnostic::error(
+                "Missing identity",
+                "The provider returned no identity where there was one.",
+            )],
         }),
         _ => Ok(()),
     }
@@ -498,11 +571,19 @@ fn check_identity_kept(step: &'static str, before: Option<&Value>, after: Option
 /// and objects objects, dynamic values their stored wrapper.
 fn stored(value: &Value) -> Value {
     match value {
-        Value::List(items) | Value::Set(items) | Value::Tuple(items) => Value::Tuple(items.iter().map(stored).collect()),
-        Value::Map(m) | Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), stored(v))).collect()),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+            Value::Tuple(items.iter().map(stored).collect())
+        }
+        Value::Map(m) | Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), stored(v))).collect())
+        }
         // Terraform stores a dynamic value with its type: `{"type": ..., "value": ...}`.
         Value::Dynamic(d) => Value::Object(
-            [("type".to_string(), Value::string(d.ty.to_json())), ("value".to_string(), stored(&d.value))].into(),
+            [
+                ("type".to_string(), Value::string(d.ty.to_json())),
+                ("value".to_string(), stored(&d.value)),
+            ]
+            .into(),
         ),
         other => other.clone(),
     }
@@ -543,15 +624,24 @@ fn absent_blocks(shape: Shape<'_>, value: Value) -> Value {
             (BlockNesting::Group, Value::Null) => absent_blocks(
                 inner,
                 Value::Object(
-                    b.block().attributes().iter().map(|a| a.name().to_string())
+                    b.block()
+                        .attributes()
+                        .iter()
+                        .map(|a| a.name().to_string())
                         .chain(b.block().blocks().iter().map(|b| b.name().to_string()))
                         .map(|n| (n, Value::Null))
                         .collect(),
                 ),
             ),
-            (BlockNesting::List, Value::List(items)) => Value::List(items.into_iter().map(|i| absent_blocks(inner, i)).collect()),
-            (BlockNesting::Set, Value::Set(items)) => Value::Set(items.into_iter().map(|i| absent_blocks(inner, i)).collect()),
-            (BlockNesting::Map, Value::Map(m)) => Value::Map(m.into_iter().map(|(k, i)| (k, absent_blocks(inner, i))).collect()),
+            (BlockNesting::List, Value::List(items)) => {
+                Value::List(items.into_iter().map(|i| absent_blocks(inner, i)).collect())
+            }
+            (BlockNesting::Set, Value::Set(items)) => {
+                Value::Set(items.into_iter().map(|i| absent_blocks(inner, i)).collect())
+            }
+            (BlockNesting::Map, Value::Map(m)) => {
+                Value::Map(m.into_iter().map(|(k, i)| (k, absent_blocks(inner, i))).collect())
+            }
             (_, other) => absent_blocks(inner, other),
         };
     }

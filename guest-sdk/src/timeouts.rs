@@ -32,8 +32,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Diagnostics, Result};
 use crate::Model;
+use crate::diag::{Diagnostics, Result};
 
 /// The `timeouts` block: one optional duration per operation, such as `"30s"`, `"5m"`,
 /// `"1h30m"` (Go's `time.ParseDuration` syntax, without signs). Each is checked when the
@@ -62,10 +62,16 @@ fn check(value: &terrarium_model::Value) -> std::result::Result<(), String> {
 }
 
 impl Timeouts {
-    fn pick(timeouts: &Option<Timeouts>, field: fn(&Timeouts) -> &Option<String>, default: Duration) -> Result<Duration> {
+    fn pick(
+        timeouts: &Option<Timeouts>,
+        field: fn(&Timeouts) -> &Option<String>,
+        default: Duration,
+    ) -> Result<Duration> {
         match timeouts.as_ref().and_then(|t| field(t).as_deref()) {
             None => Ok(default),
-            Some(text) => parse_duration(text).map_err(|e| Diagnostics::error("Invalid timeout", e)),
+            Some(text) => {
+                parse_duration(text).map_err(|e| Diagnostics::error("Invalid timeout", e))
+            }
         }
     }
 
@@ -103,7 +109,8 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
     }
     let mut total = 0f64;
     while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number_len =
+            rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
         let number: f64 = rest[..number_len].parse().map_err(|_| invalid())?;
         rest = &rest[number_len..];
         let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
@@ -121,7 +128,6 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
     }
     Duration::try_from_secs_f64(total).map_err(|_| invalid())
 }
-
 
 #[cfg(test)]
 mod tests {

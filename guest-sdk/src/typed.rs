@@ -54,10 +54,7 @@ pub trait Model {
 
     /// The whole schema: attributes, blocks, description and version.
     fn schema() -> Schema {
-        Self::attributes()
-            .into_iter()
-            .fold(Schema::new(), Schema::attribute)
-            .blocks(Self::blocks())
+        Self::attributes().into_iter().fold(Schema::new(), Schema::attribute).blocks(Self::blocks())
     }
 }
 
@@ -300,8 +297,11 @@ pub trait __BlockType {
 
 impl<T: Nest> __BlockType for T {
     fn block_type(nesting: BlockNesting) -> Type {
-        let block = <T::Object as Model>::attributes().into_iter().fold(crate::schema::Block::new(), crate::schema::Block::attribute);
-        let block = <T::Object as Model>::blocks().into_iter().fold(block, crate::schema::Block::block);
+        let block = <T::Object as Model>::attributes()
+            .into_iter()
+            .fold(crate::schema::Block::new(), crate::schema::Block::attribute);
+        let block =
+            <T::Object as Model>::blocks().into_iter().fold(block, crate::schema::Block::block);
         let object = block.to_model().implied_type();
         match nesting {
             BlockNesting::Single | BlockNesting::Group => object,
@@ -352,7 +352,9 @@ impl<'de> Deserialize<'de> for Dynamic {
                 f.write_str("a Terraform value")
             }
             fn visit_unit<E: serde::de::Error>(self) -> Result<Dynamic, E> {
-                Ok(Dynamic(DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take()).unwrap_or(Value::Null)))
+                Ok(Dynamic(
+                    DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take()).unwrap_or(Value::Null),
+                ))
             }
         }
         deserializer.deserialize_newtype_struct(DYNAMIC, V)

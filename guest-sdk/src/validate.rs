@@ -68,7 +68,8 @@ impl fmt::Debug for BoxedValidator {
 }
 
 fn invalid(cx: &Context<'_>, detail: String) -> Diagnostic {
-    Diagnostic::error("Invalid attribute value", format!("Attribute {}: {detail}.", cx.path)).at(cx.path.clone())
+    Diagnostic::error("Invalid attribute value", format!("Attribute {}: {detail}.", cx.path))
+        .at(cx.path.clone())
 }
 
 /// A value validator from a description and a function of known, non-null values.
@@ -92,7 +93,10 @@ impl<F: Fn(&Value) -> Result<(), String> + Send + Sync> Validator for Simple<F> 
     }
 }
 
-fn simple(description: String, check: impl Fn(&Value) -> Result<(), String> + Send + Sync + 'static) -> BoxedValidator {
+fn simple(
+    description: String,
+    check: impl Fn(&Value) -> Result<(), String> + Send + Sync + 'static,
+) -> BoxedValidator {
     BoxedValidator(Arc::new(Simple { description, check }))
 }
 
@@ -120,7 +124,9 @@ pub fn pattern(re: &str) -> BoxedValidator {
     simple(format!("matches {re}"), move |v| match (v, &compiled) {
         (Value::String(s), Ok(compiled)) if compiled.is_match(s) => Ok(()),
         (Value::String(s), Ok(_)) => Err(format!("{s:?} does not match the pattern {re}")),
-        (_, Err(e)) => Err(format!("the provider's pattern {re} is invalid ({e}); this is a bug in the provider")),
+        (_, Err(e)) => Err(format!(
+            "the provider's pattern {re} is invalid ({e}); this is a bug in the provider"
+        )),
         _ => Ok(()),
     })
 }
@@ -172,7 +178,11 @@ pub fn size(min: usize, max: usize) -> BoxedValidator {
             Value::Map(m) => m.len(),
             _ => return Ok(()),
         };
-        if (min..=max).contains(&n) { Ok(()) } else { Err(format!("must have from {min} to {max} elements, not {n}")) }
+        if (min..=max).contains(&n) {
+            Ok(())
+        } else {
+            Err(format!("must have from {min} to {max} elements, not {n}"))
+        }
     })
 }
 
@@ -229,7 +239,9 @@ impl Validator for Siblings {
     fn validate(&self, value: &Value, cx: &Context<'_>, problems: &mut Vec<Diagnostic>) {
         let sibling = |name: &str| is_set(cx.parent.attr(name).unwrap_or(&Value::Null));
         let this = is_set(value);
-        let quoted = |names: &[&String]| names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+        let quoted = |names: &[&String]| {
+            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        };
         let error = |summary: &str, detail: String| {
             Diagnostic::error(summary, format!("{detail}.")).at(cx.path.clone())
         };
@@ -238,7 +250,8 @@ impl Validator for Siblings {
                 if this != Some(true) {
                     return;
                 }
-                let set: Vec<&String> = self.names.iter().filter(|n| sibling(n) == Some(true)).collect();
+                let set: Vec<&String> =
+                    self.names.iter().filter(|n| sibling(n) == Some(true)).collect();
                 if !set.is_empty() {
                     problems.push(error(
                         "Conflicting attributes",
@@ -250,7 +263,8 @@ impl Validator for Siblings {
                 if this != Some(true) {
                     return;
                 }
-                let missing: Vec<&String> = self.names.iter().filter(|n| sibling(n) == Some(false)).collect();
+                let missing: Vec<&String> =
+                    self.names.iter().filter(|n| sibling(n) == Some(false)).collect();
                 if !missing.is_empty() {
                     problems.push(error(
                         "Missing required attribute",
@@ -269,17 +283,27 @@ impl Validator for Siblings {
                 let all: Vec<&String> = self.names.iter().collect();
                 let names = format!("{:?}, {}", cx.name, quoted(&all));
                 if count == 0 {
-                    problems.push(error("Missing attribute", format!("One of {names} must be set")));
+                    problems
+                        .push(error("Missing attribute", format!("One of {names} must be set")));
                 } else if count > 1 && self.relation == Relation::ExactlyOneOf {
-                    problems.push(error("Conflicting attributes", format!("Only one of {names} may be set")));
+                    problems.push(error(
+                        "Conflicting attributes",
+                        format!("Only one of {names} may be set"),
+                    ));
                 }
             }
         }
     }
 }
 
-fn siblings<S: Into<String>>(relation: Relation, names: impl IntoIterator<Item = S>) -> BoxedValidator {
-    BoxedValidator(Arc::new(Siblings { relation, names: names.into_iter().map(Into::into).collect() }))
+fn siblings<S: Into<String>>(
+    relation: Relation,
+    names: impl IntoIterator<Item = S>,
+) -> BoxedValidator {
+    BoxedValidator(Arc::new(Siblings {
+        relation,
+        names: names.into_iter().map(Into::into).collect(),
+    }))
 }
 
 /// When this attribute is set, none of the sibling attributes `names` may be.
@@ -322,18 +346,27 @@ mod tests {
     }
 
     fn obj(entries: &[(&str, Value)]) -> Value {
-        Value::Object(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>())
+        Value::Object(
+            entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+        )
     }
 
     #[test]
     fn string_validators() {
         let none = Value::Null;
         assert!(run(&length(2, 3), Value::string("ab"), &none).is_empty());
-        assert_eq!(run(&length(2, 3), Value::string("abcd"), &none), ["Attribute a: must be from 2 to 3 characters long, not 4. @ a"]);
+        assert_eq!(
+            run(&length(2, 3), Value::string("abcd"), &none),
+            ["Attribute a: must be from 2 to 3 characters long, not 4. @ a"]
+        );
         assert_eq!(run(&length(2, 3), Value::string("é"), &none).len(), 1, "characters, not bytes");
         assert!(run(&pattern("^[a-z]+$"), Value::string("abc"), &none).is_empty());
         assert_eq!(run(&pattern("^[a-z]+$"), Value::string("aBc"), &none).len(), 1);
-        assert_eq!(run(&pattern("("), Value::string("x"), &none).len(), 1, "a broken pattern is reported");
+        assert_eq!(
+            run(&pattern("("), Value::string("x"), &none).len(),
+            1,
+            "a broken pattern is reported"
+        );
         assert!(run(&one_of(["x", "y"]), Value::string("y"), &none).is_empty());
         assert_eq!(run(&one_of(["x", "y"]), Value::string("z"), &none).len(), 1);
         // Null and unknown are not checked.
@@ -351,7 +384,10 @@ mod tests {
         assert!(run(&at_most(0.0), n(0), &none).is_empty());
         assert!(run(&size(1, 2), Value::List(vec![n(1), n(2)]), &none).is_empty());
         assert_eq!(run(&size(1, 2), Value::Set(vec![]), &none).len(), 1);
-        assert_eq!(run(&size(0, 0), Value::Map(BTreeMap::from([("k".into(), n(1))])), &none).len(), 1);
+        assert_eq!(
+            run(&size(0, 0), Value::Map(BTreeMap::from([("k".into(), n(1))])), &none).len(),
+            1
+        );
         let odd = custom("even", |v| match v {
             Value::Number(x) if x.as_i64().is_some_and(|i| i % 2 != 0) => Err("odd".into()),
             _ => Ok(()),
@@ -364,7 +400,10 @@ mod tests {
     fn cross_attribute_validators() {
         let parent = obj(&[("a", n(1)), ("b", n(2)), ("c", Value::Null), ("u", Value::unknown())]);
         assert_eq!(run(&conflicts_with(["b"]), n(1), &parent).len(), 1);
-        assert!(run(&conflicts_with(["c", "u"]), n(1), &parent).is_empty(), "null and unknown do not conflict");
+        assert!(
+            run(&conflicts_with(["c", "u"]), n(1), &parent).is_empty(),
+            "null and unknown do not conflict"
+        );
         assert!(run(&conflicts_with(["b"]), Value::Null, &parent).is_empty());
         assert_eq!(run(&also_requires(["c"]), n(1), &parent).len(), 1);
         assert!(run(&also_requires(["b", "u"]), n(1), &parent).is_empty());
@@ -375,7 +414,8 @@ mod tests {
         assert_eq!(run(&at_least_one_of(["c"]), Value::Null, &parent).len(), 1);
         assert!(run(&at_least_one_of(["b"]), n(1), &parent).is_empty());
         // An unknown refined as not null counts as set.
-        let not_null = Value::Unknown(Refinements { nullable: Some(false), ..Refinements::default() });
+        let not_null =
+            Value::Unknown(Refinements { nullable: Some(false), ..Refinements::default() });
         assert_eq!(run(&conflicts_with(["b"]), not_null, &parent).len(), 1);
     }
 }

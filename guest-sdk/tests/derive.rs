@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use terrarium_sdk::model::schema::{AttributeType, BlockNesting, ObjectNesting};
 use terrarium_sdk::testing::Harness;
-use terrarium_sdk::{AnyResource, Attr, BigNumber, Model, Provider, Resource, Result, Set, Type, Value};
+use terrarium_sdk::{
+    AnyResource, Attr, BigNumber, Model, Provider, Resource, Result, Set, Type, Value,
+};
 
 /// A thing with every kind of field.
 ///
@@ -71,7 +73,10 @@ struct Inner {
 fn the_schema_comes_from_the_types() {
     let schema = Everything::schema().to_model();
     assert_eq!(schema.version, 3);
-    assert_eq!(schema.block.description.text, "A thing with every kind of field.\n\nSecond paragraph.");
+    assert_eq!(
+        schema.block.description.text,
+        "A thing with every kind of field.\n\nSecond paragraph."
+    );
     let attr = |name: &str| schema.block.attribute(name).unwrap_or_else(|| panic!("{name}"));
     let ty = |name: &str| match &attr(name).ty {
         AttributeType::Type(t) => t.clone(),
@@ -97,7 +102,9 @@ fn the_schema_comes_from_the_types() {
     assert_eq!(ty("anything"), Type::Dynamic);
     assert!(attr("secret").sensitive && attr("secret").write_only);
     assert!(attr("old_name").deprecated && attr("old_name").deprecation_message == "use name");
-    assert!(schema.block.attribute("renamed").is_some() && schema.block.attribute("original").is_none());
+    assert!(
+        schema.block.attribute("renamed").is_some() && schema.block.attribute("original").is_none()
+    );
     assert!(schema.block.attribute("_ignored").is_none());
     for (name, nesting) in [
         ("one", ObjectNesting::Single),
@@ -128,7 +135,10 @@ fn the_schema_comes_from_the_types() {
     let list_block = schema.block.block_type("list_block").unwrap();
     assert_eq!((list_block.min_items, list_block.max_items), (1, 3));
     // The implied type agrees with the derived TfType of the struct.
-    assert_eq!(Everything::schema().implied_type(), <Everything as terrarium_sdk::TfType>::tf_type());
+    assert_eq!(
+        Everything::schema().implied_type(),
+        <Everything as terrarium_sdk::TfType>::tf_type()
+    );
     assert!(Everything::schema().check().is_empty(), "{:?}", Everything::schema().check());
 }
 
@@ -137,7 +147,10 @@ fn big_numbers_round_trip_exactly() {
     let value = terrarium_sdk::to_value(&BigNumber("1e400".into())).unwrap();
     assert!(matches!(&value, Value::Number(n) if n.to_string().len() > 300), "{value:?}");
     let back: BigNumber = terrarium_sdk::from_value(&value).unwrap();
-    assert_eq!(terrarium_sdk::model::Number::parse(&back.0), terrarium_sdk::model::Number::parse("1e400"));
+    assert_eq!(
+        terrarium_sdk::model::Number::parse(&back.0),
+        terrarium_sdk::model::Number::parse("1e400")
+    );
 }
 
 // --- Planning inside nested attributes and collections -------------------------------
@@ -283,7 +296,10 @@ fn defaults_apply_inside_nested_attributes_blocks_and_collections() {
         Value::Set(items) => items.iter().map(|r| format!("{:?}", r.attr("protocol"))).collect(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(protocols, BTreeSet::from([format!("{:?}", Some(s("tcp"))), format!("{:?}", Some(s("udp")))]));
+    assert_eq!(
+        protocols,
+        BTreeSet::from([format!("{:?}", Some(s("tcp"))), format!("{:?}", Some(s("udp")))])
+    );
     assert_eq!(at(&created.state, &["settings", "mtu"]), &Value::Number(1500.into()));
 
     // A second plan with the same configuration is empty: defaults are no change.
@@ -306,25 +322,42 @@ fn defaults_apply_inside_nested_attributes_blocks_and_collections() {
 #[test]
 fn use_state_for_unknown_works_in_nested_lists() {
     let h = Harness::new(Cloud);
-    let created = network(&h, json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.1.0/24"}]}));
+    let created = network(
+        &h,
+        json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.1.0/24"}]}),
+    );
     assert_eq!(at(&created.state, &["subnets", "1", "subnet_id"]), &s("subnet-10.0.1.0/24-r1"));
 
     // Moving the second subnet: it changed, so its gateway is recomputed, but its ID is kept.
     // The first subnet did not change: it keeps everything.
     let config = h
-        .config("cloud_network", json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.9.0/24"}]}))
+        .config(
+            "cloud_network",
+            json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.9.0/24"}]}),
+        )
         .unwrap();
     let plan = h.plan("cloud_network", &created.state, &config).unwrap();
     assert!(plan.requires_replace.is_empty(), "{:?}", plan.requires_replace);
     let planned = &plan.planned_state;
     assert_eq!(at(planned, &["subnets", "1", "subnet_id"]), &s("subnet-10.0.1.0/24-r1"), "kept");
     assert!(at(planned, &["subnets", "1", "gateway"]).is_unknown(), "recomputed");
-    assert_eq!(at(planned, &["subnets", "0", "gateway"]), &s("gw-0-r1"), "an unchanged element keeps its values");
+    assert_eq!(
+        at(planned, &["subnets", "0", "gateway"]),
+        &s("gw-0-r1"),
+        "an unchanged element keeps its values"
+    );
     assert_eq!(at(planned, &["id"]), &s("net-a"), "use_state_for_unknown at the top level");
-    assert!(at(planned, &["revision"]).is_unknown(), "the resource changed: its computed values are recomputed");
+    assert!(
+        at(planned, &["revision"]).is_unknown(),
+        "the resource changed: its computed values are recomputed"
+    );
 
     let updated = h
-        .update("cloud_network", &created.state, json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.9.0/24"}]}))
+        .update(
+            "cloud_network",
+            &created.state,
+            json!({"name": "a", "subnets": [{"cidr": "10.0.0.0/24"}, {"cidr": "10.0.9.0/24"}]}),
+        )
         .unwrap();
     assert_eq!(at(&updated.state, &["subnets", "1", "subnet_id"]), &s("subnet-10.0.1.0/24-r1"));
     assert_eq!(at(&updated.state, &["subnets", "1", "gateway"]), &s("gw-1-r2"));
@@ -345,13 +378,24 @@ fn use_state_for_unknown_works_in_nested_sets() {
 
     // Adding an element, and listing the others in another order: the existing elements
     // are matched by their configuration and keep their IDs; only the new one is unknown.
-    let config = h.config("cloud_network", json!({"name": "a", "rules": [{"port": 80}, {"port": 443}, {"port": 22}]})).unwrap();
+    let config = h
+        .config(
+            "cloud_network",
+            json!({"name": "a", "rules": [{"port": 80}, {"port": 443}, {"port": 22}]}),
+        )
+        .unwrap();
     let plan = h.plan("cloud_network", &created.state, &config).unwrap();
     assert_eq!(id_of(&plan.planned_state, 22), Some(s("rule-22-r1")));
     assert_eq!(id_of(&plan.planned_state, 443), Some(s("rule-443-r1")));
     assert!(id_of(&plan.planned_state, 80).is_some_and(|v| v.is_unknown()));
 
-    let updated = h.update("cloud_network", &created.state, json!({"name": "a", "rules": [{"port": 80}, {"port": 443}, {"port": 22}]})).unwrap();
+    let updated = h
+        .update(
+            "cloud_network",
+            &created.state,
+            json!({"name": "a", "rules": [{"port": 80}, {"port": 443}, {"port": 22}]}),
+        )
+        .unwrap();
     assert_eq!(id_of(&updated.state, 22), Some(s("rule-22-r1")));
     assert_eq!(id_of(&updated.state, 80), Some(s("rule-80-r2")));
 }
@@ -359,19 +403,31 @@ fn use_state_for_unknown_works_in_nested_sets() {
 #[test]
 fn requires_replace_on_a_nested_path() {
     let h = Harness::new(Cloud);
-    let created = network(&h, json!({"name": "a", "settings": {"region": "eu"}, "subnets": [{"cidr": "10.0.0.0/24"}]}));
+    let created = network(
+        &h,
+        json!({"name": "a", "settings": {"region": "eu"}, "subnets": [{"cidr": "10.0.0.0/24"}]}),
+    );
 
     let config = h.config("cloud_network", json!({"name": "a", "settings": {"region": "us"}, "subnets": [{"cidr": "10.0.0.0/24"}]})).unwrap();
     let plan = h.plan("cloud_network", &created.state, &config).unwrap();
-    assert_eq!(plan.requires_replace, [terrarium_sdk::AttributePath::attribute("settings").attr("region")]);
-    assert!(at(&plan.planned_state, &["id"]).is_unknown(), "a replacement is planned like a create");
+    assert_eq!(
+        plan.requires_replace,
+        [terrarium_sdk::AttributePath::attribute("settings").attr("region")]
+    );
+    assert!(
+        at(&plan.planned_state, &["id"]).is_unknown(),
+        "a replacement is planned like a create"
+    );
 
     // In a list element, the path has the index.
     let config = h
         .config("cloud_network", json!({"name": "a", "settings": {"region": "eu"}, "subnets": [{"cidr": "10.0.0.0/24", "tier": "premium"}]}))
         .unwrap();
     let plan = h.plan("cloud_network", &created.state, &config).unwrap();
-    assert_eq!(plan.requires_replace, [terrarium_sdk::AttributePath::attribute("subnets").index(0).attr("tier")]);
+    assert_eq!(
+        plan.requires_replace,
+        [terrarium_sdk::AttributePath::attribute("subnets").index(0).attr("tier")]
+    );
 
     // The default counts as configured: going back to it replaces too; an mtu change does not.
     let config = h.config("cloud_network", json!({"name": "a", "settings": {"region": "eu", "mtu": 9000}, "subnets": [{"cidr": "10.0.0.0/24"}]})).unwrap();
@@ -450,8 +506,12 @@ impl Resource for Liar {
 
     fn plan(&self, plan: &mut terrarium_sdk::Plan) -> Result<()> {
         match plan.config().attr("name") {
-            Some(Value::String(n)) if n == "plan-changes-config" => plan.set_attribute("size", Value::Number(99.into())),
-            Some(Value::String(n)) if n == "plan-wrong-type" => plan.set_attribute("size", s("big")),
+            Some(Value::String(n)) if n == "plan-changes-config" => {
+                plan.set_attribute("size", Value::Number(99.into()))
+            }
+            Some(Value::String(n)) if n == "plan-wrong-type" => {
+                plan.set_attribute("size", s("big"))
+            }
             _ => Ok(()),
         }
     }
@@ -479,12 +539,17 @@ impl Resource for Liar {
 #[test]
 fn a_plan_that_changes_a_configured_value_is_named() {
     let h = Harness::new(Cloud);
-    let err = h.create("cloud_liar", json!({"name": "plan-changes-config", "size": 1})).unwrap_err();
+    let err =
+        h.create("cloud_liar", json!({"name": "plan-changes-config", "size": 1})).unwrap_err();
     assert_eq!(err.step, "plan");
     let d = &err.diagnostics[0];
     assert_eq!(d.summary, "Provider produced an inconsistent plan");
     assert_eq!(d.attribute.to_string(), "size");
-    assert!(d.detail.contains("the configuration sets it to 1 but the plan has 99"), "{}", d.detail);
+    assert!(
+        d.detail.contains("the configuration sets it to 1 but the plan has 99"),
+        "{}",
+        d.detail
+    );
     assert!(d.detail.contains("cloud_liar"), "{}", d.detail);
 }
 
@@ -501,7 +566,8 @@ fn a_plan_of_the_wrong_type_is_named() {
 #[test]
 fn an_apply_that_changes_a_planned_value_is_named() {
     let h = Harness::new(Cloud);
-    let err = h.create("cloud_liar", json!({"name": "apply-changes-config", "size": 1})).unwrap_err();
+    let err =
+        h.create("cloud_liar", json!({"name": "apply-changes-config", "size": 1})).unwrap_err();
     assert_eq!(err.step, "apply");
     let d = &err.diagnostics[0];
     assert_eq!(d.summary, "Provider produced an inconsistent result after apply");
@@ -609,22 +675,43 @@ fn each_validator_runs_from_the_schema() {
     assert_eq!(with(json!({"name": "ab"})), ["name: Invalid attribute value"], "length");
     assert_eq!(with(json!({"name": "ABC"})), ["name: Invalid attribute value"], "pattern");
     assert_eq!(with(json!({"tier": "gold"})), ["tier: Invalid attribute value"], "one_of");
-    assert_eq!(with(json!({"tier": "pro", "plan_id": "p"})), ["tier: Conflicting attributes"], "conflicts_with");
+    assert_eq!(
+        with(json!({"tier": "pro", "plan_id": "p"})),
+        ["tier: Conflicting attributes"],
+        "conflicts_with"
+    );
     assert_eq!(with(json!({"seats": 3})), ["seats: Missing required attribute"], "also_requires");
     assert!(with(json!({"seats": 3, "tier": "pro"})).is_empty());
-    assert_eq!(with(json!({"phone": "1"})), ["email: Conflicting attributes"], "exactly_one_of: two");
+    assert_eq!(
+        with(json!({"phone": "1"})),
+        ["email: Conflicting attributes"],
+        "exactly_one_of: two"
+    );
     assert_eq!(with(json!({"email": null})), ["email: Missing attribute"], "exactly_one_of: none");
     assert_eq!(with(json!({"region": null})), ["region: Missing attribute"], "at_least_one_of");
-    assert_eq!(with(json!({"users": [{"age": 20}, {"age": 20}, {"age": 20}]})), ["users: Invalid attribute value"], "size");
+    assert_eq!(
+        with(json!({"users": [{"age": 20}, {"age": 20}, {"age": 20}]})),
+        ["users: Invalid attribute value"],
+        "size"
+    );
     // Inside a nested list, at the element's path.
-    assert_eq!(with(json!({"users": [{"age": 20}, {"age": 12}]})), ["users[1].age: Invalid attribute value"], "range");
-    assert_eq!(with(json!({"users": [{"age": 21}]})), ["users[0].age: Invalid attribute value"], "custom");
+    assert_eq!(
+        with(json!({"users": [{"age": 20}, {"age": 12}]})),
+        ["users[1].age: Invalid attribute value"],
+        "range"
+    );
+    assert_eq!(
+        with(json!({"users": [{"age": 21}]})),
+        ["users[0].age: Invalid attribute value"],
+        "custom"
+    );
 }
 
 #[test]
 fn unknown_values_are_not_validated_yet() {
     let h = Harness::new(Validated);
-    let mut config = h.config("acct", json!({"name": "abc", "email": "a@b", "region": "eu"})).unwrap();
+    let mut config =
+        h.config("acct", json!({"name": "abc", "email": "a@b", "region": "eu"})).unwrap();
     if let Value::Object(m) = &mut config {
         m.insert("name".into(), Value::unknown());
         m.insert("phone".into(), Value::unknown());
@@ -677,14 +764,32 @@ impl Resource for BucketResource {
         unreachable!("create_with_private is overridden")
     }
 
-    fn create_with_private(&self, mut planned: Bucket, private: &mut terrarium_sdk::PrivateState) -> Result<Bucket> {
-        let timeout = terrarium_sdk::Timeouts::create_of(&planned.timeouts, std::time::Duration::from_secs(60))?;
-        private.set("etag", &format!("e1-{}s-{}", timeout.as_secs(), private.get::<String>("planned_by").unwrap_or_default()))?;
+    fn create_with_private(
+        &self,
+        mut planned: Bucket,
+        private: &mut terrarium_sdk::PrivateState,
+    ) -> Result<Bucket> {
+        let timeout = terrarium_sdk::Timeouts::create_of(
+            &planned.timeouts,
+            std::time::Duration::from_secs(60),
+        )?;
+        private.set(
+            "etag",
+            &format!(
+                "e1-{}s-{}",
+                timeout.as_secs(),
+                private.get::<String>("planned_by").unwrap_or_default()
+            ),
+        )?;
         planned.id = Attr::Known(format!("{}/{}", planned.region, planned.name));
         Ok(planned)
     }
 
-    fn read_with_private(&self, current: Bucket, private: &mut terrarium_sdk::PrivateState) -> Result<Option<Bucket>> {
+    fn read_with_private(
+        &self,
+        current: Bucket,
+        private: &mut terrarium_sdk::PrivateState,
+    ) -> Result<Option<Bucket>> {
         // The etag from create must come back; a missing one means the SDK lost it.
         match private.get::<String>("etag") {
             Some(_) => Ok(Some(current)),
@@ -694,7 +799,12 @@ impl Resource for BucketResource {
 
     fn import(&self, id: &str) -> Result<Bucket> {
         let [region, name] = terrarium_sdk::import_composite(id, '/', ["REGION", "NAME"])?;
-        Ok(Bucket { id: Attr::Known(id.to_string()), region: region.into(), name: name.into(), timeouts: None })
+        Ok(Bucket {
+            id: Attr::Known(id.to_string()),
+            region: region.into(),
+            name: name.into(),
+            timeouts: None,
+        })
     }
 
     fn upgrade(&self, version: i64, raw: Value) -> Result<Value> {
@@ -705,7 +815,9 @@ impl Resource for BucketResource {
                 m.insert("region".into(), location);
                 Ok(Value::Object(m))
             }
-            (v, _) => Err(terrarium_sdk::Diagnostics::error("Cannot upgrade", format!("version {v}"))),
+            (v, _) => {
+                Err(terrarium_sdk::Diagnostics::error("Cannot upgrade", format!("version {v}")))
+            }
         }
     }
 }
@@ -713,16 +825,25 @@ impl Resource for BucketResource {
 #[test]
 fn timeouts_are_a_validated_block() {
     let h = Harness::new(Store);
-    let created = h.create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}})).unwrap();
+    let created = h
+        .create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}}))
+        .unwrap();
     assert_eq!(created.state.attr("id"), Some(&s("eu/b")));
-    let err = h.validate("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "soon"}})).unwrap_err();
+    let err = h
+        .validate(
+            "store_bucket",
+            json!({"region": "eu", "name": "b", "timeouts": {"create": "soon"}}),
+        )
+        .unwrap_err();
     assert_eq!(err.diagnostics[0].attribute.to_string(), "timeouts.create");
 }
 
 #[test]
 fn private_state_goes_from_plan_to_apply_to_read() {
     let h = Harness::new(Store);
-    let created = h.create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}})).unwrap();
+    let created = h
+        .create("store_bucket", json!({"region": "eu", "name": "b", "timeouts": {"create": "2m"}}))
+        .unwrap();
     let private = terrarium_sdk::PrivateState::decode(&created.private);
     assert_eq!(private.get::<String>("etag").as_deref(), Some("e1-120s-plan"));
     assert!(h.read_with_private("store_bucket", &created.state, created.private.clone()).is_ok());
@@ -787,7 +908,9 @@ struct Statement {
 
 /// What a real API does: hands back documents in its own spelling.
 fn normalise(text: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(text).map(|v| v.to_string()).unwrap_or_else(|_| text.to_string())
+    serde_json::from_str::<serde_json::Value>(text)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| text.to_string())
 }
 
 impl Resource for PolicyResource {
@@ -934,7 +1057,11 @@ fn computed_defaults_dynamic_values_and_tuples() {
             json!({"items": [{"name": "a"}, {"name": "b", "display": "Bee"}], "anything": {"k": [1, "x"]}, "pair": ["p", 2]}),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(at(&created.planned, &["items", "0", "display"]), &s("A"), "computed from the sibling");
+    assert_eq!(
+        at(&created.planned, &["items", "0", "display"]),
+        &s("A"),
+        "computed from the sibling"
+    );
     assert_eq!(at(&created.planned, &["items", "1", "display"]), &s("Bee"), "configured wins");
     // The dynamic value went through the typed struct with its type intact.
     match created.state.attr("anything") {
@@ -943,7 +1070,10 @@ fn computed_defaults_dynamic_values_and_tuples() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(created.state.attr("pair"), Some(&Value::Tuple(vec![s("p"), Value::Number(2.into())])));
+    assert_eq!(
+        created.state.attr("pair"),
+        Some(&Value::Tuple(vec![s("p"), Value::Number(2.into())]))
+    );
     let label: Label = created.typed().unwrap();
     assert_eq!(label.pair, Some(("p".to_string(), 2)));
 }

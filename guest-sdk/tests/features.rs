@@ -10,8 +10,8 @@ use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::rpc::{ClientCapabilities, MoveRequest, PlanRequest};
 use terrarium_sdk::testing::Harness;
 use terrarium_sdk::{
-    AnyDataSource, AnyResource, Attr, DataSource, DeferredReason, Diagnostics, Model, Plan, Provider, Resource, Result,
-    Server, Value,
+    AnyDataSource, AnyResource, Attr, DataSource, DeferredReason, Diagnostics, Model, Plan,
+    Provider, Resource, Result, Server, Value,
 };
 
 /// A "vault" of secrets: the remote system assigns each secret an ID, which is its identity.
@@ -189,7 +189,9 @@ impl ResourceIdentity for SecretResource<'_> {
     fn upgrade_identity(&self, version: i64, raw: Value) -> Result<Value> {
         match version {
             // Version 0 called it `secret_id` and had no region; version 1 is not upgradable.
-            0 => Ok(Value::Object([("id".to_string(), raw.attr("secret_id").cloned().unwrap_or(Value::Null))].into())),
+            0 => Ok(Value::Object(
+                [("id".to_string(), raw.attr("secret_id").cloned().unwrap_or(Value::Null))].into(),
+            )),
             _ => Err(Diagnostics::error("Cannot upgrade", format!("version {version}"))),
         }
     }
@@ -229,14 +231,24 @@ fn identity_schemas_and_capabilities_are_declared() {
     assert!(schema.capabilities.generate_resource_config);
     assert!(schema.capabilities.plan_destroy);
     let identities = server.identity_schemas();
-    assert_eq!(identities.keys().collect::<Vec<_>>(), ["vault_secret"], "only types with an identity");
+    assert_eq!(
+        identities.keys().collect::<Vec<_>>(),
+        ["vault_secret"],
+        "only types with an identity"
+    );
     let secret = &identities["vault_secret"];
     assert_eq!(secret.version, 2);
     let id = &secret.attributes[0];
-    assert_eq!((id.name.as_str(), id.required_for_import, id.optional_for_import), ("id", true, false));
+    assert_eq!(
+        (id.name.as_str(), id.required_for_import, id.optional_for_import),
+        ("id", true, false)
+    );
     assert_eq!(id.description, "The secret's ID.");
     let region = &secret.attributes[1];
-    assert_eq!((region.name.as_str(), region.required_for_import, region.optional_for_import), ("region", false, true));
+    assert_eq!(
+        (region.name.as_str(), region.required_for_import, region.optional_for_import),
+        ("region", false, true)
+    );
 }
 
 #[test]
@@ -248,9 +260,14 @@ fn identity_is_unknown_in_a_create_plan_then_known_and_kept() {
     let identity = obj([("id", Value::string("s-db")), ("region", Value::string("eu"))]);
     assert_eq!(created.identity.as_ref(), Some(&identity));
 
-    let updated = h.update_from("vault_secret", &created, json!({"name": "db", "comment": "hi"})).unwrap();
+    let updated =
+        h.update_from("vault_secret", &created, json!({"name": "db", "comment": "hi"})).unwrap();
     assert!(!updated.replaced);
-    assert_eq!(updated.planned_identity.as_ref(), Some(&identity), "an update plans the prior identity");
+    assert_eq!(
+        updated.planned_identity.as_ref(),
+        Some(&identity),
+        "an update plans the prior identity"
+    );
     assert_eq!(updated.identity.as_ref(), Some(&identity));
 
     let read = h.refresh("vault_secret", &updated).unwrap();
@@ -298,7 +315,8 @@ fn stored_identities_are_upgraded_from_older_versions() {
     let upgraded = h.upgrade_identity("vault_secret", 0, json!({"secret_id": "s-old"})).unwrap();
     assert_eq!(upgraded, obj([("id", Value::string("s-old")), ("region", Value::Null)]));
 
-    let current = h.upgrade_identity("vault_secret", 2, json!({"id": "s-new", "region": "us"})).unwrap();
+    let current =
+        h.upgrade_identity("vault_secret", 2, json!({"id": "s-new", "region": "us"})).unwrap();
     assert_eq!(current, obj([("id", Value::string("s-new")), ("region", Value::string("us"))]));
 
     let refused = h.upgrade_identity("vault_secret", 1, json!({})).unwrap_err();
@@ -315,14 +333,24 @@ fn stored_identities_are_upgraded_from_older_versions() {
 fn write_only_values_reach_create_and_update_but_are_never_stored() {
     let vault = Vault::default();
     let h = Harness::new(vault);
-    let created = h.create("vault_secret", json!({"name": "db", "password": "hunter2", "password_version": 1})).unwrap();
+    let created = h
+        .create("vault_secret", json!({"name": "db", "password": "hunter2", "password_version": 1}))
+        .unwrap();
     assert_eq!(created.planned.attr("password"), Some(&Value::Null), "planned null");
     assert_eq!(created.state.attr("password"), Some(&Value::Null), "stored null");
-    assert_eq!(created.state.attr("fingerprint"), Some(&Value::string("fp-7")), "create saw the value");
+    assert_eq!(
+        created.state.attr("fingerprint"),
+        Some(&Value::string("fp-7")),
+        "create saw the value"
+    );
 
-    let rotated =
-        h.update_from("vault_secret", &created, json!({"name": "db", "password": "correct horse", "password_version": 2}))
-            .unwrap();
+    let rotated = h
+        .update_from(
+            "vault_secret",
+            &created,
+            json!({"name": "db", "password": "correct horse", "password_version": 2}),
+        )
+        .unwrap();
     assert_eq!(rotated.state.attr("password"), Some(&Value::Null));
     assert_eq!(rotated.state.attr("fingerprint"), Some(&Value::string("fp-13")));
     assert_eq!(
@@ -336,11 +364,13 @@ fn write_only_values_are_refused_by_a_client_without_support() {
     let server = Server::new(Vault::default());
     let h = Harness::new(Vault::default());
     let config = h.config("vault_secret", json!({"name": "db", "password": "x"})).unwrap();
-    let old_client = ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: false };
+    let old_client =
+        ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: false };
     let problems = server.validate_resource_config_for("vault_secret", &config, &old_client);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0].summary, "Write-only attribute not supported");
-    let new_client = ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true };
+    let new_client =
+        ClientCapabilities { deferral_allowed: false, write_only_attributes_allowed: true };
     assert!(server.validate_resource_config_for("vault_secret", &config, &new_client).is_empty());
 }
 
@@ -353,8 +383,15 @@ fn a_moved_state_is_converted_and_gets_its_identity() {
     let moved = h.move_state("vault_note", &note.state, "vault_secret").unwrap();
     assert_eq!(moved.state.attr("comment"), Some(&Value::string("remember")));
     assert_eq!(moved.state.attr("name"), Some(&Value::string("n1")));
-    assert_eq!(moved.state.attr("password"), Some(&Value::Null), "attributes the move leaves out are null");
-    assert_eq!(moved.identity, Some(obj([("id", Value::string("n1")), ("region", Value::string("eu"))])));
+    assert_eq!(
+        moved.state.attr("password"),
+        Some(&Value::Null),
+        "attributes the move leaves out are null"
+    );
+    assert_eq!(
+        moved.identity,
+        Some(obj([("id", Value::string("n1")), ("region", Value::string("eu"))]))
+    );
 }
 
 #[test]
@@ -392,7 +429,8 @@ fn generated_config_leaves_out_computed_only_and_write_only_attributes() {
 
 #[test]
 fn deferral_is_answered_only_when_terraform_allows_it() {
-    let created = Harness::new(Vault::default()).create("vault_secret", json!({"name": "sleepy"})).unwrap();
+    let created =
+        Harness::new(Vault::default()).create("vault_secret", json!({"name": "sleepy"})).unwrap();
 
     let allowed = Harness::new(Vault::default()).allow_deferral(true);
     let read = allowed.refresh("vault_secret", &created).unwrap();
@@ -411,9 +449,14 @@ fn plans_and_imports_can_be_deferred() {
     let config = allowed.config("vault_secret", json!({"name": "later"})).unwrap();
     let plan = allowed.plan("vault_secret", &Value::Null, &config).unwrap();
     assert_eq!(plan.deferred, Some(DeferredReason::AbsentPrerequisite));
-    assert_eq!(plan.planned_state.attr("id"), Some(&Value::unknown()), "the default plan still goes out");
+    assert_eq!(
+        plan.planned_state.attr("id"),
+        Some(&Value::unknown()),
+        "the default plan still goes out"
+    );
 
-    let refused = Harness::new(Vault::default()).plan("vault_secret", &Value::Null, &config).unwrap_err();
+    let refused =
+        Harness::new(Vault::default()).plan("vault_secret", &Value::Null, &config).unwrap_err();
     assert!(refused.mentions("Resource::plan of vault_secret"), "{refused}");
 
     let import = allowed.import("vault_secret", "wait").unwrap();
@@ -435,10 +478,17 @@ fn data_source_reads_can_be_deferred() {
     let deferred = read(true);
     assert!(deferred.diagnostics.is_empty(), "{:?}", deferred.diagnostics);
     assert_eq!(deferred.deferred, Some(DeferredReason::AbsentPrerequisite));
-    assert_eq!(deferred.state, obj([("name", Value::string("later")), ("fingerprint", Value::unknown())]));
+    assert_eq!(
+        deferred.state,
+        obj([("name", Value::string("later")), ("fingerprint", Value::unknown())])
+    );
     let refused = read(false);
     assert_eq!(refused.deferred, None);
-    assert!(refused.diagnostics[0].detail.contains("DataSource::read of vault_lookup"), "{:?}", refused.diagnostics);
+    assert!(
+        refused.diagnostics[0].detail.contains("DataSource::read of vault_lookup"),
+        "{:?}",
+        refused.diagnostics
+    );
 }
 
 #[test]
@@ -458,7 +508,10 @@ fn a_deferral_from_create_is_a_provider_bug() {
             vec![Box::new(Eager)]
         }
     }
-    let err = Harness::new(P).allow_deferral(true).create("vault_eager", json!({"title": "t"})).unwrap_err();
+    let err = Harness::new(P)
+        .allow_deferral(true)
+        .create("vault_eager", json!({"title": "t"}))
+        .unwrap_err();
     assert!(err.mentions("cannot be deferred"), "{err}");
 }
 

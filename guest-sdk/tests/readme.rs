@@ -150,7 +150,14 @@ impl ListResource for PetResource {
         let prefix = filter.prefix.unwrap_or_default();
         for name in ["rex", "rover", "tom"].into_iter().filter(|n| n.starts_with(&prefix)) {
             let id = format!("pet-{name}");
-            let pet = || Ok(Pet { id: Attr::Known(id.clone()), name: name.into(), legs: Attr::Known(4), toys: None });
+            let pet = || {
+                Ok(Pet {
+                    id: Attr::Known(id.clone()),
+                    name: name.into(),
+                    legs: Attr::Known(4),
+                    toys: None,
+                })
+            };
             if !results.push(PetIdentity { id: id.clone() }, name, pet) {
                 break;
             }
@@ -181,7 +188,6 @@ impl Action for Feed {
         Ok(())
     }
 }
-
 
 use serde_json::json;
 use terrarium_sdk::testing::Harness;
@@ -303,14 +309,18 @@ impl ResourceIdentity for LicenseResource {
 #[test]
 fn a_license() {
     let h = Harness::new(Pets);
-    let license = h.create("pets_license", json!({"pet": "rex", "pin": "1234", "pin_version": 1})).unwrap();
+    let license =
+        h.create("pets_license", json!({"pet": "rex", "pin": "1234", "pin_version": 1})).unwrap();
     assert_eq!(license.state.attr("pin"), Some(&Value::Null)); // never stored
     let identity = Value::Object([("number".to_string(), Value::string("L-rex"))].into());
     assert_eq!(license.identity, Some(identity.clone()));
 
     let imported = h.import_by_identity("pets_license", json!({"number": "L-rex"})).unwrap();
     assert_eq!(imported.state.attr("pet"), Some(&Value::string("rex")));
-    assert_eq!(h.upgrade_identity("pets_license", 0, json!({"license": "L-rex"})).unwrap(), identity);
+    assert_eq!(
+        h.upgrade_identity("pets_license", 0, json!({"license": "L-rex"})).unwrap(),
+        identity
+    );
 
     let moved = h.move_state("oldpets_license", &imported.state, "pets_license").unwrap();
     assert_eq!(moved.identity, Some(identity));

@@ -9,8 +9,8 @@ use terrarium_sdk::rpc::{
 };
 use terrarium_sdk::schema::{Attribute, Block, NestedBlock, Schema};
 use terrarium_sdk::{
-    AnyDataSource, AnyFunction, AnyResource, Attr, AttributePath, DataSource, Diagnostics, Number, Plan, Provider,
-    Resource, Result, Server, Value,
+    AnyDataSource, AnyFunction, AnyResource, Attr, AttributePath, DataSource, Diagnostics, Number,
+    Plan, Provider, Resource, Result, Server, Value,
 };
 
 #[derive(Default)]
@@ -71,7 +71,11 @@ impl Resource for Machine {
         if let Some(Value::Number(n)) = config.attr("size")
             && n.as_f64() <= 0.0
         {
-            return Err(Diagnostics::attribute_error("size", "Invalid size", "The size must be positive."));
+            return Err(Diagnostics::attribute_error(
+                "size",
+                "Invalid size",
+                "The size must be positive.",
+            ));
         }
         Ok(())
     }
@@ -125,7 +129,10 @@ impl Resource for Machine {
     fn upgrade(&self, version: i64, raw: Value) -> Result<Value> {
         // Version 1 called `size` `cores`.
         let Value::Object(mut attrs) = raw else {
-            return Err(Diagnostics::error("Bad state", format!("version {version} state is not an object")));
+            return Err(Diagnostics::error(
+                "Bad state",
+                format!("version {version} state is not an object"),
+            ));
         };
         if let Some(cores) = attrs.remove("cores") {
             attrs.insert("size".into(), cores);
@@ -171,7 +178,9 @@ impl DataSource for Echo {
     const TYPE_NAME: &'static str = "cloud_echo";
     type State = EchoState;
     fn schema(&self) -> Schema {
-        Schema::new().attribute(Attribute::string("input").required()).attribute(Attribute::string("output").computed())
+        Schema::new()
+            .attribute(Attribute::string("input").required())
+            .attribute(Attribute::string("output").computed())
     }
     fn read(&self, config: EchoState) -> Result<EchoState> {
         Ok(EchoState { output: Attr::Known(config.input.clone()), ..config })
@@ -184,7 +193,8 @@ impl Function for Double {
     const NAME: &'static str = "double";
     type Output = i64;
     fn signature(&self) -> Signature {
-        Signature::new(terrarium_sdk::Type::Number).parameter(Parameter::new("n", terrarium_sdk::Type::Number))
+        Signature::new(terrarium_sdk::Type::Number)
+            .parameter(Parameter::new("n", terrarium_sdk::Type::Number))
     }
     fn call(&self, args: &Arguments) -> std::result::Result<i64, FunctionError> {
         let n: i64 = args.get(0)?;
@@ -219,7 +229,12 @@ fn config(name: &str, size: i64, disks: Vec<Value>) -> Value {
     ])
 }
 
-fn plan(server: &Server<Cloud>, prior: &Value, proposed: &Value, config: &Value) -> terrarium_sdk::rpc::PlanResponse {
+fn plan(
+    server: &Server<Cloud>,
+    prior: &Value,
+    proposed: &Value,
+    config: &Value,
+) -> terrarium_sdk::rpc::PlanResponse {
     server.plan_resource_change(PlanRequest {
         type_name: "cloud_machine".into(),
         prior_state: prior.clone(),
@@ -231,7 +246,11 @@ fn plan(server: &Server<Cloud>, prior: &Value, proposed: &Value, config: &Value)
     })
 }
 
-fn apply(server: &Server<Cloud>, prior: &Value, planned: &Value) -> terrarium_sdk::rpc::ApplyResponse {
+fn apply(
+    server: &Server<Cloud>,
+    prior: &Value,
+    planned: &Value,
+) -> terrarium_sdk::rpc::ApplyResponse {
     server.apply_resource_change(ApplyRequest {
         type_name: "cloud_machine".into(),
         prior_state: prior.clone(),
@@ -249,7 +268,8 @@ fn propose(prior: &Value, config: &Value) -> Value {
     Value::Object(
         c.iter()
             .map(|(k, v)| {
-                let v = if v.is_null() { p.get(k).cloned().unwrap_or(Value::Null) } else { v.clone() };
+                let v =
+                    if v.is_null() { p.get(k).cloned().unwrap_or(Value::Null) } else { v.clone() };
                 (k.clone(), v)
             })
             .collect(),
@@ -333,7 +353,10 @@ fn updates_keep_computed_values_and_mark_volatile_ones_unknown() {
     let bigger = config("web", 4, vec![disk("root", Value::Null), disk("data", Value::Null)]);
     let mut proposed = propose(&prior, &bigger);
     if let Value::Object(m) = &mut proposed {
-        m.insert("disk".into(), Value::List(vec![disk("root", s("disk-0")), disk("data", Value::Null)]));
+        m.insert(
+            "disk".into(),
+            Value::List(vec![disk("root", s("disk-0")), disk("data", Value::Null)]),
+        );
     }
     let planned = plan(&server, &prior, &proposed, &bigger);
     assert!(planned.requires_replace.is_empty(), "{:?}", planned.requires_replace);
@@ -439,7 +462,11 @@ fn unknown_type_names_get_a_clear_error() {
     });
     assert_eq!(planned.diagnostics.len(), 1);
     assert_eq!(planned.diagnostics[0].summary, "Unknown resource type");
-    assert!(planned.diagnostics[0].detail.contains("cloud_machine"), "{}", planned.diagnostics[0].detail);
+    assert!(
+        planned.diagnostics[0].detail.contains("cloud_machine"),
+        "{}",
+        planned.diagnostics[0].detail
+    );
 
     let read = server.read_data_source(ReadDataSourceRequest {
         type_name: "cloud_nope".into(),
@@ -499,16 +526,26 @@ fn import_upgrade_data_sources_and_functions() {
         ("last_modified", s("t1")),
         ("disk", Value::Tuple(vec![obj([("label", s("root")), ("uuid", s("u"))])])),
     ]);
-    let upgraded =
-        server.upgrade_resource_state(UpgradeRequest { type_name: "cloud_machine".into(), version: 2, raw_state: raw });
+    let upgraded = server.upgrade_resource_state(UpgradeRequest {
+        type_name: "cloud_machine".into(),
+        version: 2,
+        raw_state: raw,
+    });
     assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
     assert_eq!(upgraded.upgraded_state.attr("size"), Some(&n(2)));
-    assert_eq!(upgraded.upgraded_state.attr("disk"), Some(&Value::List(vec![disk("root", s("u"))])));
+    assert_eq!(
+        upgraded.upgraded_state.attr("disk"),
+        Some(&Value::List(vec![disk("root", s("u"))]))
+    );
 
     // Older version: the resource's upgrade runs first.
-    let old = obj([("id", s("m-1")), ("name", s("web")), ("cores", n(8)), ("last_modified", s("t1"))]);
-    let upgraded =
-        server.upgrade_resource_state(UpgradeRequest { type_name: "cloud_machine".into(), version: 1, raw_state: old });
+    let old =
+        obj([("id", s("m-1")), ("name", s("web")), ("cores", n(8)), ("last_modified", s("t1"))]);
+    let upgraded = server.upgrade_resource_state(UpgradeRequest {
+        type_name: "cloud_machine".into(),
+        version: 1,
+        raw_state: old,
+    });
     assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
     assert_eq!(upgraded.upgraded_state.attr("size"), Some(&n(8)));
     assert_eq!(upgraded.upgraded_state.attr("disk"), Some(&Value::Null));

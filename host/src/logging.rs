@@ -63,10 +63,7 @@ struct Output {
 static OUTPUT: OnceLock<Output> = OnceLock::new();
 
 fn output() -> Output {
-    *OUTPUT.get_or_init(|| Output {
-        format: Format::Hclog,
-        filter: level_from_env(),
-    })
+    *OUTPUT.get_or_init(|| Output { format: Format::Hclog, filter: level_from_env() })
 }
 
 /// The provider log threshold Terraform would apply: `TF_LOG_PROVIDER`, else
@@ -179,11 +176,7 @@ pub fn hclog_line<'a>(
     record.insert("@module".into(), Value::from(module));
     record.insert("@timestamp".into(), Value::from(hclog_timestamp(timestamp)));
     for (key, value) in fields {
-        let key = if RESERVED_KEYS.contains(&key) {
-            format!("_{key}")
-        } else {
-            key.to_owned()
-        };
+        let key = if RESERVED_KEYS.contains(&key) { format!("_{key}") } else { key.to_owned() };
         record.insert(key, value.clone());
     }
     let mut line = Value::Object(record).to_string();
@@ -231,9 +224,7 @@ pub fn human_line<'a>(
 /// Whether a string reads unambiguously without quotes after `key=`.
 fn is_bare(text: &str) -> bool {
     !text.is_empty()
-        && !text
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '=')
+        && !text.chars().any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '=')
 }
 
 fn write_line(writer: &mut impl Write, line: &str) {
@@ -372,10 +363,7 @@ mod tests {
 
     impl Write for CapturedOutput {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .map_err(|_| std::io::Error::other("poisoned"))?
-                .extend_from_slice(buf);
+            self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.extend_from_slice(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
@@ -403,9 +391,7 @@ mod tests {
     fn matches_hclog_time_format(text: &str) -> bool {
         let bytes = text.as_bytes();
         let digits = |range: std::ops::Range<usize>| {
-            bytes
-                .get(range)
-                .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+            bytes.get(range).is_some_and(|b| b.iter().all(u8::is_ascii_digit))
         };
         bytes.len() == 27
             && digits(0..4)
@@ -455,15 +441,7 @@ mod tests {
         let keys: Vec<&str> = record.keys().map(String::as_str).collect();
         assert_eq!(
             keys,
-            [
-                "@level",
-                "@message",
-                "@module",
-                "@timestamp",
-                "resource",
-                "count",
-                "_@level"
-            ]
+            ["@level", "@message", "@module", "@timestamp", "resource", "count", "_@level"]
         );
         assert_eq!(record["@level"], "warn");
         assert_eq!(record["@message"], "line one\nline \"two\"");
@@ -490,30 +468,18 @@ mod tests {
     #[test]
     fn emitted_records_honour_the_filter_and_format() {
         let fields = vec![("id".to_owned(), Value::from("abc"))];
-        let hclog = Output {
-            format: Format::Hclog,
-            filter: LevelFilter::INFO,
-        };
-        assert_eq!(
-            render(hclog, Level::DEBUG, "provider", "hidden", &fields),
-            None
-        );
+        let hclog = Output { format: Format::Hclog, filter: LevelFilter::INFO };
+        assert_eq!(render(hclog, Level::DEBUG, "provider", "hidden", &fields), None);
         let line = render(hclog, Level::INFO, "provider", "shown", &fields).unwrap();
         let record = json(&line);
         assert_eq!(record["@level"], "info");
         assert_eq!(record["@module"], "provider");
         assert_eq!(record["id"], "abc");
 
-        let off = Output {
-            format: Format::Hclog,
-            filter: LevelFilter::OFF,
-        };
+        let off = Output { format: Format::Hclog, filter: LevelFilter::OFF };
         assert_eq!(render(off, Level::ERROR, "provider", "x", &[]), None);
 
-        let human = Output {
-            format: Format::Human,
-            filter: LevelFilter::TRACE,
-        };
+        let human = Output { format: Format::Human, filter: LevelFilter::TRACE };
         assert_eq!(
             render(human, Level::TRACE, "provider", "step", &fields).as_deref(),
             Some("TRACE provider: step id=abc\n")
@@ -523,8 +489,11 @@ mod tests {
     #[test]
     fn layer_writes_filtered_hclog_records() {
         let captured = CapturedOutput::default();
-        let subscriber = tracing_subscriber::registry()
-            .with(LineLayer::new(Format::Hclog, LevelFilter::INFO, captured.clone()));
+        let subscriber = tracing_subscriber::registry().with(LineLayer::new(
+            Format::Hclog,
+            LevelFilter::INFO,
+            captured.clone(),
+        ));
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "terrarium::plugin", socket = "/tmp/s", attempts = 2_u64, ok = true, "listening on {}", "unix");
             tracing::debug!(target: "terrarium::plugin", "too verbose for INFO");
@@ -542,9 +511,7 @@ mod tests {
         assert_eq!(first["socket"], "/tmp/s");
         assert_eq!(first["attempts"], 2);
         assert_eq!(first["ok"], true);
-        assert!(matches_hclog_time_format(
-            first["@timestamp"].as_str().unwrap()
-        ));
+        assert!(matches_hclog_time_format(first["@timestamp"].as_str().unwrap()));
 
         let second = json(lines[1]);
         assert_eq!(second["@level"], "warn");
@@ -554,14 +521,14 @@ mod tests {
     #[test]
     fn human_layer_writes_plain_lines() {
         let captured = CapturedOutput::default();
-        let subscriber = tracing_subscriber::registry()
-            .with(LineLayer::new(Format::Human, LevelFilter::INFO, captured.clone()));
+        let subscriber = tracing_subscriber::registry().with(LineLayer::new(
+            Format::Human,
+            LevelFilter::INFO,
+            captured.clone(),
+        ));
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(target: "terrarium::cli", path = "/a b", name = "x", "installed");
         });
-        assert_eq!(
-            captured.contents(),
-            " INFO terrarium.cli: installed path=\"/a b\" name=x\n"
-        );
+        assert_eq!(captured.contents(), " INFO terrarium.cli: installed path=\"/a b\" name=x\n");
     }
 }

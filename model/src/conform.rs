@@ -59,7 +59,14 @@ fn conform_at(value: Value, ty: &Type, path: &AttributePath) -> Result<Value, Co
         }
         (Value::List(items) | Value::Tuple(items), Type::Tuple(types)) => {
             if items.len() != types.len() {
-                return fail(path, format!("a tuple of {} elements is required, found {}", types.len(), items.len()));
+                return fail(
+                    path,
+                    format!(
+                        "a tuple of {} elements is required, found {}",
+                        types.len(),
+                        items.len()
+                    ),
+                );
             }
             let out = items
                 .into_iter()
@@ -91,7 +98,11 @@ fn conform_at(value: Value, ty: &Type, path: &AttributePath) -> Result<Value, Co
     }
 }
 
-fn elements(items: Vec<Value>, elem: &Type, path: &AttributePath) -> Result<Vec<Value>, ConformError> {
+fn elements(
+    items: Vec<Value>,
+    elem: &Type,
+    path: &AttributePath,
+) -> Result<Vec<Value>, ConformError> {
     items.into_iter().enumerate().map(|(i, v)| conform_at(v, elem, &path.index(i as i64))).collect()
 }
 
@@ -122,9 +133,9 @@ fn to_json(v: &Value) -> Option<serde_json::Value> {
         Value::List(items) | Value::Tuple(items) => {
             serde_json::Value::Array(items.iter().map(to_json).collect::<Option<_>>()?)
         }
-        Value::Object(m) | Value::Map(m) => {
-            serde_json::Value::Object(m.iter().map(|(k, v)| Some((k.clone(), to_json(v)?))).collect::<Option<_>>()?)
-        }
+        Value::Object(m) | Value::Map(m) => serde_json::Value::Object(
+            m.iter().map(|(k, v)| Some((k.clone(), to_json(v)?))).collect::<Option<_>>()?,
+        ),
         _ => return None,
     })
 }
@@ -162,9 +173,16 @@ mod tests {
 
     #[test]
     fn dynamic_values_recover_their_type() {
-        let stored = obj([("type", Value::string("number")), ("value", Value::Number(Number::Int(5)))]);
+        let stored =
+            obj([("type", Value::string("number")), ("value", Value::Number(Number::Int(5)))]);
         let got = conform(stored, &Type::Dynamic).unwrap();
-        assert_eq!(got, Value::Dynamic(Box::new(DynamicValue { ty: Type::Number, value: Value::Number(Number::Int(5)) })));
+        assert_eq!(
+            got,
+            Value::Dynamic(Box::new(DynamicValue {
+                ty: Type::Number,
+                value: Value::Number(Number::Int(5))
+            }))
+        );
     }
 
     #[test]

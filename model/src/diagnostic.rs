@@ -21,11 +21,21 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), attribute: AttributePath::root() }
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            attribute: AttributePath::root(),
+        }
     }
 
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), attribute: AttributePath::root() }
+        Diagnostic {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail: detail.into(),
+            attribute: AttributePath::root(),
+        }
     }
 
     #[must_use]

@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::schema::{Attribute, AttributeType, Block, BlockNesting, Description, NestedBlock, ObjectNesting};
+use crate::schema::{
+    Attribute, AttributeType, Block, BlockNesting, Description, NestedBlock, ObjectNesting,
+};
 use crate::{DynamicValue, Number, Refinements, Type, Value};
 
 /// Mirror of the WIT `node` variant.
@@ -70,8 +72,12 @@ fn push(value: &Value, nodes: &mut Vec<FlatNode>) -> u32 {
         Value::List(items) => FlatNode::List(items.iter().map(|v| push(v, nodes)).collect()),
         Value::Set(items) => FlatNode::Set(items.iter().map(|v| push(v, nodes)).collect()),
         Value::Tuple(items) => FlatNode::Tuple(items.iter().map(|v| push(v, nodes)).collect()),
-        Value::Map(m) => FlatNode::Map(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect()),
-        Value::Object(m) => FlatNode::Object(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect()),
+        Value::Map(m) => {
+            FlatNode::Map(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect())
+        }
+        Value::Object(m) => {
+            FlatNode::Object(m.iter().map(|(k, v)| (k.clone(), push(v, nodes))).collect())
+        }
         Value::Dynamic(d) => {
             let ty = d.ty.to_json();
             FlatNode::Dynamic(ty, push(&d.value, nodes))
@@ -107,7 +113,9 @@ pub fn unflatten(nodes: Vec<FlatNode>) -> Result<Value, FlatError> {
             Ok(())
         };
         match node {
-            FlatNode::List(c) | FlatNode::Set(c) | FlatNode::Tuple(c) => c.iter().try_for_each(|&i| check(i))?,
+            FlatNode::List(c) | FlatNode::Set(c) | FlatNode::Tuple(c) => {
+                c.iter().try_for_each(|&i| check(i))?
+            }
             FlatNode::Map(e) | FlatNode::Object(e) => e.iter().try_for_each(|(_, i)| check(*i))?,
             FlatNode::Dynamic(_, i) => check(*i)?,
             _ => {}
@@ -126,9 +134,10 @@ fn build(index: usize, slots: &mut [Option<FlatNode>], depth: usize) -> Result<V
     }
     // Each slot is taken exactly once: the checks above guarantee a tree.
     let node = slots[index].take().ok_or(FlatError::Shared { child: index as u32 })?;
-    let children = |ids: Vec<u32>, slots: &mut [Option<FlatNode>]| -> Result<Vec<Value>, FlatError> {
-        ids.into_iter().map(|i| build(i as usize, slots, depth + 1)).collect()
-    };
+    let children =
+        |ids: Vec<u32>, slots: &mut [Option<FlatNode>]| -> Result<Vec<Value>, FlatError> {
+            ids.into_iter().map(|i| build(i as usize, slots, depth + 1)).collect()
+        };
     Ok(match node {
         FlatNode::Null => Value::Null,
         FlatNode::Unknown(r) => Value::Unknown(r),
@@ -141,7 +150,8 @@ fn build(index: usize, slots: &mut [Option<FlatNode>], depth: usize) -> Result<V
         FlatNode::Map(e) => Value::Map(entries(index, e, slots, depth)?),
         FlatNode::Object(e) => Value::Object(entries(index, e, slots, depth)?),
         FlatNode::Dynamic(ty, i) => {
-            let ty = Type::from_json(&ty).map_err(|e| FlatError::BadType { index, reason: e.reason })?;
+            let ty =
+                Type::from_json(&ty).map_err(|e| FlatError::BadType { index, reason: e.reason })?;
             let value = build(i as usize, slots, depth + 1)?;
             Value::Dynamic(Box::new(DynamicValue { ty, value }))
         }
@@ -319,7 +329,10 @@ mod tests {
             ("b".to_string(), Value::Map(BTreeMap::from([("k".to_string(), Value::string("v"))]))),
             (
                 "d".to_string(),
-                Value::Dynamic(Box::new(DynamicValue { ty: Type::Number, value: Value::Number(Number::Int(3)) })),
+                Value::Dynamic(Box::new(DynamicValue {
+                    ty: Type::Number,
+                    value: Value::Number(Number::Int(3)),
+                })),
             ),
             ("u".to_string(), Value::unknown()),
         ]))
@@ -357,14 +370,21 @@ mod tests {
                 name: "rules".into(),
                 ty: AttributeType::Nested {
                     nesting: ObjectNesting::List,
-                    attributes: vec![Attribute { name: "port".into(), ty: AttributeType::Type(Type::Number), ..Default::default() }],
+                    attributes: vec![Attribute {
+                        name: "port".into(),
+                        ty: AttributeType::Type(Type::Number),
+                        ..Default::default()
+                    }],
                 },
                 optional: true,
                 ..Default::default()
             }],
             block_types: vec![NestedBlock {
                 type_name: "tag".into(),
-                block: Block { attributes: vec![Attribute { name: "k".into(), ..Default::default() }], ..Default::default() },
+                block: Block {
+                    attributes: vec![Attribute { name: "k".into(), ..Default::default() }],
+                    ..Default::default()
+                },
                 nesting: BlockNesting::Set,
                 min_items: 1,
                 max_items: 3,

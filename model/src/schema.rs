@@ -135,7 +135,8 @@ impl AttributeType {
         match self {
             AttributeType::Type(t) => t.clone(),
             AttributeType::Nested { nesting, attributes } => {
-                let obj = Type::object(attributes.iter().map(|a| (a.name.clone(), a.ty.implied_type())));
+                let obj =
+                    Type::object(attributes.iter().map(|a| (a.name.clone(), a.ty.implied_type())));
                 match nesting {
                     ObjectNesting::Single => obj,
                     ObjectNesting::List => Type::list(obj),
@@ -196,12 +197,21 @@ mod tests {
     fn implied_type_covers_blocks_and_nested_attributes() {
         let block = Block {
             attributes: vec![
-                Attribute { name: "id".into(), ty: AttributeType::Type(Type::String), computed: true, ..Default::default() },
+                Attribute {
+                    name: "id".into(),
+                    ty: AttributeType::Type(Type::String),
+                    computed: true,
+                    ..Default::default()
+                },
                 Attribute {
                     name: "rules".into(),
                     ty: AttributeType::Nested {
                         nesting: ObjectNesting::Set,
-                        attributes: vec![Attribute { name: "port".into(), ty: AttributeType::Type(Type::Number), ..Default::default() }],
+                        attributes: vec![Attribute {
+                            name: "port".into(),
+                            ty: AttributeType::Type(Type::Number),
+                            ..Default::default()
+                        }],
                     },
                     optional: true,
                     ..Default::default()

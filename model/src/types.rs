@@ -55,14 +55,9 @@ impl Type {
 
     /// Parses Terraform's JSON type syntax.
     pub fn from_json(text: &str) -> Result<Type, TypeError> {
-        let json: Json = serde_json::from_str(text).map_err(|e| TypeError {
-            json: text.to_string(),
-            reason: e.to_string(),
-        })?;
-        Type::from_json_value(&json).map_err(|reason| TypeError {
-            json: text.to_string(),
-            reason,
-        })
+        let json: Json = serde_json::from_str(text)
+            .map_err(|e| TypeError { json: text.to_string(), reason: e.to_string() })?;
+        Type::from_json_value(&json).map_err(|reason| TypeError { json: text.to_string(), reason })
     }
 
     /// Parses an already-parsed JSON type value.
@@ -99,10 +94,16 @@ impl Type {
                             .collect::<Result<BTreeMap<_, _>, String>>()?;
                         let mut optional = BTreeSet::new();
                         if let Some(opt) = items.get(2) {
-                            for name in opt.as_array().ok_or("optional attributes must be an array")? {
-                                let name = name.as_str().ok_or("optional attribute names must be strings")?;
+                            for name in
+                                opt.as_array().ok_or("optional attributes must be an array")?
+                            {
+                                let name = name
+                                    .as_str()
+                                    .ok_or("optional attribute names must be strings")?;
                                 if !attributes.contains_key(name) {
-                                    return Err(format!("optional attribute {name:?} is not an attribute"));
+                                    return Err(format!(
+                                        "optional attribute {name:?} is not an attribute"
+                                    ));
                                 }
                                 optional.insert(name.to_string());
                             }
@@ -135,7 +136,9 @@ impl Type {
                     o.attributes.iter().map(|(k, t)| (k.clone(), t.to_json_value())).collect();
                 let mut v = vec!["object".into(), Json::Object(attrs)];
                 if !o.optional.is_empty() {
-                    v.push(Json::Array(o.optional.iter().map(|s| Json::from(s.as_str())).collect()));
+                    v.push(Json::Array(
+                        o.optional.iter().map(|s| Json::from(s.as_str())).collect(),
+                    ));
                 }
                 Json::Array(v)
             }
@@ -205,8 +208,15 @@ mod tests {
     #[test]
     fn rejects_malformed_types() {
         for text in [
-            "", "1", r#""str""#, r#"["list"]"#, r#"["list","x"]"#, r#"["tuple","string"]"#,
-            r#"["object",{"a":"string"},["b"]]"#, r#"["frob","string"]"#, "[]",
+            "",
+            "1",
+            r#""str""#,
+            r#"["list"]"#,
+            r#"["list","x"]"#,
+            r#"["tuple","string"]"#,
+            r#"["object",{"a":"string"},["b"]]"#,
+            r#"["frob","string"]"#,
+            "[]",
         ] {
             assert!(Type::from_json(text).is_err(), "{text} should be rejected");
         }

@@ -173,7 +173,9 @@ impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Number::Int(i) => write!(f, "{i}"),
-            Number::Float(x) if x.is_infinite() => f.write_str(if *x > 0.0 { "Infinity" } else { "-Infinity" }),
+            Number::Float(x) if x.is_infinite() => {
+                f.write_str(if *x > 0.0 { "Infinity" } else { "-Infinity" })
+            }
             Number::Float(x) => f.write_str(&format_float(*x)),
             Number::Decimal(d) => f.write_str(&canonical_decimal(d)),
         }
@@ -258,7 +260,9 @@ impl Value {
     pub fn contains_unknown(&self) -> bool {
         match self {
             Value::Unknown(_) => true,
-            Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().any(Value::contains_unknown),
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => {
+                v.iter().any(Value::contains_unknown)
+            }
             Value::Map(m) | Value::Object(m) => m.values().any(Value::contains_unknown),
             Value::Dynamic(d) => d.value.contains_unknown(),
             _ => false,

@@ -48,14 +48,8 @@ impl Artifacts {
             .and_then(Path::parent)
             .context("the test executable is not inside a cargo target directory")?
             .to_owned();
-        let profile = profile_dir
-            .file_name()
-            .context("no profile directory name")?
-            .to_owned();
-        let target_dir = profile_dir
-            .parent()
-            .context("no target directory")?
-            .to_owned();
+        let profile = profile_dir.file_name().context("no profile directory name")?.to_owned();
+        let target_dir = profile_dir.parent().context("no target directory")?.to_owned();
 
         let terrarium =
             env_path("TERRARIUM_BIN").unwrap_or_else(|| profile_dir.join(exe_name("terrarium")));
@@ -89,14 +83,7 @@ impl Artifacts {
             .with_context(|| format!("cannot create a directory in {}", scratch_root.display()))?
             .keep();
 
-        Ok(Artifacts {
-            repo_root,
-            terrarium,
-            components_dir,
-            terraform,
-            go_null,
-            scratch_root,
-        })
+        Ok(Artifacts { repo_root, terrarium, components_dir, terraform, go_null, scratch_root })
     }
 
     /// The `terrarium` host binary, which must have been built.
@@ -135,9 +122,7 @@ impl Artifacts {
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 fn exe_name(name: &str) -> String {
@@ -155,10 +140,8 @@ fn remove_stale_scratch(root: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("run-"))
-            .and_then(|n| n.split('-').next())
+        let Some(pid) =
+            name.to_str().and_then(|n| n.strip_prefix("run-")).and_then(|n| n.split('-').next())
         else {
             continue;
         };

@@ -53,10 +53,9 @@ pub fn first_difference(expected: &Value, actual: &Value) -> Option<String> {
                     .then(|| format!("{path}: {} elements, expected {}", a.len(), e.len()))
             }
             (e, a) if e == a => None,
-            (e, a) => Some(format!(
-                "{}: {a}, expected {e}",
-                if path.is_empty() { "/" } else { path }
-            )),
+            (e, a) => {
+                Some(format!("{}: {a}, expected {e}", if path.is_empty() { "/" } else { path }))
+            }
         }
     }
     walk(&mut String::new(), expected, actual)
@@ -83,12 +82,12 @@ pub fn pretty(value: &Value) -> String {
 pub fn mask_strings(value: &mut Value, is_volatile: &dyn Fn(&str) -> bool, replacement: &str) {
     match value {
         Value::String(s) if is_volatile(s) => *s = replacement.to_owned(),
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| mask_strings(v, is_volatile, replacement)),
-        Value::Object(map) => map
-            .values_mut()
-            .for_each(|v| mask_strings(v, is_volatile, replacement)),
+        Value::Array(items) => {
+            items.iter_mut().for_each(|v| mask_strings(v, is_volatile, replacement))
+        }
+        Value::Object(map) => {
+            map.values_mut().for_each(|v| mask_strings(v, is_volatile, replacement))
+        }
         _ => {}
     }
 }
@@ -113,10 +112,7 @@ pub fn state_resources(state: &Value) -> Vec<(String, Value)> {
             resources
                 .iter()
                 .map(|r| {
-                    (
-                        r["address"].as_str().unwrap_or_default().to_owned(),
-                        r["values"].clone(),
-                    )
+                    (r["address"].as_str().unwrap_or_default().to_owned(), r["values"].clone())
                 })
                 .collect()
         })
@@ -139,7 +135,11 @@ pub fn state_resource<'a>(state: &'a Value, address: &str) -> anyhow::Result<&'a
 
 /// The instances of the resource `type_name.name` in a raw `terraform.tfstate` document
 /// (format version 4), each with `schema_version`, `attributes`, `identity`, ...
-pub fn raw_state_instances<'a>(tfstate: &'a Value, type_name: &str, name: &str) -> anyhow::Result<&'a Vec<Value>> {
+pub fn raw_state_instances<'a>(
+    tfstate: &'a Value,
+    type_name: &str,
+    name: &str,
+) -> anyhow::Result<&'a Vec<Value>> {
     tfstate["resources"]
         .as_array()
         .and_then(|resources| {
@@ -148,7 +148,9 @@ pub fn raw_state_instances<'a>(tfstate: &'a Value, type_name: &str, name: &str) 
                 .find(|r| r["mode"] == "managed" && r["type"] == type_name && r["name"] == name)
         })
         .and_then(|r| r["instances"].as_array())
-        .with_context(|| format!("no {type_name}.{name} in terraform.tfstate:\n{}", pretty(tfstate)))
+        .with_context(|| {
+            format!("no {type_name}.{name} in terraform.tfstate:\n{}", pretty(tfstate))
+        })
 }
 
 /// The `change.actions` of every resource change in plan JSON, by address.
@@ -161,16 +163,9 @@ pub fn plan_actions(plan: &Value) -> Vec<(String, Vec<String>)> {
                 .map(|c| {
                     let actions = c["change"]["actions"]
                         .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|s| s.as_str().map(str::to_owned))
-                                .collect()
-                        })
+                        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
                         .unwrap_or_default();
-                    (
-                        c["address"].as_str().unwrap_or_default().to_owned(),
-                        actions,
-                    )
+                    (c["address"].as_str().unwrap_or_default().to_owned(), actions)
                 })
                 .collect()
         })
@@ -189,15 +184,9 @@ mod tests {
         assert_eq!(first_difference(&a, &b), None);
 
         let c = json!({"a": 1, "b": {"c": [1, 2, {"d": "y"}]}});
-        assert_eq!(
-            first_difference(&a, &c).as_deref(),
-            Some("/b/c/2/d: \"y\", expected \"x\"")
-        );
+        assert_eq!(first_difference(&a, &c).as_deref(), Some("/b/c/2/d: \"y\", expected \"x\""));
         let d = json!({"a": 1, "b": {"c": [1, 2]}});
-        assert_eq!(
-            first_difference(&a, &d).as_deref(),
-            Some("/b/c: 2 elements, expected 3")
-        );
+        assert_eq!(first_difference(&a, &d).as_deref(), Some("/b/c: 2 elements, expected 3"));
         let e = json!({"a": 1});
         assert!(first_difference(&a, &e).unwrap().starts_with("/b: missing"));
         assert!(assert_same("docs", &a, &e).is_err());

@@ -66,7 +66,11 @@ impl Provider {
     pub fn version(self) -> &'static str {
         match self {
             Provider::Null | Provider::GoNull => "2.1.2",
-            Provider::Random | Provider::Faulty | Provider::Hostile | Provider::Files | Provider::Etcd => "0.1.0",
+            Provider::Random
+            | Provider::Faulty
+            | Provider::Hostile
+            | Provider::Files
+            | Provider::Etcd => "0.1.0",
         }
     }
 
@@ -98,18 +102,13 @@ impl Provider {
     pub fn mirror(self) -> anyhow::Result<&'static Mirror> {
         static MIRRORS: [OnceLock<Result<Mirror, String>>; Provider::ALL.len()] =
             [const { OnceLock::new() }; Provider::ALL.len()];
-        let index = Provider::ALL
-            .iter()
-            .position(|p| *p == self)
-            .unwrap_or_default();
+        let index = Provider::ALL.iter().position(|p| *p == self).unwrap_or_default();
         MIRRORS[index]
             .get_or_init(|| {
                 let install = || -> anyhow::Result<Mirror> {
                     let artifacts = Artifacts::get()?;
                     let mirror = Mirror::at(
-                        artifacts
-                            .scratch_root
-                            .join(format!("mirror-{self:?}").to_lowercase()),
+                        artifacts.scratch_root.join(format!("mirror-{self:?}").to_lowercase()),
                     )?;
                     mirror.install(self)?;
                     Ok(mirror)
@@ -146,7 +145,8 @@ impl Provider {
 
 /// A `terraform { required_providers { ... } }` block for `providers`, each pinned to its version.
 pub fn required_providers(providers: &[Provider]) -> String {
-    let entries: Vec<String> = providers.iter().map(|p| format!("    {}\n", p.required_providers_entry())).collect();
+    let entries: Vec<String> =
+        providers.iter().map(|p| format!("    {}\n", p.required_providers_entry())).collect();
     format!("terraform {{\n  required_providers {{\n{}  }}\n}}\n", entries.concat())
 }
 
@@ -166,9 +166,7 @@ impl Mirror {
     /// A mirror rooted at `root` (created if needed).
     pub fn at(root: PathBuf) -> anyhow::Result<Mirror> {
         fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-        let root = root
-            .canonicalize()
-            .with_context(|| format!("resolving {}", root.display()))?;
+        let root = root.canonicalize().with_context(|| format!("resolving {}", root.display()))?;
         Ok(Mirror { root })
     }
 
@@ -178,10 +176,7 @@ impl Mirror {
 
     /// `ROOT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH` for `provider`.
     pub fn package_dir(&self, provider: Provider) -> PathBuf {
-        self.root
-            .join(provider.source())
-            .join(provider.version())
-            .join(terraform_platform())
+        self.root.join(provider.source()).join(provider.version()).join(terraform_platform())
     }
 
     /// Installs `provider`: components with `terrarium install`, native ones by copying.
@@ -209,9 +204,7 @@ impl Mirror {
                 let dir = self.package_dir(provider);
                 fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
                 let go_null = artifacts.go_null()?;
-                let name = go_null
-                    .file_name()
-                    .context("Go null provider has no file name")?;
+                let name = go_null.file_name().context("Go null provider has no file name")?;
                 fs::copy(go_null, dir.join(name)).with_context(|| {
                     format!("copying {} into {}", go_null.display(), dir.display())
                 })?;

@@ -48,10 +48,7 @@ impl Workspace {
     pub fn new(providers: &[Provider]) -> anyhow::Result<Workspace> {
         let mut blocks = String::new();
         for (i, provider) in providers.iter().enumerate() {
-            if providers[..i]
-                .iter()
-                .any(|p| p.source() == provider.source())
-            {
+            if providers[..i].iter().any(|p| p.source() == provider.source()) {
                 bail!(
                     "{provider:?} and another provider in {providers:?} share the source {}",
                     provider.source()
@@ -73,9 +70,7 @@ impl Workspace {
     /// test's choosing (grants such as `--allow-dir DIR:rw`), into one mirror of its own under
     /// the workspace root; the CLI config offers exactly those providers.
     pub fn with_installs(installs: &[(Provider, &[String])]) -> anyhow::Result<Workspace> {
-        let dir = tempfile::Builder::new()
-            .prefix("terrarium-e2e-")
-            .tempdir()?;
+        let dir = tempfile::Builder::new().prefix("terrarium-e2e-").tempdir()?;
         let mirror = Mirror::at(dir.path().join("mirror"))?;
         let mut includes = Vec::new();
         for (provider, install_args) in installs {
@@ -113,9 +108,7 @@ impl Workspace {
 
     /// A workspace with a CLI config of the caller's choosing.
     pub fn with_cli_config(cli_config_text: &str) -> anyhow::Result<Workspace> {
-        let dir = tempfile::Builder::new()
-            .prefix("terrarium-e2e-")
-            .tempdir()?;
+        let dir = tempfile::Builder::new().prefix("terrarium-e2e-").tempdir()?;
         Workspace::in_dir(dir, cli_config_text)
     }
 
@@ -125,12 +118,7 @@ impl Workspace {
         fs::create_dir(&config_dir)?;
         let cli_config = dir.path().join("cli.tfrc");
         fs::write(&cli_config, cli_config_text)?;
-        Ok(Workspace {
-            dir,
-            config_dir,
-            cli_config,
-            terraform: artifacts.terraform.clone(),
-        })
+        Ok(Workspace { dir, config_dir, cli_config, terraform: artifacts.terraform.clone() })
     }
 
     /// The configuration directory terraform runs in.
@@ -168,10 +156,7 @@ impl Workspace {
     /// The command that runs terraform in this workspace, with the test environment.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.terraform);
-        command
-            .args(args)
-            .current_dir(&self.config_dir)
-            .stdin(Stdio::null());
+        command.args(args).current_dir(&self.config_dir).stdin(Stdio::null());
         for (name, _) in std::env::vars_os() {
             let Some(name) = name.to_str() else { continue };
             if SCRUBBED_ENV.contains(&name)
@@ -242,14 +227,8 @@ impl Workspace {
     /// the plan run (its exit code is `-detailed-exitcode`'s: 0 no changes, 2 changes).
     pub fn plan_json(&self, extra_args: &[&str]) -> anyhow::Result<(Run, Value)> {
         let plan_file = "tfplan";
-        let mut args = vec![
-            "plan",
-            "-input=false",
-            "-no-color",
-            "-detailed-exitcode",
-            "-out",
-            plan_file,
-        ];
+        let mut args =
+            vec!["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out", plan_file];
         args.extend_from_slice(extra_args);
         let run = self.run(&args)?;
         if !matches!(run.code, Some(0) | Some(2)) {
@@ -305,12 +284,7 @@ impl Run {
 
 impl fmt::Display for Run {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "$ terraform {}  -> exit {:?}",
-            self.args.join(" "),
-            self.code
-        )?;
+        writeln!(f, "$ terraform {}  -> exit {:?}", self.args.join(" "), self.code)?;
         writeln!(f, "--- stdout ---\n{}", self.stdout.trim_end())?;
         write!(f, "--- stderr ---\n{}", self.stderr.trim_end())
     }
@@ -349,10 +323,7 @@ pub fn run_with_timeout(
         use std::os::unix::process::CommandExt as _;
         command.process_group(0);
     }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());
     let started = Instant::now();

@@ -89,12 +89,14 @@ fn config(n: usize, extra: bool) -> serde_json::Value {
 fn quadratic_same_elements(x: &[Value], y: &[Value]) -> bool {
     let mut matched = vec![false; y.len()];
     x.len() == y.len()
-        && x.iter().all(|a| match y.iter().enumerate().find(|(i, b)| !matched[*i] && same_value(a, b)) {
-            Some((i, _)) => {
-                matched[i] = true;
-                true
+        && x.iter().all(|a| {
+            match y.iter().enumerate().find(|(i, b)| !matched[*i] && same_value(a, b)) {
+                Some((i, _)) => {
+                    matched[i] = true;
+                    true
+                }
+                None => false,
             }
-            None => false,
         })
 }
 
@@ -112,10 +114,14 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let h = Harness::new(Bench);
 
     let total = Instant::now();
-    let (created, _) = time("create: validate + plan + apply + consistency checks", || h.create("bench_firewall", config(n, false)));
+    let (created, _) = time("create: validate + plan + apply + consistency checks", || {
+        h.create("bench_firewall", config(n, false))
+    });
     let created = created?;
     let cfg = h.config("bench_firewall", config(n, false))?;
-    let (plan, _) = time("no-change plan (elements matched, defaults, checks)", || h.plan("bench_firewall", &created.state, &cfg));
+    let (plan, _) = time("no-change plan (elements matched, defaults, checks)", || {
+        h.plan("bench_firewall", &created.state, &cfg)
+    });
     if plan?.planned_state != created.state {
         return Err("the no-change plan changed something".into());
     }
@@ -124,7 +130,9 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     });
     let updated = updated?;
     let kept = match updated.state.attr("rules") {
-        Some(Value::Set(rules)) => rules.iter().filter(|r| r.attr("rule_id").is_some_and(|id| !id.is_unknown())).count(),
+        Some(Value::Set(rules)) => {
+            rules.iter().filter(|r| r.attr("rule_id").is_some_and(|id| !id.is_unknown())).count()
+        }
         _ => 0,
     };
     if kept != n + 1 {
@@ -132,7 +140,9 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     }
     println!("{:<58} {:>9.1} ms", "total of the three", total.elapsed().as_secs_f64() * 1000.0);
 
-    let (Some(Value::Set(a)), Some(Value::Set(b))) = (created.state.attr("rules"), updated.state.attr("rules")) else {
+    let (Some(Value::Set(a)), Some(Value::Set(b))) =
+        (created.state.attr("rules"), updated.state.attr("rules"))
+    else {
         return Err("rules is not a set".into());
     };
     let mut shuffled = a.clone();
@@ -148,7 +158,9 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         println!("(pairwise comparison skipped above 20,000 elements)");
         return Ok(());
     }
-    let (same, slow) = time("the same comparison, pairwise (O(n^2), for scale)", || quadratic_same_elements(a, &shuffled));
+    let (same, slow) = time("the same comparison, pairwise (O(n^2), for scale)", || {
+        quadratic_same_elements(a, &shuffled)
+    });
     if !same {
         return Err("pairwise comparison is wrong".into());
     }

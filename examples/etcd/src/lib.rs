@@ -31,7 +31,8 @@ use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::rpc::ConfigureRequest;
 use terrarium_sdk::schema::Schema;
 use terrarium_sdk::{
-    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result, from_value,
+    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result,
+    from_value,
 };
 
 /// The provider: the etcd endpoint, once configured.
@@ -55,8 +56,9 @@ impl Provider for EtcdProvider {
     fn configure(&mut self, request: ConfigureRequest) -> Result<()> {
         let config: EtcdConfig = from_value(&request.config)?;
         let endpoint = config.endpoint.trim_end_matches('/').to_string();
-        terrarium_sdk::http::Url::parse(&endpoint)
-            .map_err(|e| Diagnostics::attribute_error("endpoint", "Invalid endpoint", e.to_string()))?;
+        terrarium_sdk::http::Url::parse(&endpoint).map_err(|e| {
+            Diagnostics::attribute_error("endpoint", "Invalid endpoint", e.to_string())
+        })?;
         self.etcd = Some(Etcd { endpoint, client: Client::new() });
         Ok(())
     }
@@ -75,7 +77,10 @@ terrarium_sdk::export!(EtcdProvider);
 impl EtcdProvider {
     fn etcd(&self) -> Result<&Etcd> {
         self.etcd.as_ref().ok_or_else(|| {
-            Diagnostics::error("Provider not configured", "The etcd provider needs its endpoint configured.")
+            Diagnostics::error(
+                "Provider not configured",
+                "The etcd provider needs its endpoint configured.",
+            )
         })
     }
 }
@@ -106,7 +111,10 @@ impl Etcd {
     }
 
     pub fn put(&self, key: &str, value: &str) -> Result<()> {
-        self.call("/v3/kv/put", json!({ "key": BASE64.encode(key), "value": BASE64.encode(value) }))?;
+        self.call(
+            "/v3/kv/put",
+            json!({ "key": BASE64.encode(key), "value": BASE64.encode(value) }),
+        )?;
         Ok(())
     }
 
@@ -117,11 +125,14 @@ impl Etcd {
         let Some(kv) = range.kvs.into_iter().next() else { return Ok(None) };
         // An empty value is left out of the JSON; `default` makes it "".
         let bytes = BASE64.decode(kv.value.as_bytes()).map_err(|e| {
-            Diagnostics::error("Unexpected answer from etcd", format!("the value of {key:?} is not base64: {e}"))
+            Diagnostics::error(
+                "Unexpected answer from etcd",
+                format!("the value of {key:?} is not base64: {e}"),
+            )
         })?;
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| Diagnostics::error("Binary value", format!("the value of {key:?} is not UTF-8 text")))
+        String::from_utf8(bytes).map(Some).map_err(|_| {
+            Diagnostics::error("Binary value", format!("the value of {key:?} is not UTF-8 text"))
+        })
     }
 
     pub fn delete(&self, key: &str) -> Result<()> {
@@ -185,11 +196,9 @@ impl Resource for KeyResource<'_> {
     }
 
     fn import(&self, id: &str) -> Result<KeyState> {
-        let value = self
-            .provider
-            .etcd()?
-            .get(id)?
-            .ok_or_else(|| Diagnostics::error("Cannot import", format!("etcd has no key {id:?}.")))?;
+        let value = self.provider.etcd()?.get(id)?.ok_or_else(|| {
+            Diagnostics::error("Cannot import", format!("etcd has no key {id:?}."))
+        })?;
         Ok(KeyState { id: id.to_string().into(), key: id.to_string(), value })
     }
 

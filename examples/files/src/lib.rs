@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
 use terrarium_sdk::{
-    AnyAction, AnyDataSource, AnyListResource, AnyResource, Attr, DataSource, Diagnostics, IntoPath, Model, Provider, Resource, Result,
-    Value,
+    AnyAction, AnyDataSource, AnyListResource, AnyResource, Attr, DataSource, Diagnostics,
+    IntoPath, Model, Provider, Resource, Result, Value,
 };
 
 pub mod list;
@@ -111,12 +111,21 @@ fn fs_error(action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
 /// [`fs_error`] about the attribute `at`: the file it names cannot be used; the grant to
 /// ask for is that of its directory.
 fn fs_error_at(at: impl IntoPath, action: &str, filename: &str, e: &std::io::Error) -> Diagnostics {
-    let dir = std::path::Path::new(filename).parent().map(|p| p.display().to_string()).unwrap_or_default();
+    let dir = std::path::Path::new(filename)
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     fs_error_in(at, action, filename, &dir, e)
 }
 
 /// [`fs_error_at`], naming the directory `dir` that needs a grant.
-fn fs_error_in(at: impl IntoPath, action: &str, filename: &str, dir: &str, e: &std::io::Error) -> Diagnostics {
+fn fs_error_in(
+    at: impl IntoPath,
+    action: &str,
+    filename: &str,
+    dir: &str,
+    e: &std::io::Error,
+) -> Diagnostics {
     let hint = match e.kind() {
         std::io::ErrorKind::NotFound
         | std::io::ErrorKind::PermissionDenied
@@ -157,12 +166,19 @@ fn read_file(filename: &str) -> Result<Option<String>> {
         return Err(Diagnostics::attribute_error(
             "filename",
             "File too large",
-            format!("{filename} has {} bytes; this provider keeps at most {MAX_FILE_BYTES} in state.", meta.len()),
+            format!(
+                "{filename} has {} bytes; this provider keeps at most {MAX_FILE_BYTES} in state.",
+                meta.len()
+            ),
         ));
     }
     let bytes = std::fs::read(filename).map_err(|e| fs_error("read", filename, &e))?;
     String::from_utf8(bytes).map(Some).map_err(|_| {
-        Diagnostics::attribute_error("filename", "Not a text file", format!("{filename} is not valid UTF-8."))
+        Diagnostics::attribute_error(
+            "filename",
+            "Not a text file",
+            format!("{filename} is not valid UTF-8."),
+        )
     })
 }
 
@@ -171,7 +187,9 @@ impl Resource for FileResource {
     type State = FileState;
 
     fn schema(&self) -> terrarium_sdk::schema::Schema {
-        FileState::schema().description("A file with the given content, inside a directory granted to the provider.")
+        FileState::schema().description(
+            "A file with the given content, inside a directory granted to the provider.",
+        )
     }
 
     /// Exactly one of `content` and `content_wo`; either may still be unknown here.
@@ -201,13 +219,19 @@ impl Resource for FileResource {
     fn create(&self, planned: FileState) -> Result<FileState> {
         check_absolute(&planned.filename)?;
         let Some(content) = planned.content.as_ref().or(planned.content_wo.as_ref()) else {
-            return Err(Diagnostics::attribute_error("content", "Missing content", "Set content or content_wo."));
+            return Err(Diagnostics::attribute_error(
+                "content",
+                "Missing content",
+                "Set content or content_wo.",
+            ));
         };
         let path = std::path::Path::new(&planned.filename);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| fs_error("create the directory of", &planned.filename, &e))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| fs_error("create the directory of", &planned.filename, &e))?;
         }
-        std::fs::write(path, content.as_bytes()).map_err(|e| fs_error("write", &planned.filename, &e))?;
+        std::fs::write(path, content.as_bytes())
+            .map_err(|e| fs_error("write", &planned.filename, &e))?;
         let digest = sha256(content.as_bytes());
         Ok(FileState { id: digest.clone().into(), content_sha256: digest.into(), ..planned })
     }
@@ -222,7 +246,12 @@ impl Resource for FileResource {
         if current.content.is_none() {
             return Ok((current.content_sha256.known() == Some(&digest)).then_some(current));
         }
-        Ok(Some(FileState { id: digest.clone().into(), content_sha256: digest.into(), content: Some(content), ..current }))
+        Ok(Some(FileState {
+            id: digest.clone().into(),
+            content_sha256: digest.into(),
+            content: Some(content),
+            ..current
+        }))
     }
 
     fn delete(&self, prior: FileState) -> Result<()> {
@@ -238,7 +267,10 @@ impl Resource for FileResource {
     fn import(&self, id: &str) -> Result<FileState> {
         check_absolute(id)?;
         let content = read_file(id)?.ok_or_else(|| {
-            Diagnostics::error("Cannot import", format!("{id} does not exist (or is outside the granted directories)."))
+            Diagnostics::error(
+                "Cannot import",
+                format!("{id} does not exist (or is outside the granted directories)."),
+            )
         })?;
         let digest = sha256(content.as_bytes());
         Ok(FileState {
@@ -273,10 +305,14 @@ impl ResourceIdentity for FileResource {
     /// Version 0 of the identity was `{ filename = "..." }`.
     fn upgrade_identity(&self, version: i64, raw: Value) -> Result<Value> {
         match (version, raw.attr("filename")) {
-            (0, Some(filename)) => Ok(Value::Object([("path".to_string(), filename.clone())].into())),
+            (0, Some(filename)) => {
+                Ok(Value::Object([("path".to_string(), filename.clone())].into()))
+            }
             _ => Err(Diagnostics::error(
                 "Cannot upgrade identity",
-                format!("A files_file identity of version {version} should be {{ filename = \"...\" }}; this one is {raw:?}."),
+                format!(
+                    "A files_file identity of version {version} should be {{ filename = \"...\" }}; this one is {raw:?}."
+                ),
             )),
         }
     }
@@ -303,8 +339,9 @@ impl DataSource for FileData {
 
     fn read(&self, config: FileDataState) -> Result<FileDataState> {
         check_absolute(&config.filename)?;
-        let content = read_file(&config.filename)?
-            .ok_or_else(|| fs_error("read", &config.filename, &std::io::Error::from(std::io::ErrorKind::NotFound)))?;
+        let content = read_file(&config.filename)?.ok_or_else(|| {
+            fs_error("read", &config.filename, &std::io::Error::from(std::io::ErrorKind::NotFound))
+        })?;
         let digest = sha256(content.as_bytes());
         Ok(FileDataState { content: content.into(), content_sha256: digest.into(), ..config })
     }
@@ -373,8 +410,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let filename = dir.path().join("a.txt").display().to_string();
         let h = Harness::new(FilesProvider);
-        let created = h.create("files_file", json!({"filename": filename, "content": "a"})).unwrap();
-        assert_eq!(created.planned_identity, Some(path_identity(&filename)), "the file name is configured");
+        let created =
+            h.create("files_file", json!({"filename": filename, "content": "a"})).unwrap();
+        assert_eq!(
+            created.planned_identity,
+            Some(path_identity(&filename)),
+            "the file name is configured"
+        );
         assert_eq!(created.identity, Some(path_identity(&filename)));
         let read = h.refresh("files_file", &created).unwrap();
         assert_eq!(read.identity, Some(path_identity(&filename)));
@@ -403,7 +445,8 @@ mod tests {
     #[test]
     fn version_0_identities_are_upgraded() {
         let h = Harness::new(FilesProvider);
-        let upgraded = h.upgrade_identity("files_file", 0, json!({"filename": "/srv/a.txt"})).unwrap();
+        let upgraded =
+            h.upgrade_identity("files_file", 0, json!({"filename": "/srv/a.txt"})).unwrap();
         assert_eq!(upgraded, path_identity("/srv/a.txt"));
         let current = h.upgrade_identity("files_file", 1, json!({"path": "/srv/b.txt"})).unwrap();
         assert_eq!(current, path_identity("/srv/b.txt"));
@@ -416,9 +459,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let filename = dir.path().join("secret.txt").display().to_string();
         let h = Harness::new(FilesProvider);
-        let config = |secret: &str, version: i64| {
-            json!({"filename": filename, "content_wo": secret, "content_wo_version": version})
-        };
+        let config = |secret: &str, version: i64| json!({"filename": filename, "content_wo": secret, "content_wo_version": version});
 
         let created = h.create("files_file", config("s3cret", 1)).unwrap();
         assert_eq!(std::fs::read_to_string(&filename).unwrap(), "s3cret");
@@ -446,7 +487,9 @@ mod tests {
     #[test]
     fn exactly_one_of_content_and_content_wo() {
         let h = Harness::new(FilesProvider);
-        let both = h.validate("files_file", json!({"filename": "/f", "content": "a", "content_wo": "b"})).unwrap_err();
+        let both = h
+            .validate("files_file", json!({"filename": "/f", "content": "a", "content_wo": "b"}))
+            .unwrap_err();
         assert!(both.mentions("not both"), "{both}");
         let neither = h.validate("files_file", json!({"filename": "/f"})).unwrap_err();
         assert!(neither.mentions("Set content"), "{neither}");
@@ -461,7 +504,8 @@ mod tests {
         let h = Harness::new(FilesProvider);
         let imported = h.import("files_file", &filename).unwrap();
         let config = h.generate_config("files_file", &imported.state).unwrap();
-        let expected = h.config("files_file", json!({"filename": filename, "content": "generated"})).unwrap();
+        let expected =
+            h.config("files_file", json!({"filename": filename, "content": "generated"})).unwrap();
         assert_eq!(config, expected, "computed-only id and content_sha256 left out");
     }
 }

@@ -42,7 +42,9 @@ impl ListResource for FileResource {
                 Err(Diagnostics::attribute_error(
                     "directory",
                     "Relative directory",
-                    format!("{directory:?} is relative; use an absolute path inside a granted directory."),
+                    format!(
+                        "{directory:?} is relative; use an absolute path inside a granted directory."
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -51,7 +53,8 @@ impl ListResource for FileResource {
 
     fn list(&self, config: FileListConfig, results: &mut ListResults<Self>) -> Result<()> {
         let directory = &config.directory;
-        let cannot_list = |e: std::io::Error| fs_error_in("directory", "list", directory, directory, &e);
+        let cannot_list =
+            |e: std::io::Error| fs_error_in("directory", "list", directory, directory, &e);
         let mut names = Vec::new();
         for entry in std::fs::read_dir(directory).map_err(cannot_list)? {
             let entry = entry.map_err(cannot_list)?;
@@ -99,7 +102,8 @@ mod tests {
         let all = h.list("files_file", json!({ "directory": directory })).unwrap();
         assert_eq!(all.display_names(), ["a.txt", "b.txt", "c.md"]);
 
-        let txt = h.list("files_file", json!({ "directory": directory, "suffix": ".txt" })).unwrap();
+        let txt =
+            h.list("files_file", json!({ "directory": directory, "suffix": ".txt" })).unwrap();
         assert_eq!(txt.display_names(), ["a.txt", "b.txt"]);
         let a = &txt.items[0];
         let path = dir.path().join("a.txt").display().to_string();
@@ -117,7 +121,10 @@ mod tests {
     fn a_relative_or_missing_directory_is_an_error_about_it() {
         let h = Harness::new(FilesProvider);
         let relative = h.list("files_file", json!({"directory": "notes"})).unwrap_err();
-        assert_eq!((relative.step, relative.diagnostics[0].attribute.to_string().as_str()), ("validate", "directory"));
+        assert_eq!(
+            (relative.step, relative.diagnostics[0].attribute.to_string().as_str()),
+            ("validate", "directory")
+        );
 
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("gone").display().to_string();

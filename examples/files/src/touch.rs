@@ -97,9 +97,13 @@ mod tests {
         let new = dir.path().join("new.txt");
 
         let paths = [old.display().to_string(), new.display().to_string()];
-        let invoked = Harness::new(FilesProvider).invoke("files_touch", json!({ "paths": paths })).unwrap();
+        let invoked =
+            Harness::new(FilesProvider).invoke("files_touch", json!({ "paths": paths })).unwrap();
 
-        assert_eq!(invoked.progress, [format!("touched {} (1/2)", paths[0]), format!("touched {} (2/2)", paths[1])]);
+        assert_eq!(
+            invoked.progress,
+            [format!("touched {} (1/2)", paths[0]), format!("touched {} (2/2)", paths[1])]
+        );
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "kept");
         assert!(std::fs::metadata(&old).unwrap().modified().unwrap() > long_ago);
         assert_eq!(std::fs::read_to_string(&new).unwrap(), "");

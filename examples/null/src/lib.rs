@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::{
-    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result, ResultExt, Value, log,
+    AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource, Result,
+    ResultExt, Value, log,
 };
 
 /// The provider. It has no configuration, so there is nothing to keep in it.
@@ -68,7 +69,11 @@ impl Resource for NullResource {
 
     /// Only reached when `triggers` goes from unset to `{}` or back (every other change
     /// replaces the resource): there is nothing to do but keep the id.
-    fn update(&self, _prior: NullResourceState, planned: NullResourceState) -> Result<NullResourceState> {
+    fn update(
+        &self,
+        _prior: NullResourceState,
+        planned: NullResourceState,
+    ) -> Result<NullResourceState> {
         Ok(planned)
     }
 
@@ -117,8 +122,12 @@ impl DataSource for NullDataSource {
 
     fn read(&self, config: NullDataSourceState) -> Result<NullDataSourceState> {
         // Go SDKv1 dropped null map elements, and stored an empty map as null.
-        let inputs: BTreeMap<String, String> =
-            config.inputs.unwrap_or_default().into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
+        let inputs: BTreeMap<String, String> = config
+            .inputs
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v?)))
+            .collect();
         // Go SDKv1 read an empty string as unset.
         let has_computed_default = match config.has_computed_default {
             Some(text) if !text.is_empty() => text,
@@ -127,7 +136,8 @@ impl DataSource for NullDataSource {
         Ok(NullDataSourceState {
             id: Some("static".to_string()),
             outputs: Some(inputs.clone()),
-            inputs: (!inputs.is_empty()).then(|| inputs.into_iter().map(|(k, v)| (k, Some(v))).collect()),
+            inputs: (!inputs.is_empty())
+                .then(|| inputs.into_iter().map(|(k, v)| (k, Some(v))).collect()),
             random: Some(random_decimal()?),
             has_computed_default: Some(has_computed_default),
         })

@@ -81,7 +81,9 @@ fn schema_is_the_go_providers() {
     let go = go_schema();
     assert_eq!(go["provider"]["version"], schema.provider.version);
     assert_eq!(go["provider"]["block"], block_json(&schema.provider.block));
-    for (kind, ours) in [("resource_schemas", &schema.resources), ("data_source_schemas", &schema.data_sources)] {
+    for (kind, ours) in
+        [("resource_schemas", &schema.resources), ("data_source_schemas", &schema.data_sources)]
+    {
         let theirs = go[kind].as_object().expect("an object of schemas");
         assert_eq!(theirs.keys().collect::<Vec<_>>(), ours.keys().collect::<Vec<_>>(), "{kind}");
         for (name, s) in ours {
@@ -140,14 +142,20 @@ fn null_resource_gets_a_random_decimal_id() {
     let config = resource_config(map([("a", "1")]));
     let planned = plan(&Value::Null, &config);
     assert!(planned.diagnostics.is_empty(), "{:?}", planned.diagnostics);
-    assert_eq!(planned.planned_state, obj([("id", Value::unknown()), ("triggers", map([("a", "1")]))]));
+    assert_eq!(
+        planned.planned_state,
+        obj([("id", Value::unknown()), ("triggers", map([("a", "1")]))])
+    );
 
     let first = apply(&Value::Null, &planned.planned_state);
     let second = apply(&Value::Null, &planned.planned_state);
     assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
     let (a, b) = (id_of(&first.new_state), id_of(&second.new_state));
     for id in [&a, &b] {
-        assert!(id.parse::<i64>().is_ok_and(|n| n >= 0), "{id} is not a non-negative 63-bit integer");
+        assert!(
+            id.parse::<i64>().is_ok_and(|n| n >= 0),
+            "{id} is not a non-negative 63-bit integer"
+        );
     }
     assert_ne!(a, b, "two resources drew the same id");
     assert_eq!(first.new_state.attr("triggers"), Some(&map([("a", "1")])));
@@ -178,7 +186,10 @@ fn unset_and_empty_triggers_are_the_same_to_the_id() {
     let prior = obj([("id", s("42")), ("triggers", Value::Null)]);
     let planned = plan(&prior, &resource_config(Value::Map(BTreeMap::new())));
     assert!(planned.requires_replace.is_empty());
-    assert_eq!(planned.planned_state, obj([("id", s("42")), ("triggers", Value::Map(BTreeMap::new()))]));
+    assert_eq!(
+        planned.planned_state,
+        obj([("id", s("42")), ("triggers", Value::Map(BTreeMap::new()))])
+    );
     let applied = apply(&prior, &planned.planned_state);
     assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
     assert_eq!(applied.new_state, planned.planned_state);
@@ -233,7 +244,11 @@ fn import_and_a_configured_id_are_refused_in_go_sdkv1_words() {
         assert_eq!(diagnostics.len(), 1);
         assert_eq!(diagnostics[0].summary, ": invalid or unknown key: id");
     }
-    assert!(server().validate_resource_config("null_resource", &resource_config(Value::unknown())).is_empty());
+    assert!(
+        server()
+            .validate_resource_config("null_resource", &resource_config(Value::unknown()))
+            .is_empty()
+    );
 }
 
 #[test]
@@ -246,7 +261,10 @@ fn state_written_by_the_go_provider_loads() {
         raw_state: raw,
     });
     assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
-    assert_eq!(upgraded.upgraded_state, obj([("id", s("5577006791947779410")), ("triggers", map([("a", "1")]))]));
+    assert_eq!(
+        upgraded.upgraded_state,
+        obj([("id", s("5577006791947779410")), ("triggers", map([("a", "1")]))])
+    );
 }
 
 fn read_data(inputs: Value, has_computed_default: Value) -> Value {
@@ -272,7 +290,9 @@ fn null_data_source_echoes_inputs_like_go_sdkv1() {
     assert_eq!(state.attr("inputs"), Some(&map([("a", "1"), ("b", "")])));
     assert_eq!(state.attr("outputs"), Some(&map([("a", "1"), ("b", "")])));
     assert_eq!(state.attr("has_computed_default"), Some(&s("set")));
-    let Some(Value::String(random)) = state.attr("random") else { panic!("no random in {state:?}") };
+    let Some(Value::String(random)) = state.attr("random") else {
+        panic!("no random in {state:?}")
+    };
     assert!(random.parse::<i64>().is_ok_and(|n| n >= 0), "{random}");
 
     // Nothing configured: no inputs, empty outputs, the default.
@@ -285,11 +305,15 @@ fn null_data_source_echoes_inputs_like_go_sdkv1() {
     let state = read_data(Value::Map(BTreeMap::new()), s(""));
     assert_eq!(state.attr("inputs"), Some(&Value::Null));
     assert_eq!(state.attr("has_computed_default"), Some(&s("default")));
-    let with_null = Value::Map(BTreeMap::from([("a".to_string(), Value::Null), ("b".to_string(), s("x"))]));
+    let with_null =
+        Value::Map(BTreeMap::from([("a".to_string(), Value::Null), ("b".to_string(), s("x"))]));
     let state = read_data(with_null, Value::Null);
     assert_eq!(state.attr("inputs"), Some(&map([("b", "x")])));
     assert_eq!(state.attr("outputs"), Some(&map([("b", "x")])));
 
     // Every read draws a new random.
-    assert_ne!(read_data(Value::Null, Value::Null).attr("random"), read_data(Value::Null, Value::Null).attr("random"));
+    assert_ne!(
+        read_data(Value::Null, Value::Null).attr("random"),
+        read_data(Value::Null, Value::Null).attr("random")
+    );
 }

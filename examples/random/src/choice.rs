@@ -97,7 +97,11 @@ fn check_weights(weights: &[Attr<f64>]) -> Result<()> {
     }
     let total: f64 = weights.iter().filter_map(Attr::known).sum();
     if problems.is_empty() && total.is_infinite() {
-        problems.push_attribute_error("option", "Invalid weights", "The weights are too large to add up.");
+        problems.push_attribute_error(
+            "option",
+            "Invalid weights",
+            "The weights are too large to add up.",
+        );
     }
     problems.into_result()
 }
@@ -133,7 +137,8 @@ mod tests {
 
     #[test]
     fn a_bad_weight_is_reported_at_its_block() {
-        let error = check_weights(&[Attr::Known(1.0), Attr::Unknown, Attr::Known(0.0)]).unwrap_err();
+        let error =
+            check_weights(&[Attr::Known(1.0), Attr::Unknown, Attr::Known(0.0)]).unwrap_err();
         let paths: Vec<String> = error.iter().map(|d| d.attribute.to_string()).collect();
         assert_eq!(paths, ["option[2].weight"]);
         assert!(check_weights(&[Attr::Known(f64::MAX), Attr::Known(f64::MAX)]).is_err());

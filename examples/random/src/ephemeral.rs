@@ -61,7 +61,8 @@ impl EphemeralResource for EphemeralPassword {
     type Data = EphemeralPasswordData;
 
     fn schema(&self) -> Schema {
-        EphemeralPasswordData::schema().description("A random password that Terraform never stores.")
+        EphemeralPasswordData::schema()
+            .description("A random password that Terraform never stores.")
     }
 
     /// The resource's checks: an attribute this type lacks reads as null, its default.
@@ -69,7 +70,11 @@ impl EphemeralResource for EphemeralPassword {
         read_partial::<Rules>(config)?.check().map(|_| ())
     }
 
-    fn open(&self, config: EphemeralPasswordData, _lease: &mut Lease) -> Result<EphemeralPasswordData> {
+    fn open(
+        &self,
+        config: EphemeralPasswordData,
+        _lease: &mut Lease,
+    ) -> Result<EphemeralPasswordData> {
         // Nothing to renew or revoke: a password that was only ever in memory is gone when
         // Terraform ends, so the lease stays empty.
         let result = generate(&config.as_string_state())?;
@@ -110,8 +115,10 @@ mod tests {
     fn each_open_draws_a_new_password_from_the_enabled_classes() {
         let h = Harness::new(RandomProvider);
         let config = json!({"length": 20, "special": false, "upper": false});
-        let first: EphemeralPasswordData = h.open("random_password", config.clone()).unwrap().typed().unwrap();
-        let second: EphemeralPasswordData = h.open("random_password", config).unwrap().typed().unwrap();
+        let first: EphemeralPasswordData =
+            h.open("random_password", config.clone()).unwrap().typed().unwrap();
+        let second: EphemeralPasswordData =
+            h.open("random_password", config).unwrap().typed().unwrap();
         let (Attr::Known(a), Attr::Known(b)) = (&first.result, &second.result) else {
             panic!("no result: {first:?}");
         };
@@ -124,10 +131,17 @@ mod tests {
     #[test]
     fn the_result_is_sensitive_and_nothing_is_kept() {
         let h = Harness::new(RandomProvider);
-        let opened = h.open("random_password", json!({"length": 8, "override_special": "_"})).unwrap();
+        let opened =
+            h.open("random_password", json!({"length": 8, "override_special": "_"})).unwrap();
         assert_eq!((opened.private.as_ref(), opened.renew_at), (None, None));
         let (schema, _) = h.server().get_schema();
-        assert!(schema.ephemeral_resources["random_password"].block.attribute("result").unwrap().sensitive);
+        assert!(
+            schema.ephemeral_resources["random_password"]
+                .block
+                .attribute("result")
+                .unwrap()
+                .sensitive
+        );
     }
 
     #[test]

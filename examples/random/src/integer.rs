@@ -65,20 +65,23 @@ impl Resource for RandomInteger {
         if plan.is_create() || plan.is_replace() {
             return Ok(());
         }
-        let changed: Vec<&str> = ["min", "max", "exclude"].into_iter().filter(|name| plan.changed(name)).collect();
+        let changed: Vec<&str> =
+            ["min", "max", "exclude"].into_iter().filter(|name| plan.changed(name)).collect();
         if changed.is_empty() {
             return Ok(());
         }
         let prior: IntegerState = plan.prior()?;
         let range: Range = read_partial(&plan.planned_state)?;
         // A range not known until apply might rule the number out: replace to be safe.
-        let keeps_result = match (prior.result, range.min.known(), range.max.known(), &range.exclude) {
-            (_, _, _, Attr::Unknown) => false,
-            (Attr::Known(result), Some(min), Some(max), exclude) => {
-                (*min..=*max).contains(&result) && !exclude.known().is_some_and(|e| e.contains(&result))
-            }
-            _ => false,
-        };
+        let keeps_result =
+            match (prior.result, range.min.known(), range.max.known(), &range.exclude) {
+                (_, _, _, Attr::Unknown) => false,
+                (Attr::Known(result), Some(min), Some(max), exclude) => {
+                    (*min..=*max).contains(&result)
+                        && !exclude.known().is_some_and(|e| e.contains(&result))
+                }
+                _ => false,
+            };
         if !keeps_result {
             plan.requires_replace.extend(changed.into_iter().map(AttributePath::attribute));
             plan.set_attribute("result", Value::unknown())?;
@@ -88,11 +91,20 @@ impl Resource for RandomInteger {
     }
 
     fn create(&self, planned: IntegerState) -> Result<IntegerState> {
-        let range = Range { min: planned.min.into(), max: planned.max.into(), exclude: planned.exclude.clone().into() };
+        let range = Range {
+            min: planned.min.into(),
+            max: planned.max.into(),
+            exclude: planned.exclude.clone().into(),
+        };
         // Validation may have seen unknowns; everything is known now.
         range.check()?;
         let mut rng = Rng::from_seed(planned.seed.as_deref());
-        let result = draw(planned.min, planned.max, planned.exclude.as_ref().unwrap_or(&BTreeSet::new()), &mut rng)?;
+        let result = draw(
+            planned.min,
+            planned.max,
+            planned.exclude.as_ref().unwrap_or(&BTreeSet::new()),
+            &mut rng,
+        )?;
         Ok(IntegerState { id: result.to_string().into(), result: result.into(), ..planned })
     }
 
@@ -109,9 +121,12 @@ impl Resource for RandomInteger {
             _ => return Err(import_error(id, "expected RESULT,MIN,MAX or RESULT,MIN,MAX,SEED")),
         };
         let number = |what: &str, text: &str| {
-            text.trim().parse::<i64>().map_err(|_| import_error(id, &format!("{what} {text:?} is not a whole number")))
+            text.trim()
+                .parse::<i64>()
+                .map_err(|_| import_error(id, &format!("{what} {text:?} is not a whole number")))
         };
-        let (result, min, max) = (number("result", result)?, number("min", min)?, number("max", max)?);
+        let (result, min, max) =
+            (number("result", result)?, number("min", min)?, number("max", max)?);
         if !(min..=max).contains(&result) {
             return Err(import_error(id, &format!("{result} is not from {min} to {max}")));
         }
@@ -128,7 +143,10 @@ impl Resource for RandomInteger {
 }
 
 fn import_error(id: &str, problem: &str) -> Diagnostics {
-    Diagnostics::error("Invalid import ID", format!("Cannot import random_integer from {id:?}: {problem}."))
+    Diagnostics::error(
+        "Invalid import ID",
+        format!("Cannot import random_integer from {id:?}: {problem}."),
+    )
 }
 
 /// `min`, `max` and `exclude` as a configuration or plan holds them: any may be unknown.
@@ -222,13 +240,18 @@ mod tests {
         assert_eq!(path(range(5, 4, &[])), "max");
         assert_eq!(path(range(1, 2, &[1, 2, 3])), "exclude");
         assert!(range(1, 3, &[1, 2]).check().is_ok());
-        assert!(Range { min: Attr::Unknown, max: Attr::Known(0), exclude: Attr::Null }.check().is_ok());
+        assert!(
+            Range { min: Attr::Unknown, max: Attr::Known(0), exclude: Attr::Null }.check().is_ok()
+        );
     }
 
     #[test]
     fn import_reads_result_min_max_and_seed() {
         let state = RandomInteger.import("15,1,20").unwrap();
-        assert_eq!((state.result, state.min, state.max, state.seed), (Attr::Known(15), 1, 20, None));
+        assert_eq!(
+            (state.result, state.min, state.max, state.seed),
+            (Attr::Known(15), 1, 20, None)
+        );
         assert_eq!(state.id, Attr::Known("15".to_string()));
         assert_eq!(RandomInteger.import("3,1,5,s").unwrap().seed.as_deref(), Some("s"));
         for bad in ["", "1,2", "x,1,2", "30,1,20", "1,2,3,4,5"] {

@@ -53,7 +53,10 @@
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
-use terrarium_sdk::{AnyDataSource, AnyEphemeralResource, AnyFunction, AnyResource, Provider, Result, Value, from_value};
+use terrarium_sdk::{
+    AnyDataSource, AnyEphemeralResource, AnyFunction, AnyResource, Provider, Result, Value,
+    from_value,
+};
 
 pub mod choice;
 pub mod ephemeral;
@@ -190,7 +193,11 @@ mod tests {
         assert_eq!(moved.state.attr("result"), string.state.attr("result"), "the same value, kept");
         assert_eq!(moved.state.attr("length"), Some(&Value::Number(12.into())));
         assert_eq!(moved.state.attr("special"), Some(&Value::Bool(false)));
-        assert_eq!(moved.state.attr("id"), Some(&Value::string("none")), "a password's id never shows it");
+        assert_eq!(
+            moved.state.attr("id"),
+            Some(&Value::string("none")),
+            "a password's id never shows it"
+        );
 
         // The configuration that wrote the string now plans no change for the password.
         let config = h.config("random_password", json!({"length": 12, "special": false})).unwrap();
@@ -201,7 +208,8 @@ mod tests {
         let refused = h.move_state("random_integer", &string.state, "random_password").unwrap_err();
         assert!(refused.mentions("accepts moves from: random_string"), "{refused}");
         let elsewhere = Harness::new(RandomProvider).address("registry.terraform.io/acme/strings");
-        let refused = elsewhere.move_state("random_string", &string.state, "random_password").unwrap_err();
+        let refused =
+            elsewhere.move_state("random_string", &string.state, "random_password").unwrap_err();
         assert!(refused.mentions("not of registry.terraform.io/acme/strings"), "{refused}");
     }
 }

@@ -58,7 +58,10 @@ impl Rng {
     pub fn below(&mut self, n: u128) -> Result<u128> {
         if n == 0 {
             // Callers check their ranges first; this is the last line of defence.
-            return Err(Diagnostics::error("Nothing to draw from", "A random draw was asked for from an empty range."));
+            return Err(Diagnostics::error(
+                "Nothing to draw from",
+                "A random draw was asked for from an empty range.",
+            ));
         }
         if n > u128::from(u64::MAX) {
             return Ok(u128::from(self.next_u64()?));

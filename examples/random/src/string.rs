@@ -21,8 +21,8 @@
 //! (`MoveResourceState`, see [`RandomPassword::move_state`](Resource::move_state)).
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::schema::{Attribute, Schema};
 use terrarium_sdk::rpc::MoveRequest;
+use terrarium_sdk::schema::{Attribute, Schema};
 use terrarium_sdk::{Attr, Diagnostic, Diagnostics, Model, Resource, Result, Value};
 
 use crate::rng::Rng;
@@ -98,7 +98,8 @@ impl Resource for RandomString {
     type State = StringState;
 
     fn schema(&self) -> Schema {
-        StringState::schema().description("A random string of characters from the classes it enables.")
+        StringState::schema()
+            .description("A random string of characters from the classes it enables.")
     }
 
     fn validate(&self, config: &Value) -> Result<()> {
@@ -208,7 +209,8 @@ impl Rules {
         ];
 
         // `None` as soon as anything is unknown.
-        let mut charset = length.map(|length| Charset { length: length.max(0) as usize, classes: Vec::new() });
+        let mut charset =
+            length.map(|length| Charset { length: length.max(0) as usize, classes: Vec::new() });
         let mut wanted: i64 = 0;
         for (class, enabled, min_name, min, chars) in classes {
             // Null means the default; unknown means not known yet (`None`).
@@ -223,13 +225,16 @@ impl Rules {
                 (Some(false), Some(min)) if min > 0 => problems.push_attribute_error(
                     min_name,
                     "Minimum of a disabled class",
-                    format!("{min_name} = {min} asks for characters that {class} = false rules out."),
+                    format!(
+                        "{min_name} = {min} asks for characters that {class} = false rules out."
+                    ),
                 ),
-                (Some(true), Some(min)) if min > 0 && chars.as_deref() == Some("") => problems.push_attribute_error(
-                    "override_special",
-                    "No special characters",
-                    format!("override_special is empty, so min_special = {min} cannot be met."),
-                ),
+                (Some(true), Some(min)) if min > 0 && chars.as_deref() == Some("") => problems
+                    .push_attribute_error(
+                        "override_special",
+                        "No special characters",
+                        format!("override_special is empty, so min_special = {min} cannot be met."),
+                    ),
                 _ => {}
             }
             wanted = wanted.saturating_add(min.unwrap_or(0).max(0));
@@ -247,7 +252,9 @@ impl Rules {
             problems.push_attribute_error(
                 "length",
                 "Length too short",
-                format!("The minimums ask for {wanted} characters, more than the length, {length}."),
+                format!(
+                    "The minimums ask for {wanted} characters, more than the length, {length}."
+                ),
             );
         }
         if let Some(charset) = &charset
@@ -285,7 +292,10 @@ impl From<&StringState> for Rules {
 pub(crate) fn generate(planned: &StringState) -> Result<String> {
     // Validation may have seen unknowns; everything is known now, so check it all again.
     let Some(charset) = Rules::from(planned).check()? else {
-        return Err(Diagnostics::error("Invalid configuration", "Some of the configuration is still unknown."));
+        return Err(Diagnostics::error(
+            "Invalid configuration",
+            "Some of the configuration is still unknown.",
+        ));
     };
     let mut rng = Rng::Os;
     let mut drawn = Vec::with_capacity(charset.length);
@@ -294,7 +304,8 @@ pub(crate) fn generate(planned: &StringState) -> Result<String> {
             drawn.push(chars[rng.index(chars.len())?]);
         }
     }
-    let pool: Vec<char> = charset.classes.iter().flat_map(|(chars, _)| chars.iter().copied()).collect();
+    let pool: Vec<char> =
+        charset.classes.iter().flat_map(|(chars, _)| chars.iter().copied()).collect();
     while drawn.len() < charset.length {
         drawn.push(pool[rng.index(pool.len())?]);
     }

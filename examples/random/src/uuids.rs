@@ -95,7 +95,10 @@ mod tests {
     #[test]
     fn uuid_v5_matches_the_standard() {
         // Python: uuid.uuid5(uuid.NAMESPACE_DNS, "python.org")
-        assert_eq!(call("dns", "python.org"), Ok(Value::string("886313e1-3b8a-5372-9b90-0c9aee199e5d")));
+        assert_eq!(
+            call("dns", "python.org"),
+            Ok(Value::string("886313e1-3b8a-5372-9b90-0c9aee199e5d"))
+        );
         assert_eq!(
             call("6ba7b810-9dad-11d1-80b4-00c04fd430c8", "python.org"),
             call("dns", "python.org"),
@@ -107,7 +110,9 @@ mod tests {
 
     #[test]
     fn random_uuids_are_version_4() {
-        let state = RandomUuid.create(UuidState { id: Attr::Unknown, keepers: None, result: Attr::Unknown }).unwrap();
+        let state = RandomUuid
+            .create(UuidState { id: Attr::Unknown, keepers: None, result: Attr::Unknown })
+            .unwrap();
         let uuid = Uuid::parse_str(state.result.known().unwrap()).unwrap();
         assert_eq!(uuid.get_version_num(), 4);
         assert_eq!(state.id, state.result);

@@ -6,7 +6,9 @@ use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::quote;
 use syn::parse::ParseStream;
-use syn::{Attribute, Data, DeriveInput, Expr, Fields, LitInt, LitStr, Path, Type, parse_macro_input};
+use syn::{
+    Attribute, Data, DeriveInput, Expr, Fields, LitInt, LitStr, Path, Type, parse_macro_input,
+};
 
 /// Derives `terrarium_sdk::Model` and `terrarium_sdk::TfType` for a struct with named
 /// fields. See `terrarium_sdk::typed` for the type mapping and the crate documentation for
@@ -97,7 +99,8 @@ fn struct_options(attrs: &[Attribute]) -> syn::Result<StructOptions> {
             } else if meta.path.is_ident("description") {
                 o.description = Some(lit_str(meta.value()?)?);
             } else {
-                return Err(meta.error("expected version = N, deprecated = \"...\" or description = \"...\""));
+                return Err(meta
+                    .error("expected version = N, deprecated = \"...\" or description = \"...\""));
             }
             Ok(())
         })?;
@@ -189,10 +192,16 @@ fn outer_name(ty: &Type) -> Option<String> {
 fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let ident = &input.ident;
     let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new(Span::call_site(), "Model can only be derived for structs with named fields"));
+        return Err(syn::Error::new(
+            Span::call_site(),
+            "Model can only be derived for structs with named fields",
+        ));
     };
     let Fields::Named(fields) = &data.fields else {
-        return Err(syn::Error::new(Span::call_site(), "Model can only be derived for structs with named fields"));
+        return Err(syn::Error::new(
+            Span::call_site(),
+            "Model can only be derived for structs with named fields",
+        ));
     };
     let options = struct_options(&input.attrs)?;
     let sdk = quote!(::terrarium_sdk);
@@ -206,7 +215,10 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             continue;
         }
         let Some(field_ident) = &field.ident else { continue };
-        let name = o.name.clone().unwrap_or_else(|| field_ident.to_string().trim_start_matches("r#").to_string());
+        let name = o
+            .name
+            .clone()
+            .unwrap_or_else(|| field_ident.to_string().trim_start_matches("r#").to_string());
         let ty = &field.ty;
         let description = o.description.clone().or_else(|| doc_text(&field.attrs));
         let describe = description.map(|d| {
@@ -230,8 +242,11 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             block = quote!(<<#ty as #sdk::Nest>::Object as #sdk::Model>::blocks()
                 .into_iter()
                 .fold(#block, #sdk::schema::Block::block) #describe #deprecated);
-            blocks.push(quote!(#sdk::schema::NestedBlock::new(#name, #nesting, #block) #min #max #replace));
-            object_types.push(quote!((#name, <#ty as #sdk::typed::__BlockType>::block_type(#nesting))));
+            blocks.push(
+                quote!(#sdk::schema::NestedBlock::new(#name, #nesting, #block) #min #max #replace),
+            );
+            object_types
+                .push(quote!((#name, <#ty as #sdk::typed::__BlockType>::block_type(#nesting))));
             continue;
         }
 
@@ -307,7 +322,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         attributes.push(quote!(#attribute #describe #deprecated));
         let attribute_ty = match (&o.ty, o.nested) {
             (Some(t), _) => quote!(#t),
-            (None, true) => quote!(<#ty as #sdk::typed::__BlockType>::block_type(<#ty as #sdk::Nest>::NESTING)),
+            (None, true) => {
+                quote!(<#ty as #sdk::typed::__BlockType>::block_type(<#ty as #sdk::Nest>::NESTING))
+            }
             (None, false) => quote!(<#ty as #sdk::TfType>::tf_type()),
         };
         object_types.push(quote!((#name, #attribute_ty)));

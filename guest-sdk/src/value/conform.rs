@@ -30,7 +30,9 @@ pub fn upgrade_raw(value: Value, ty: &Type) -> Result<Value, Error> {
 }
 
 fn walk(value: Value, ty: &Type, path: &AttributePath) -> Result<Value, Error> {
-    let mismatch = |value: &Value| Error::at(path, format!("expected {}, found {}", ty.friendly_name(), value.kind()));
+    let mismatch = |value: &Value| {
+        Error::at(path, format!("expected {}, found {}", ty.friendly_name(), value.kind()))
+    };
     let value = match value {
         // Null and unknown fit every type.
         Value::Null | Value::Unknown(_) => return Ok(value),
@@ -150,7 +152,8 @@ pub fn infer_type(value: Value) -> (Type, Value) {
         Value::Number(_) => (Type::Number, value),
         Value::String(_) => (Type::String, value),
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
-            let (types, values): (Vec<Type>, Vec<Value>) = items.into_iter().map(infer_type).unzip();
+            let (types, values): (Vec<Type>, Vec<Value>) =
+                items.into_iter().map(infer_type).unzip();
             (Type::Tuple(types), Value::Tuple(values))
         }
         Value::Map(entries) | Value::Object(entries) => {

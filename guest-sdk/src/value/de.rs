@@ -4,16 +4,17 @@
 use std::collections::btree_map;
 
 use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
+    VariantAccess, Visitor,
 };
 use terrarium_model::{AttributePath, Number, Value};
 
 use super::Error;
 use crate::attr::{ATTR_ENUM, KNOWN, NULL, UNKNOWN};
 
-const NULL_HINT: &str = "the value is null; use Option<T> or terrarium_sdk::Attr<T> for attributes that may be unset";
-const UNKNOWN_HINT: &str =
-    "the value is not known until apply; use terrarium_sdk::Attr<T> for attributes that may be unknown";
+const NULL_HINT: &str =
+    "the value is null; use Option<T> or terrarium_sdk::Attr<T> for attributes that may be unset";
+const UNKNOWN_HINT: &str = "the value is not known until apply; use terrarium_sdk::Attr<T> for attributes that may be unknown";
 
 pub(crate) struct ValueDeserializer<'de> {
     value: &'de Value,
@@ -65,7 +66,10 @@ impl<'de> ValueDeserializer<'de> {
                 } else if let Ok(u) = d.parse::<u128>() {
                     visitor.visit_u128(u)
                 } else {
-                    Err(Error::at(&path, format!("expected a whole number that fits the field, found {d}")))
+                    Err(Error::at(
+                        &path,
+                        format!("expected a whole number that fits the field, found {d}"),
+                    ))
                 }
             }
             _ => Err(self.unexpected("a number")),
@@ -76,7 +80,9 @@ impl<'de> ValueDeserializer<'de> {
     fn float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.check_present()?;
         match self.value {
-            Value::Number(n) => visitor.visit_f64(n.as_f64()).map_err(|e: Error| e.locate(&self.path)),
+            Value::Number(n) => {
+                visitor.visit_f64(n.as_f64()).map_err(|e: Error| e.locate(&self.path))
+            }
             _ => Err(self.unexpected("a number")),
         }
     }
@@ -108,10 +114,22 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
             Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
                 visitor.visit_seq(Seq { items: items.iter().enumerate(), path: &path })
             }
-            Value::Map(m) => visitor.visit_map(Map { entries: m.iter(), path: &path, object: false, current: None }),
-            Value::Object(m) => visitor.visit_map(Map { entries: m.iter(), path: &path, object: true, current: None }),
+            Value::Map(m) => visitor.visit_map(Map {
+                entries: m.iter(),
+                path: &path,
+                object: false,
+                current: None,
+            }),
+            Value::Object(m) => visitor.visit_map(Map {
+                entries: m.iter(),
+                path: &path,
+                object: true,
+                current: None,
+            }),
             // Unwrapped in `new`.
-            Value::Dynamic(d) => ValueDeserializer::new(&d.value, path.clone()).deserialize_any(visitor),
+            Value::Dynamic(d) => {
+                ValueDeserializer::new(&d.value, path.clone()).deserialize_any(visitor)
+            }
         };
         result.map_err(|e| e.locate(&path))
     }
@@ -206,11 +224,19 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_unit(visitor)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         let path = self.path.clone();
         if name == crate::typed::DYNAMIC {
             crate::typed::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.value.clone()));
@@ -229,7 +255,11 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         }
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_seq(visitor)
     }
 
@@ -310,11 +340,16 @@ struct Seq<'a, I> {
 impl<'de, I: Iterator<Item = (usize, &'de Value)>> SeqAccess<'de> for Seq<'_, I> {
     type Error = Error;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
         match self.items.next() {
             Some((i, value)) => {
                 let path = self.path.index(i as i64);
-                seed.deserialize(ValueDeserializer::new(value, path.clone())).map(Some).map_err(|e| e.locate(&path))
+                seed.deserialize(ValueDeserializer::new(value, path.clone()))
+                    .map(Some)
+                    .map_err(|e| e.locate(&path))
             }
             None => Ok(None),
         }
@@ -332,7 +367,10 @@ struct Map<'a, 'de> {
 impl<'de> MapAccess<'de> for Map<'_, 'de> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         match self.entries.next() {
             Some(entry) => {
                 self.current = Some(entry);
@@ -346,7 +384,8 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
         let Some((key, value)) = self.current.take() else {
             return Err(Error::at(self.path, "a map value was requested before its key"));
         };
-        let path = if self.object { self.path.attr(key.clone()) } else { self.path.key(key.clone()) };
+        let path =
+            if self.object { self.path.attr(key.clone()) } else { self.path.key(key.clone()) };
         seed.deserialize(ValueDeserializer::new(value, path.clone())).map_err(|e| e.locate(&path))
     }
 }
@@ -385,7 +424,11 @@ impl<'de> VariantAccess<'de> for AttrAccess<'de> {
         Err(self.0.error("Attr has no tuple variant"))
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], _visitor: V) -> Result<V::Value, Error> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Error> {
         Err(self.0.error("Attr has no struct variant"))
     }
 }
@@ -400,8 +443,12 @@ impl<'de> EnumAccess<'de> for TaggedAccess<'de> {
     type Error = Error;
     type Variant = ValueDeserializer<'de>;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant), Error> {
-        let variant = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Self::Variant), Error> {
+        let variant =
+            seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
         Ok((variant, self.inner))
     }
 }
@@ -424,7 +471,11 @@ impl<'de> VariantAccess<'de> for ValueDeserializer<'de> {
         self.deserialize_seq(visitor)
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_map(visitor)
     }
 }

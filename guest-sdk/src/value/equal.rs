@@ -24,7 +24,8 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
         }
         (Value::Set(x), Value::Set(y)) => same_elements(x, y),
         (Value::Map(x), Value::Map(y)) | (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((kx, vx), (ky, vy))| kx == ky && same_value(vx, vy))
+            x.len() == y.len()
+                && x.iter().zip(y).all(|((kx, vx), (ky, vy))| kx == ky && same_value(vx, vy))
         }
         (Value::Dynamic(x), Value::Dynamic(y)) => x.ty == y.ty && same_value(&x.value, &y.value),
         _ => false,
@@ -112,7 +113,10 @@ mod tests {
     #[test]
     fn keys_agree_with_same_value() {
         let a = Value::Set(vec![Value::Number(Number::Int(1)), Value::Number(Number::Float(2.5))]);
-        let b = Value::Set(vec![Value::Number(Number::Decimal("2.5".into())), Value::Number(Number::Int(1))]);
+        let b = Value::Set(vec![
+            Value::Number(Number::Decimal("2.5".into())),
+            Value::Number(Number::Int(1)),
+        ]);
         assert!(same_value(&a, &b));
         assert_eq!(canonical_key(&a), canonical_key(&b));
         let c = Value::Set(vec![Value::string("1"), Value::Number(Number::Int(1))]);
@@ -128,6 +132,9 @@ mod tests {
         let e = Value::Set(vec![Value::string("x"), Value::string("x"), Value::string("y")]);
         let f = Value::Set(vec![Value::string("x"), Value::string("y"), Value::string("y")]);
         assert!(!same_value(&e, &f));
-        assert!(!same_value(&Value::Set(vec![Value::unknown()]), &Value::Set(vec![Value::unknown()])));
+        assert!(!same_value(
+            &Value::Set(vec![Value::unknown()]),
+            &Value::Set(vec![Value::unknown()])
+        ));
     }
 }

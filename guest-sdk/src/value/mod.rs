@@ -112,7 +112,11 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_root() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path, self.message) }
+        if self.path.is_root() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
     }
 }
 

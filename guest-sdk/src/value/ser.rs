@@ -84,7 +84,9 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::String(v.to_string()))
     }
     fn serialize_bytes(self, _v: &[u8]) -> Result<Value, Error> {
-        Err(Error::new("Terraform values have no byte strings; encode the bytes as a string (base64, hex)"))
+        Err(Error::new(
+            "Terraform values have no byte strings; encode the bytes as a string (base64, hex)",
+        ))
     }
     fn serialize_none(self) -> Result<Value, Error> {
         Ok(Value::Null)
@@ -99,7 +101,12 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::Null)
     }
 
-    fn serialize_unit_variant(self, name: &'static str, _index: u32, variant: &'static str) -> Result<Value, Error> {
+    fn serialize_unit_variant(
+        self,
+        name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<Value, Error> {
         if name == ATTR_ENUM {
             return match variant {
                 NULL => Ok(Value::Null),
@@ -111,7 +118,11 @@ impl ser::Serializer for ValueSerializer {
         Ok(Value::String(variant.to_string()))
     }
 
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Result<Value, Error> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<Value, Error> {
         if name == crate::typed::DYNAMIC
             && let Some(value) = crate::typed::DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take())
         {
@@ -179,7 +190,10 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Tagged<MapBuilder>, Error> {
-        Ok(Tagged { variant, inner: MapBuilder { entries: BTreeMap::new(), next_key: None, object: true } })
+        Ok(Tagged {
+            variant,
+            inner: MapBuilder { entries: BTreeMap::new(), next_key: None, object: true },
+        })
     }
 }
 
@@ -191,7 +205,8 @@ pub(crate) struct SeqBuilder {
 impl SeqBuilder {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let index = self.items.len() as i64;
-        self.items.push(value.serialize(ValueSerializer).map_err(|e| e.within(PathStep::Index(index)))?);
+        self.items
+            .push(value.serialize(ValueSerializer).map_err(|e| e.within(PathStep::Index(index)))?);
         Ok(())
     }
 
@@ -242,7 +257,8 @@ pub(crate) struct MapBuilder {
 
 impl MapBuilder {
     fn insert<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Error> {
-        let step = if self.object { PathStep::Attribute(key.clone()) } else { PathStep::Key(key.clone()) };
+        let step =
+            if self.object { PathStep::Attribute(key.clone()) } else { PathStep::Key(key.clone()) };
         let value = value.serialize(ValueSerializer).map_err(|e| e.within(step.clone()))?;
         if self.entries.insert(key.clone(), value).is_some() {
             return Err(Error::new(format!("key {key:?} is written twice")).within(step));
@@ -265,14 +281,19 @@ impl ser::SerializeMap for MapBuilder {
             // Integer keys are common in Rust maps; Terraform map keys are strings.
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
-            other => return Err(Error::new(format!("map keys must be strings, not {}", other.kind()))),
+            other => {
+                return Err(Error::new(format!("map keys must be strings, not {}", other.kind())));
+            }
         };
         self.next_key = Some(key);
         Ok(())
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let key = self.next_key.take().ok_or_else(|| Error::new("a map value was written before its key"))?;
+        let key = self
+            .next_key
+            .take()
+            .ok_or_else(|| Error::new("a map value was written before its key"))?;
         self.insert(key, value)
     }
 
@@ -285,7 +306,11 @@ impl ser::SerializeStruct for MapBuilder {
     type Ok = Value;
     type Error = Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
         self.insert(key.to_string(), value)
     }
 
@@ -314,7 +339,11 @@ impl ser::SerializeTupleVariant for Tagged<SeqBuilder> {
 impl ser::SerializeStructVariant for Tagged<MapBuilder> {
     type Ok = Value;
     type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
         self.inner.insert(key.to_string(), value)
     }
     fn end(self) -> Result<Value, Error> {

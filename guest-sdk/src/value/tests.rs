@@ -50,12 +50,22 @@ fn reads_a_struct_with_null_unknown_and_known_attributes() {
 
 #[test]
 fn plain_fields_refuse_null_and_unknown_with_the_attribute_path() {
-    let null_name = obj([("id", Value::Null), ("name", Value::Null), ("port", Value::Null), ("tags", Value::Null)]);
+    let null_name = obj([
+        ("id", Value::Null),
+        ("name", Value::Null),
+        ("port", Value::Null),
+        ("tags", Value::Null),
+    ]);
     let err = from_value::<Server>(&null_name).unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("name"));
     assert!(err.message().contains("null"), "{err}");
 
-    let unknown_port = obj([("id", Value::Null), ("name", s("x")), ("port", Value::unknown()), ("tags", Value::Null)]);
+    let unknown_port = obj([
+        ("id", Value::Null),
+        ("name", s("x")),
+        ("port", Value::unknown()),
+        ("tags", Value::Null),
+    ]);
     let err = from_value::<Server>(&unknown_port).unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("port"));
     assert!(err.message().contains("not known until apply"), "{err}");
@@ -76,15 +86,22 @@ fn plain_fields_refuse_null_and_unknown_with_the_attribute_path() {
 
 #[test]
 fn type_mismatches_and_missing_fields_name_the_attribute() {
-    let wrong = obj([("id", Value::Null), ("name", n(3)), ("port", Value::Null), ("tags", Value::Null)]);
+    let wrong =
+        obj([("id", Value::Null), ("name", n(3)), ("port", Value::Null), ("tags", Value::Null)]);
     // A number reads as a string (exactly), so this is fine...
     assert_eq!(from_value::<Server>(&wrong).unwrap().name, "3");
     // ...but a bool is not.
-    let wrong = obj([("id", Value::Null), ("name", Value::Bool(true)), ("port", Value::Null), ("tags", Value::Null)]);
+    let wrong = obj([
+        ("id", Value::Null),
+        ("name", Value::Bool(true)),
+        ("port", Value::Null),
+        ("tags", Value::Null),
+    ]);
     let err = from_value::<Server>(&wrong).unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("name"));
 
-    let too_big = obj([("id", Value::Null), ("name", s("x")), ("port", n(70000)), ("tags", Value::Null)]);
+    let too_big =
+        obj([("id", Value::Null), ("name", s("x")), ("port", n(70000)), ("tags", Value::Null)]);
     let err = from_value::<Server>(&too_big).unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("port"));
 
@@ -95,7 +112,8 @@ fn type_mismatches_and_missing_fields_name_the_attribute() {
 
 #[test]
 fn writes_a_struct_as_an_object() {
-    let server = Server { id: Attr::Known("i-1".into()), name: "web".into(), port: Some(80), tags: None };
+    let server =
+        Server { id: Attr::Known("i-1".into()), name: "web".into(), port: Some(80), tags: None };
     assert_eq!(
         to_value(&server).unwrap(),
         obj([("id", s("i-1")), ("name", s("web")), ("port", n(80)), ("tags", Value::Null)])
@@ -126,7 +144,10 @@ fn numbers_keep_their_value() {
     assert_eq!(numbers.exact, "123456789012345678901234567890");
 
     let back = to_value(&numbers).unwrap();
-    assert_eq!(back.attr("big"), Some(&Value::Number(Number::Decimal("18446744073709551615".into()))));
+    assert_eq!(
+        back.attr("big"),
+        Some(&Value::Number(Number::Decimal("18446744073709551615".into())))
+    );
     assert_eq!(back.attr("float"), Some(&Value::Number(Number::Float(2.5))));
 
     // A fraction does not read as an integer.
@@ -166,8 +187,10 @@ fn attr_round_trips_through_values() {
 
 #[test]
 fn dynamic_values_read_as_their_content() {
-    let value =
-        Value::Dynamic(Box::new(DynamicValue { ty: Type::list(Type::Number), value: Value::List(vec![n(1), n(2)]) }));
+    let value = Value::Dynamic(Box::new(DynamicValue {
+        ty: Type::list(Type::Number),
+        value: Value::List(vec![n(1), n(2)]),
+    }));
     assert_eq!(from_value::<Vec<i32>>(&value).unwrap(), vec![1, 2]);
     // serde_json::Value is a handy way to read a dynamic attribute of any shape.
     let json: serde_json::Value = from_value(&value).unwrap();
@@ -187,7 +210,11 @@ fn conform_fits_serde_shapes_to_the_schema_type() {
         ("pair", Type::Tuple(vec![Type::String, Type::Number])),
         ("note", Type::String),
     ]);
-    let raw = to_value(&Rule { ports: vec![80, 443, 80], labels: HashMap::from([("a".into(), "b".into())]) }).unwrap();
+    let raw = to_value(&Rule {
+        ports: vec![80, 443, 80],
+        labels: HashMap::from([("a".into(), "b".into())]),
+    })
+    .unwrap();
     let mut with_pair = match raw {
         Value::Object(m) => m,
         other => panic!("expected an object, got {other:?}"),
@@ -215,7 +242,8 @@ fn conform_refuses_what_does_not_fit() {
     let err = conform(obj([("size", n(1)), ("colour", s("red"))]), &ty).unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("colour"));
 
-    let err = conform(Value::List(vec![n(1)]), &Type::Tuple(vec![Type::Number, Type::Number])).unwrap_err();
+    let err = conform(Value::List(vec![n(1)]), &Type::Tuple(vec![Type::Number, Type::Number]))
+        .unwrap_err();
     assert!(err.message().contains("2 elements"), "{err}");
 }
 
@@ -229,14 +257,20 @@ fn conform_gives_dynamic_values_their_type() {
     assert_eq!(d.ty, Type::Tuple(vec![Type::String, Type::Number]));
     assert_eq!(d.value, Value::Tuple(vec![s("a"), n(1)]));
     // Null stays an untyped null.
-    assert_eq!(conform(obj([("anything", Value::Null)]), &ty).unwrap(), obj([("anything", Value::Null)]));
+    assert_eq!(
+        conform(obj([("anything", Value::Null)]), &ty).unwrap(),
+        obj([("anything", Value::Null)])
+    );
 }
 
 #[test]
 fn upgrade_raw_is_lenient_like_terraforms_json_decoding() {
     let ty = Type::object([("count", Type::Number), ("name", Type::String), ("on", Type::Bool)]);
     let raw = obj([("count", s("3")), ("name", n(7)), ("on", s("true")), ("removed", s("old"))]);
-    assert_eq!(upgrade_raw(raw, &ty).unwrap(), obj([("count", n(3)), ("name", s("7")), ("on", Value::Bool(true))]));
+    assert_eq!(
+        upgrade_raw(raw, &ty).unwrap(),
+        obj([("count", n(3)), ("name", s("7")), ("on", Value::Bool(true))])
+    );
     assert!(upgrade_raw(obj([("count", s("many"))]), &ty).is_err());
 }
 
@@ -260,6 +294,8 @@ fn serializer_errors_name_the_nested_attribute() {
     struct Inner {
         ratio: f64,
     }
-    let err = to_value(&Outer { inner: vec![Inner { ratio: 1.0 }, Inner { ratio: f64::INFINITY }] }).unwrap_err();
+    let err =
+        to_value(&Outer { inner: vec![Inner { ratio: 1.0 }, Inner { ratio: f64::INFINITY }] })
+            .unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("inner").index(1).attr("ratio"));
 }

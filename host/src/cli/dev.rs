@@ -110,16 +110,8 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     // Each new build is compiled once and never seen again: caching it would only leave one
     // dead entry per save in the user's cache directory. It serves a few commands until the
     // next save, so it is compiled quickly rather than into the fastest code.
-    let reload_settings = RuntimeSettings {
-        cache_dir: None,
-        optimize_code: false,
-        ..settings
-    };
-    let reloader = Arc::new(Reloader::new(
-        live.clone(),
-        component.clone(),
-        reload_settings,
-    ));
+    let reload_settings = RuntimeSettings { cache_dir: None, optimize_code: false, ..settings };
+    let reloader = Arc::new(Reloader::new(live.clone(), component.clone(), reload_settings));
     let _component_watch = watch::watch_component(reloader.clone(), watch::COMPONENT_QUIET)
         .with_context(|| format!("cannot watch {} for new builds", component.display()))?;
     let _source_watch = match &args.build {
@@ -166,9 +158,7 @@ async fn load(component: &Path, settings: RuntimeSettings) -> Result<(Provider, 
         let bytes =
             std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let digest = reload::digest(&bytes);
-        Runtime::from_bytes(&bytes, &path, settings)
-            .map(|r| (r, digest))
-            .map_err(|e| e.to_string())
+        Runtime::from_bytes(&bytes, &path, settings).map(|r| (r, digest)).map_err(|e| e.to_string())
     })
     .await
     .map_err(|e| format!("loading was interrupted: {e}"))??;
@@ -204,15 +194,10 @@ fn shell_quote(text: &str) -> String {
 /// printed line useless (a path, a version constraint, spaces).
 fn check_source_address(source: &str) -> anyhow::Result<()> {
     let parts: Vec<&str> = source.split('/').collect();
-    let name = |p: &str| {
-        !p.is_empty()
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
-    };
+    let name =
+        |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
     let host = |p: &str| {
-        !p.is_empty()
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
+        !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
     };
     let well_formed = match parts.as_slice() {
         [ty] => name(ty),
@@ -284,22 +269,11 @@ mod tests {
 
     #[test]
     fn source_addresses() {
-        for ok in [
-            "null",
-            "example/null",
-            "registry.terraform.io/example/null",
-            "my-corp/my_thing",
-        ] {
+        for ok in ["null", "example/null", "registry.terraform.io/example/null", "my-corp/my_thing"]
+        {
             assert!(check_source_address(ok).is_ok(), "{ok}");
         }
-        for bad in [
-            "",
-            "a//b",
-            "a/b/c/d",
-            "example/null ",
-            "./provider.wasm",
-            "example/null@1.0",
-        ] {
+        for bad in ["", "a//b", "a/b/c/d", "example/null ", "./provider.wasm", "example/null@1.0"] {
             assert!(check_source_address(bad).is_err(), "{bad:?}");
         }
     }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json, json};
 use terrarium_model::schema::{
-    Attribute, AttributeType, Block, BlockNesting, Description, Function, ObjectNesting, Parameter, ProviderSchema,
-    Schema, TextKind,
+    Attribute, AttributeType, Block, BlockNesting, Description, Function, ObjectNesting, Parameter,
+    ProviderSchema, Schema, TextKind,
 };
 
 use crate::dispatch::Provider;
@@ -35,16 +35,28 @@ pub struct InspectArgs {
 pub fn import_policy(name: &str) -> &'static str {
     let interface = name.split('@').next().unwrap_or(name);
     match interface {
-        i if i.starts_with("wasi:http/") => "outbound HTTP: only to origins granted with allow_http (--allow-http)",
-        i if i.starts_with("wasi:filesystem/") => "files: only directories granted with allow_dir (--allow-dir)",
-        "wasi:cli/environment" => "environment: only variables granted with allow_env (--allow-env); no arguments",
+        i if i.starts_with("wasi:http/") => {
+            "outbound HTTP: only to origins granted with allow_http (--allow-http)"
+        }
+        i if i.starts_with("wasi:filesystem/") => {
+            "files: only directories granted with allow_dir (--allow-dir)"
+        }
+        "wasi:cli/environment" => {
+            "environment: only variables granted with allow_env (--allow-env); no arguments"
+        }
         i if i.starts_with("wasi:sockets/") => "raw sockets and name lookups: always denied",
         i if i.starts_with("wasi:clocks/") || i.starts_with("wasi:random/") => "always available",
-        "wasi:cli/stdout" | "wasi:cli/stderr" => "always available: output goes to the provider's log",
+        "wasi:cli/stdout" | "wasi:cli/stderr" => {
+            "always available: output goes to the provider's log"
+        }
         "wasi:cli/stdin" => "always available: empty",
         i if i.starts_with("wasi:cli/") || i.starts_with("wasi:io/") => "always available",
-        "terrarium:provider/streams" => "always available: where list results and action progress go",
-        i if i.starts_with("terrarium:provider/") => "Terrarium's provider interface (logging, types)",
+        "terrarium:provider/streams" => {
+            "always available: where list results and action progress go"
+        }
+        i if i.starts_with("terrarium:provider/") => {
+            "Terrarium's provider interface (logging, types)"
+        }
         _ => "provided by the host",
     }
 }
@@ -71,7 +83,9 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
     }
     let body = provider_json(provider.schema(), provider.identity_schemas());
     let out = match &args.source {
-        Some(source) => json!({ "format_version": "1.0", "provider_schemas": { source.clone(): body } }),
+        Some(source) => {
+            json!({ "format_version": "1.0", "provider_schemas": { source.clone(): body } })
+        }
         None => body,
     };
     println!("{}", serde_json::to_string_pretty(&out)?);
@@ -80,7 +94,10 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
 
 /// The provider object of `terraform providers schema -json` (Terraform's `jsonprovider`
 /// format: empty collections and false flags are omitted, `description_kind` always shown).
-pub fn provider_json(s: &ProviderSchema, identities: &std::collections::BTreeMap<String, IdentitySchema>) -> Json {
+pub fn provider_json(
+    s: &ProviderSchema,
+    identities: &std::collections::BTreeMap<String, IdentitySchema>,
+) -> Json {
     let mut o = Map::new();
     o.insert("provider".into(), schema_json(&s.provider));
     let schemas = |m: &std::collections::BTreeMap<String, Schema>| -> Json {
@@ -115,7 +132,10 @@ pub fn provider_json(s: &ProviderSchema, identities: &std::collections::BTreeMap
         o.insert(
             "action_schemas".into(),
             Json::Object(
-                s.actions.iter().map(|(k, a)| (k.clone(), json!({ "block": block_json(&a.block) }))).collect(),
+                s.actions
+                    .iter()
+                    .map(|(k, a)| (k.clone(), json!({ "block": block_json(&a.block) })))
+                    .collect(),
             ),
         );
     }
@@ -214,7 +234,10 @@ fn attribute_json(a: &Attribute) -> Json {
                 ObjectNesting::Set => "set",
                 ObjectNesting::Map => "map",
             };
-            o.insert("nested_type".into(), json!({ "attributes": attributes_json(attributes), "nesting_mode": mode }));
+            o.insert(
+                "nested_type".into(),
+                json!({ "attributes": attributes_json(attributes), "nesting_mode": mode }),
+            );
         }
     }
     describe(&mut o, &a.description);
@@ -251,7 +274,10 @@ fn function_json(f: &Function) -> Json {
     }
     o.insert("return_type".into(), f.return_type.to_json_value());
     if !f.parameters.is_empty() {
-        o.insert("parameters".into(), Json::Array(f.parameters.iter().map(parameter_json).collect()));
+        o.insert(
+            "parameters".into(),
+            Json::Array(f.parameters.iter().map(parameter_json).collect()),
+        );
     }
     if let Some(v) = &f.variadic {
         o.insert("variadic_parameter".into(), parameter_json(v));
@@ -345,7 +371,10 @@ mod tests {
         ]);
         let lines: Vec<&str> = listing.lines().collect();
         assert_eq!(lines.len(), 4);
-        assert!(lines[0].starts_with("wasi:http/outgoing-handler@0.2.6") && lines[0].contains("--allow-http"));
+        assert!(
+            lines[0].starts_with("wasi:http/outgoing-handler@0.2.6")
+                && lines[0].contains("--allow-http")
+        );
         assert!(lines[1].contains("always denied"));
         assert!(lines[2].contains("always available"));
         assert!(lines[3].contains("--allow-dir"));

@@ -118,7 +118,11 @@ impl InstallArgs {
             http,
             dirs: self.allow_dir.clone(),
             env,
-            limits: Limits { memory: self.memory, timeout: self.timeout, http_response: self.http_response },
+            limits: Limits {
+                memory: self.memory,
+                timeout: self.timeout,
+                http_response: self.http_response,
+            },
         };
         grants.limits.validate()?;
         Ok(grants)
@@ -180,11 +184,7 @@ pub enum InstallError {
          delete the provider's entry from their .terraform.lock.hcl and run `terraform init`)",
         dir.display()
     )]
-    AlreadyInstalled {
-        dir: PathBuf,
-        source_address: String,
-        version: String,
-    },
+    AlreadyInstalled { dir: PathBuf, source_address: String, version: String },
 
     #[error("cannot find the running terrarium executable to install: {0}")]
     CurrentExe(io::Error),
@@ -205,19 +205,14 @@ impl FromStr for ProviderSource {
     type Err = InstallError;
 
     fn from_str(given: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: String| InstallError::InvalidSource {
-            given: given.to_owned(),
-            reason,
-        };
+        let invalid =
+            |reason: String| InstallError::InvalidSource { given: given.to_owned(), reason };
         let parts: Vec<&str> = given.split('/').collect();
         let (hostname, namespace, type_name) = match parts.as_slice() {
             [namespace, type_name] => (DEFAULT_REGISTRY_HOST, *namespace, *type_name),
             [hostname, namespace, type_name] => (*hostname, *namespace, *type_name),
             _ => {
-                return Err(invalid(format!(
-                    "it has {} part(s) separated by '/'",
-                    parts.len()
-                )));
+                return Err(invalid(format!("it has {} part(s) separated by '/'", parts.len())));
             }
         };
         check_hostname(hostname)
@@ -228,9 +223,7 @@ impl FromStr for ProviderSource {
             .map_err(|reason| invalid(format!("type {type_name:?} {reason}")))?;
         if type_name.eq_ignore_ascii_case("terraform") {
             // terraform.io/builtin/terraform is built into Terraform; no mirror can replace it.
-            return Err(invalid(
-                "the type name \"terraform\" is reserved by Terraform".to_owned(),
-            ));
+            return Err(invalid("the type name \"terraform\" is reserved by Terraform".to_owned()));
         }
         Ok(Self {
             hostname: hostname.to_ascii_lowercase(),
@@ -255,13 +248,8 @@ fn check_name_part(part: &str) -> Result<(), String> {
     if part.len() > 64 {
         return Err("is longer than 64 characters".to_owned());
     }
-    if let Some(bad) = part
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
-    {
-        return Err(format!(
-            "contains {bad:?}; use only letters, digits and dashes"
-        ));
+    if let Some(bad) = part.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-')) {
+        return Err(format!("contains {bad:?}; use only letters, digits and dashes"));
     }
     if part.starts_with('-') || part.ends_with('-') {
         return Err("starts or ends with a dash".to_owned());
@@ -287,10 +275,7 @@ fn check_hostname(hostname: &str) -> Result<(), String> {
         if label.is_empty() || label.len() > 63 {
             return Err("is not a valid DNS name".to_owned());
         }
-        if let Some(bad) = label
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
-        {
+        if let Some(bad) = label.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-')) {
             return Err(format!("contains {bad:?}, which a DNS name cannot"));
         }
         if label.starts_with('-') || label.ends_with('-') {
@@ -329,9 +314,7 @@ impl FromStr for ProviderVersion {
             return Err(invalid("drop the leading \"v\""));
         }
         if given.contains('+') {
-            return Err(invalid(
-                "build metadata (\"+...\") is not allowed in provider versions",
-            ));
+            return Err(invalid("build metadata (\"+...\") is not allowed in provider versions"));
         }
         let (core, prerelease) = match given.split_once('-') {
             Some((core, pre)) => (core, Some(pre)),
@@ -355,9 +338,7 @@ impl FromStr for ProviderVersion {
         if let Some(prerelease) = prerelease {
             for identifier in prerelease.split('.') {
                 if identifier.is_empty()
-                    || !identifier
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                    || !identifier.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
                 {
                     return Err(invalid(
                         "the pre-release part must be dot-separated letters, digits and dashes",
@@ -414,18 +395,12 @@ impl Platform {
             "loongarch64" => "loong64",
             _ => return Err(unsupported(os, arch)),
         };
-        Ok(Self {
-            os: go_os,
-            arch: go_arch,
-        })
+        Ok(Self { os: go_os, arch: go_arch })
     }
 }
 
 fn unsupported(os: &str, arch: &str) -> InstallError {
-    InstallError::UnsupportedPlatform {
-        os: os.to_owned(),
-        arch: arch.to_owned(),
-    }
+    InstallError::UnsupportedPlatform { os: os.to_owned(), arch: arch.to_owned() }
 }
 
 impl fmt::Display for Platform {
@@ -461,18 +436,11 @@ impl PackageLayout {
             .join(version.as_str())
             .join(platform.to_string());
         let suffix = if platform.os == "windows" { ".exe" } else { "" };
-        let executable = package_dir.join(format!(
-            "terraform-provider-{}_v{}{suffix}",
-            source.type_name, version
-        ));
+        let executable = package_dir
+            .join(format!("terraform-provider-{}_v{}{suffix}", source.type_name, version));
         let component = package_dir.join(COMPONENT_FILE_NAME);
         let grants = package_dir.join(GRANTS_FILE_NAME);
-        Self {
-            package_dir,
-            executable,
-            component,
-            grants,
-        }
+        Self { package_dir, executable, component, grants }
     }
 }
 
@@ -484,42 +452,22 @@ pub fn component_beside(executable: &Path) -> PathBuf {
 /// Checks that `path` is a readable WebAssembly component (by its preamble; the runtime checks
 /// the rest when it loads it).
 pub fn check_component(path: &Path) -> Result<(), InstallError> {
-    let read_error = |source| InstallError::ReadComponent {
-        path: path.to_owned(),
-        source,
-    };
+    let read_error = |source| InstallError::ReadComponent { path: path.to_owned(), source };
     let mut file = fs::File::open(path).map_err(read_error)?;
     if file.metadata().map_err(read_error)?.is_dir() {
-        return Err(read_error(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "it is a directory",
-        )));
+        return Err(read_error(io::Error::new(io::ErrorKind::InvalidInput, "it is a directory")));
     }
     let mut preamble = Vec::with_capacity(8);
-    file.by_ref()
-        .take(8)
-        .read_to_end(&mut preamble)
-        .map_err(read_error)?;
+    file.by_ref().take(8).read_to_end(&mut preamble).map_err(read_error)?;
     if preamble.len() < 4 || preamble[..4] != COMPONENT_PREAMBLE[..4] {
-        return Err(InstallError::NotWasm {
-            path: path.to_owned(),
-        });
+        return Err(InstallError::NotWasm { path: path.to_owned() });
     }
     if preamble[..] == CORE_MODULE_PREAMBLE {
-        return Err(InstallError::CoreModule {
-            path: path.to_owned(),
-        });
+        return Err(InstallError::CoreModule { path: path.to_owned() });
     }
     if preamble[..] != COMPONENT_PREAMBLE {
-        let found = preamble[4..]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        return Err(InstallError::UnsupportedWasmVersion {
-            path: path.to_owned(),
-            found,
-        });
+        let found = preamble[4..].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+        return Err(InstallError::UnsupportedWasmVersion { path: path.to_owned(), found });
     }
     Ok(())
 }
@@ -553,22 +501,14 @@ pub enum InstallOutcome {
 /// place and renamed into it, so Terraform never sees a half-written package.
 pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcome), InstallError> {
     check_component(&request.component)?;
-    let layout = PackageLayout::new(
-        &request.mirror,
-        &request.source,
-        &request.version,
-        request.platform,
-    );
+    let layout =
+        PackageLayout::new(&request.mirror, &request.source, &request.version, request.platform);
     let executable_bytes = fs::read(&request.host_executable).map_err(InstallError::CurrentExe)?;
-    let component_bytes =
-        fs::read(&request.component).map_err(|source| InstallError::ReadComponent {
-            path: request.component.clone(),
-            source,
-        })?;
+    let component_bytes = fs::read(&request.component).map_err(|source| {
+        InstallError::ReadComponent { path: request.component.clone(), source }
+    })?;
 
-    let grants_text = request
-        .grants
-        .render(&format!("{} {}", request.source, request.version));
+    let grants_text = request.grants.render(&format!("{} {}", request.source, request.version));
 
     let existing = layout.package_dir.exists();
     if existing {
@@ -584,11 +524,7 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
         }
     }
 
-    let version_dir = layout
-        .package_dir
-        .parent()
-        .unwrap_or(&request.mirror)
-        .to_owned();
+    let version_dir = layout.package_dir.parent().unwrap_or(&request.mirror).to_owned();
     let write_error = |path: &Path| {
         let path = path.to_owned();
         move |source| InstallError::Write { path, source }
@@ -627,28 +563,26 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
         let _ = fs::remove_dir_all(&staging);
     }
     result?;
-    let outcome = if existing {
-        InstallOutcome::Replaced
-    } else {
-        InstallOutcome::Installed
-    };
+    let outcome = if existing { InstallOutcome::Replaced } else { InstallOutcome::Installed };
     Ok((layout, outcome))
 }
 
 /// True when the package directory holds exactly these three files with these contents.
-fn package_matches(layout: &PackageLayout, executable: &[u8], component: &[u8], grants: &[u8]) -> bool {
+fn package_matches(
+    layout: &PackageLayout,
+    executable: &[u8],
+    component: &[u8],
+    grants: &[u8],
+) -> bool {
     let Ok(entries) = fs::read_dir(&layout.package_dir) else {
         return false;
     };
     let names: Result<Vec<OsString>, _> = entries.map(|e| e.map(|e| e.file_name())).collect();
     let Ok(mut names) = names else { return false };
     names.sort();
-    let mut expected = [
-        layout.executable.file_name(),
-        layout.component.file_name(),
-        layout.grants.file_name(),
-    ]
-    .map(|n| n.unwrap_or_default().to_owned());
+    let mut expected =
+        [layout.executable.file_name(), layout.component.file_name(), layout.grants.file_name()]
+            .map(|n| n.unwrap_or_default().to_owned());
     expected.sort();
     names == expected
         && fs::read(&layout.executable).is_ok_and(|b| b == executable)
@@ -657,10 +591,7 @@ fn package_matches(layout: &PackageLayout, executable: &[u8], component: &[u8], 
 }
 
 fn write_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), InstallError> {
-    let error = |source| InstallError::Write {
-        path: path.to_owned(),
-        source,
-    };
+    let error = |source| InstallError::Write { path: path.to_owned(), source };
     fs::write(path, bytes).map_err(error)?;
     #[cfg(unix)]
     {
@@ -676,11 +607,7 @@ fn write_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), Install
 /// `$XDG_DATA_HOME/terrarium/mirror`, else `~/.local/share/terrarium/mirror`. Deliberately not
 /// one of the directories Terraform searches implicitly: a user opts in with the CLI config.
 pub fn default_mirror_dir() -> Result<PathBuf, InstallError> {
-    let from_env = |name| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
+    let from_env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let data_home = from_env("XDG_DATA_HOME")
         .filter(|p| p.is_absolute())
         .or_else(|| from_env("HOME").map(|home| home.join(".local").join("share")))
@@ -749,10 +676,8 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         Some(mirror) => mirror.clone(),
         None => default_mirror_dir()?,
     };
-    fs::create_dir_all(&mirror).map_err(|source| InstallError::Write {
-        path: mirror.clone(),
-        source,
-    })?;
+    fs::create_dir_all(&mirror)
+        .map_err(|source| InstallError::Write { path: mirror.clone(), source })?;
     // Terraform resolves a relative mirror path against its own working directory, not ours.
     let mirror = mirror
         .canonicalize()
@@ -770,10 +695,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let (layout, outcome) = install(&request)?;
     fill_compiled_cache(&request.component);
 
-    let what = format!(
-        "{} {} ({})",
-        request.source, request.version, request.platform
-    );
+    let what = format!("{} {} ({})", request.source, request.version, request.platform);
     let verb = match outcome {
         InstallOutcome::Installed => "Installed",
         InstallOutcome::Replaced => "Replaced",
@@ -842,10 +764,7 @@ mod tests {
             source: source("example.com/acme/widgets"),
             version: version("1.2.3"),
             mirror: dir.path().join("mirror"),
-            platform: Platform {
-                os: "linux",
-                arch: "amd64",
-            },
+            platform: Platform { os: "linux", arch: "amd64" },
             host_executable,
             force: false,
             grants: Grants::default(),
@@ -859,17 +778,11 @@ mod tests {
             Path::new("/m"),
             &source("acme/widgets"),
             &version("0.1.0-beta.2"),
-            Platform {
-                os: "darwin",
-                arch: "arm64",
-            },
+            Platform { os: "darwin", arch: "arm64" },
         );
         let dir = Path::new("/m/registry.terraform.io/acme/widgets/0.1.0-beta.2/darwin_arm64");
         assert_eq!(layout.package_dir, dir);
-        assert_eq!(
-            layout.executable,
-            dir.join("terraform-provider-widgets_v0.1.0-beta.2")
-        );
+        assert_eq!(layout.executable, dir.join("terraform-provider-widgets_v0.1.0-beta.2"));
         assert_eq!(layout.component, dir.join("provider.wasm"));
         assert_eq!(component_beside(&layout.executable), layout.component);
 
@@ -877,15 +790,10 @@ mod tests {
             Path::new("/m"),
             &source("acme/widgets"),
             &version("1.0.0"),
-            Platform {
-                os: "windows",
-                arch: "amd64",
-            },
+            Platform { os: "windows", arch: "amd64" },
         );
         assert!(
-            windows
-                .executable
-                .ends_with("windows_amd64/terraform-provider-widgets_v1.0.0.exe")
+            windows.executable.ends_with("windows_amd64/terraform-provider-widgets_v1.0.0.exe")
         );
     }
 
@@ -896,9 +804,7 @@ mod tests {
         assert_eq!(outcome, InstallOutcome::Installed);
         assert_eq!(
             layout.package_dir,
-            f.dir
-                .path()
-                .join("mirror/example.com/acme/widgets/1.2.3/linux_amd64")
+            f.dir.path().join("mirror/example.com/acme/widgets/1.2.3/linux_amd64")
         );
         assert_eq!(fs::read(&layout.executable).unwrap(), b"#!host-binary");
         assert_eq!(fs::read(&layout.component).unwrap(), COMPONENT);
@@ -907,26 +813,23 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
-        assert_eq!(
-            names,
-            ["grants.toml", "provider.wasm", "terraform-provider-widgets_v1.2.3"]
-        );
+        assert_eq!(names, ["grants.toml", "provider.wasm", "terraform-provider-widgets_v1.2.3"]);
         // No flags: a commented grants file that grants nothing.
         let grants = Grants::load(&layout.grants).expect("grants file parses");
         assert_eq!(grants, Grants::default());
-        assert!(fs::read_to_string(&layout.grants).unwrap().contains("NOTHING else unless it is listed here"));
+        assert!(
+            fs::read_to_string(&layout.grants)
+                .unwrap()
+                .contains("NOTHING else unless it is listed here")
+        );
         // No staging leftovers beside the package.
-        let siblings: Vec<_> = fs::read_dir(layout.package_dir.parent().unwrap())
-            .unwrap()
-            .collect();
+        let siblings: Vec<_> =
+            fs::read_dir(layout.package_dir.parent().unwrap()).unwrap().collect();
         assert_eq!(siblings.len(), 1);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = fs::metadata(&layout.executable)
-                .unwrap()
-                .permissions()
-                .mode();
+            let mode = fs::metadata(&layout.executable).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o755);
         }
     }
@@ -940,22 +843,15 @@ mod tests {
 
         fs::write(&f.request.component, b"\0asm\x0d\x00\x01\x00changed").unwrap();
         let err = install(&f.request).expect_err("different package without --force");
-        assert!(
-            matches!(err, InstallError::AlreadyInstalled { .. }),
-            "{err}"
-        );
+        assert!(matches!(err, InstallError::AlreadyInstalled { .. }), "{err}");
         assert!(err.to_string().contains("--force"), "{err}");
 
         f.request.force = true;
         let (layout, outcome) = install(&f.request).expect("forced install");
         assert_eq!(outcome, InstallOutcome::Replaced);
-        assert_eq!(
-            fs::read(&layout.component).unwrap(),
-            b"\0asm\x0d\x00\x01\x00changed"
-        );
-        let siblings: Vec<_> = fs::read_dir(layout.package_dir.parent().unwrap())
-            .unwrap()
-            .collect();
+        assert_eq!(fs::read(&layout.component).unwrap(), b"\0asm\x0d\x00\x01\x00changed");
+        let siblings: Vec<_> =
+            fs::read_dir(layout.package_dir.parent().unwrap()).unwrap().collect();
         assert_eq!(siblings.len(), 1, "retired package left behind");
     }
 
@@ -969,14 +865,8 @@ mod tests {
         };
 
         let missing = dir.path().join("missing.wasm");
-        assert!(matches!(
-            check_component(&missing),
-            Err(InstallError::ReadComponent { .. })
-        ));
-        assert!(matches!(
-            check_component(dir.path()),
-            Err(InstallError::ReadComponent { .. })
-        ));
+        assert!(matches!(check_component(&missing), Err(InstallError::ReadComponent { .. })));
+        assert!(matches!(check_component(dir.path()), Err(InstallError::ReadComponent { .. })));
 
         let text = write("text.wasm", b"hello world");
         let err = check_component(&text).unwrap_err();
@@ -1010,10 +900,7 @@ mod tests {
         let mut f = fixture();
         fs::write(&f.request.component, b"\0asm\x01\x00\x00\x00").unwrap();
         f.request.force = true;
-        assert!(matches!(
-            install(&f.request),
-            Err(InstallError::CoreModule { .. })
-        ));
+        assert!(matches!(install(&f.request), Err(InstallError::CoreModule { .. })));
         assert!(!f.request.mirror.exists());
     }
 
@@ -1051,15 +938,9 @@ mod tests {
         ] {
             let err = given.parse::<ProviderSource>().expect_err(given);
             let message = err.to_string();
-            assert!(
-                matches!(err, InstallError::InvalidSource { .. }),
-                "{given}: {message}"
-            );
+            assert!(matches!(err, InstallError::InvalidSource { .. }), "{given}: {message}");
             assert!(message.contains(reason), "{given}: {message}");
-            assert!(
-                message.contains("HOST/NAMESPACE/TYPE"),
-                "{given}: {message}"
-            );
+            assert!(message.contains("HOST/NAMESPACE/TYPE"), "{given}: {message}");
         }
     }
 
@@ -1092,28 +973,16 @@ mod tests {
         ] {
             let err = bad.parse::<ProviderVersion>().expect_err(bad);
             let message = err.to_string();
-            assert!(
-                matches!(err, InstallError::InvalidVersion { .. }),
-                "{bad}: {message}"
-            );
+            assert!(matches!(err, InstallError::InvalidVersion { .. }), "{bad}: {message}");
             assert!(message.contains(reason), "{bad}: {message}");
         }
     }
 
     #[test]
     fn platforms_use_go_names() {
-        assert_eq!(
-            Platform::from_rust("linux", "x86_64").unwrap().to_string(),
-            "linux_amd64"
-        );
-        assert_eq!(
-            Platform::from_rust("macos", "aarch64").unwrap().to_string(),
-            "darwin_arm64"
-        );
-        assert_eq!(
-            Platform::from_rust("windows", "x86").unwrap().to_string(),
-            "windows_386"
-        );
+        assert_eq!(Platform::from_rust("linux", "x86_64").unwrap().to_string(), "linux_amd64");
+        assert_eq!(Platform::from_rust("macos", "aarch64").unwrap().to_string(), "darwin_arm64");
+        assert_eq!(Platform::from_rust("windows", "x86").unwrap().to_string(), "windows_386");
         assert!(matches!(
             Platform::from_rust("plan9", "x86_64"),
             Err(InstallError::UnsupportedPlatform { .. })
@@ -1167,9 +1036,25 @@ mod tests {
     #[test]
     fn grant_flags_are_written_to_the_grants_file_and_a_change_needs_force() {
         let cli = <crate::cli::Cli as clap::Parser>::try_parse_from([
-            "terrarium", "install", "x.wasm", "--source", "acme/widgets", "--version", "1.0.0",
-            "--allow-http", "http://127.0.0.1:2379", "--allow-http", "api.example.com",
-            "--allow-dir", "/srv/data:rw", "--allow-env", "WIDGET_TOKEN", "--memory", "64MiB", "--timeout", "20s",
+            "terrarium",
+            "install",
+            "x.wasm",
+            "--source",
+            "acme/widgets",
+            "--version",
+            "1.0.0",
+            "--allow-http",
+            "http://127.0.0.1:2379",
+            "--allow-http",
+            "api.example.com",
+            "--allow-dir",
+            "/srv/data:rw",
+            "--allow-env",
+            "WIDGET_TOKEN",
+            "--memory",
+            "64MiB",
+            "--timeout",
+            "20s",
         ])
         .expect("flags parse");
         let Some(crate::cli::Command::Install(args)) = cli.command else { panic!("not install") };
@@ -1199,9 +1084,13 @@ mod tests {
             vec!["--memory", "lots"],
             vec!["--timeout", "forever"],
         ] {
-            let mut argv = vec!["terrarium", "install", "x.wasm", "--source", "acme/w", "--version", "1.0.0"];
+            let mut argv =
+                vec!["terrarium", "install", "x.wasm", "--source", "acme/w", "--version", "1.0.0"];
             argv.extend(bad.iter().copied());
-            assert!(<crate::cli::Cli as clap::Parser>::try_parse_from(&argv).is_err(), "{bad:?} must be refused");
+            assert!(
+                <crate::cli::Cli as clap::Parser>::try_parse_from(&argv).is_err(),
+                "{bad:?} must be refused"
+            );
         }
     }
 }

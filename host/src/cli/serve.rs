@@ -46,7 +46,10 @@ const PROTOCOL_VAR: &str = "TERRARIUM_PROTOCOL";
 /// starts the installed executable with no arguments, so the variable is the only way there).
 /// Unlike the other settings, a bad value is an error: the user asked for a protocol, and
 /// serving another one would hide that the request was not honoured.
-fn forced_protocol(flag: Option<u32>, variable: Option<String>) -> anyhow::Result<Option<ForcedProtocol>> {
+fn forced_protocol(
+    flag: Option<u32>,
+    variable: Option<String>,
+) -> anyhow::Result<Option<ForcedProtocol>> {
     if let Some(version) = flag {
         return Ok(Some(ForcedProtocol { version, origin: format!("--protocol {version}") }));
     }
@@ -102,7 +105,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         settings.instance_pool_size = n.get();
     }
 
-    let grants_file = args.grants.clone().unwrap_or_else(|| component.with_file_name(GRANTS_FILE_NAME));
+    let grants_file =
+        args.grants.clone().unwrap_or_else(|| component.with_file_name(GRANTS_FILE_NAME));
 
     let runtime = super::tokio_runtime()?;
     let served = runtime.block_on(async move {
@@ -118,14 +122,20 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             })
         });
         let service = ProviderService::loading(async move {
-            loading.await.unwrap_or_else(|e| Err(Arc::from(format!("loading the provider component failed: {e}"))))
+            loading.await.unwrap_or_else(|e| {
+                Err(Arc::from(format!("loading the provider component failed: {e}")))
+            })
         });
         // The version is 5 or 6: negotiation chooses among SUPPORTED_PROTOCOL_VERSIONS only.
         let routes = match env.protocol_version {
             5 => tonic::service::Routes::new(Protocol5::new(service).into_server()),
             _ => tonic::service::Routes::new(service.into_server()),
         };
-        tracing::debug!(protocol = env.protocol_version, "serving plugin protocol {}", env.protocol_version);
+        tracing::debug!(
+            protocol = env.protocol_version,
+            "serving plugin protocol {}",
+            env.protocol_version
+        );
         plugin::serve(env, routes).await
     });
     // Do not wait for guest calls still running on blocking threads: Terraform kills a
@@ -135,7 +145,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn load(component: &std::path::Path, grants_file: PathBuf, mut settings: RuntimeSettings) -> Result<Provider, String> {
+async fn load(
+    component: &std::path::Path,
+    grants_file: PathBuf,
+    mut settings: RuntimeSettings,
+) -> Result<Provider, String> {
     // The grants are read once, here; nothing later (the provider's configuration included)
     // can change them. An unreadable or invalid file is an error, never "no grants".
     let grants = Grants::load(&grants_file).map_err(|e| e.to_string())?;

@@ -30,10 +30,7 @@ impl fmt::Display for Mismatch {
 /// take for that type (cty panics on inconsistent ones). Under `dynamic`, a bare value is
 /// accepted when its type can be inferred unambiguously (as the encoders do).
 pub fn check(value: &Value, ty: &Type) -> Vec<Mismatch> {
-    let mut checker = Checker {
-        walk: Walk::default(),
-        found: Vec::new(),
-    };
+    let mut checker = Checker { walk: Walk::default(), found: Vec::new() };
     checker.value(value, ty);
     checker.found
 }
@@ -45,10 +42,7 @@ struct Checker {
 
 impl Checker {
     fn report(&mut self, message: impl Into<String>) {
-        self.found.push(Mismatch {
-            path: self.walk.path(),
-            message: message.into(),
-        });
+        self.found.push(Mismatch { path: self.walk.path(), message: message.into() });
     }
 
     fn value(&mut self, value: &Value, ty: &Type) {
@@ -84,9 +78,7 @@ impl Checker {
             return self.report(format!("values nest deeper than {MAX_DEPTH} levels"));
         }
         if !type_fits_depth(&ty, MAX_DEPTH - self.walk.depth()) {
-            self.report(format!(
-                "the dynamic value's type nests deeper than {MAX_DEPTH} levels"
-            ));
+            self.report(format!("the dynamic value's type nests deeper than {MAX_DEPTH} levels"));
         } else {
             self.value(inner, &ty);
         }
@@ -139,18 +131,14 @@ impl Checker {
                 self.nested(|c| {
                     for (name, attr_ty) in &object.attributes {
                         if let Some(item) = attrs.get(name) {
-                            c.at(PathStep::Attribute(name.clone()), |c| {
-                                c.value(item, attr_ty)
-                            });
+                            c.at(PathStep::Attribute(name.clone()), |c| c.value(item, attr_ty));
                         }
                     }
                 });
             }
-            _ => self.report(format!(
-                "expected {}, found {}",
-                ty.friendly_name(),
-                found_name(value)
-            )),
+            _ => {
+                self.report(format!("expected {}, found {}", ty.friendly_name(), found_name(value)))
+            }
         }
     }
 
@@ -190,14 +178,10 @@ pub(crate) fn validate_refinements(r: &Refinements, ty: &Type) -> Result<(), Str
     let is_collection = matches!(ty, Type::List(_) | Type::Set(_) | Type::Map(_));
     let name = ty.friendly_name();
     if r.string_prefix.is_some() && *ty != Type::String {
-        return Err(format!(
-            "a string prefix refinement does not apply to {name}"
-        ));
+        return Err(format!("a string prefix refinement does not apply to {name}"));
     }
     if (r.number_lower.is_some() || r.number_upper.is_some()) && *ty != Type::Number {
-        return Err(format!(
-            "a number range refinement does not apply to {name}"
-        ));
+        return Err(format!("a number range refinement does not apply to {name}"));
     }
     if (r.length_lower.is_some() || r.length_upper.is_some()) && !is_collection {
         return Err(format!("a length refinement does not apply to {name}"));
@@ -211,9 +195,7 @@ pub(crate) fn validate_refinements(r: &Refinements, ty: &Type) -> Result<(), Str
     if let (Some(lower), Some(upper)) = (r.length_lower, r.length_upper)
         && lower > upper
     {
-        return Err(format!(
-            "length lower bound {lower} exceeds upper bound {upper}"
-        ));
+        return Err(format!("length lower bound {lower} exceeds upper bound {upper}"));
     }
     for bound in [&r.number_lower, &r.number_upper].into_iter().flatten() {
         if let Some(reason) = number::invalid_number_reason(&bound.value) {
@@ -266,17 +248,12 @@ fn infer_within(value: &Value, budget: usize) -> Option<Type> {
         Value::List(items) => same_element_type(&mut items.iter()).map(Type::list),
         Value::Set(items) => same_element_type(&mut items.iter()).map(Type::set),
         Value::Map(entries) => same_element_type(&mut entries.values()).map(Type::map),
-        Value::Tuple(items) => Some(Type::Tuple(
-            items
-                .iter()
-                .map(|v| infer_within(v, budget))
-                .collect::<Option<_>>()?,
-        )),
+        Value::Tuple(items) => {
+            Some(Type::Tuple(items.iter().map(|v| infer_within(v, budget)).collect::<Option<_>>()?))
+        }
         Value::Object(attrs) => {
-            let typed: Option<Vec<(String, Type)>> = attrs
-                .iter()
-                .map(|(k, v)| Some((k.clone(), infer_within(v, budget)?)))
-                .collect();
+            let typed: Option<Vec<(String, Type)>> =
+                attrs.iter().map(|(k, v)| Some((k.clone(), infer_within(v, budget)?))).collect();
             Some(Type::object(typed?))
         }
         Value::Null | Value::Unknown(_) | Value::Dynamic(_) => None,
@@ -292,39 +269,21 @@ mod tests {
     use super::*;
 
     fn obj(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
-        Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+        Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 
     fn only(found: Vec<Mismatch>) -> (String, String) {
-        assert_eq!(
-            found.len(),
-            1,
-            "expected exactly one mismatch, got {found:?}"
-        );
+        assert_eq!(found.len(), 1, "expected exactly one mismatch, got {found:?}");
         (found[0].path.to_string(), found[0].message.clone())
     }
 
     #[test]
     fn primitive_mismatch_names_the_map_key() {
         let ty = Type::object([("tags", Type::map(Type::String))]);
-        let value = obj([(
-            "tags",
-            Value::Map(BTreeMap::from([("k".into(), Value::Bool(true))])),
-        )]);
+        let value = obj([("tags", Value::Map(BTreeMap::from([("k".into(), Value::Bool(true))])))]);
         let found = check(&value, &ty);
-        assert_eq!(
-            found[0].to_string(),
-            r#"at tags["k"]: expected string, found bool"#
-        );
-        assert_eq!(
-            only(found),
-            (r#"tags["k"]"#.into(), "expected string, found bool".into())
-        );
+        assert_eq!(found[0].to_string(), r#"at tags["k"]: expected string, found bool"#);
+        assert_eq!(only(found), (r#"tags["k"]"#.into(), "expected string, found bool".into()));
     }
 
     #[test]
@@ -344,16 +303,8 @@ mod tests {
         let found = check(&value, &ty);
         assert_eq!(found.len(), 2);
         assert!(found.iter().all(|m| m.path.is_root()));
-        assert!(
-            found
-                .iter()
-                .any(|m| m.message == r#"missing attribute "b""#)
-        );
-        assert!(
-            found
-                .iter()
-                .any(|m| m.message == r#"unsupported attribute "c""#)
-        );
+        assert!(found.iter().any(|m| m.message == r#"missing attribute "b""#));
+        assert!(found.iter().any(|m| m.message == r#"unsupported attribute "c""#));
     }
 
     #[test]
@@ -368,10 +319,7 @@ mod tests {
         )]);
         assert_eq!(
             only(check(&value, &ty)),
-            (
-                "rule[1].port".into(),
-                "expected number, found string".into()
-            )
+            ("rule[1].port".into(), "expected number, found string".into())
         );
     }
 
@@ -381,16 +329,10 @@ mod tests {
         let short = Value::Tuple(vec![Value::string("a")]);
         assert_eq!(
             only(check(&short, &ty)),
-            (
-                "(root)".into(),
-                "a tuple of 2 elements is required, found 1".into()
-            )
+            ("(root)".into(), "a tuple of 2 elements is required, found 1".into())
         );
         let wrong = Value::Tuple(vec![Value::string("a"), Value::string("b")]);
-        assert_eq!(
-            only(check(&wrong, &ty)),
-            ("[1]".into(), "expected bool, found string".into())
-        );
+        assert_eq!(only(check(&wrong, &ty)), ("[1]".into(), "expected bool, found string".into()));
     }
 
     #[test]
@@ -428,23 +370,15 @@ mod tests {
                 value: Value::List(vec![Value::string("x")]),
             })),
         )]);
-        assert_eq!(
-            only(check(&bad, &ty)),
-            ("d[0]".into(), "expected bool, found string".into())
-        );
+        assert_eq!(only(check(&bad, &ty)), ("d[0]".into(), "expected bool, found string".into()));
         // A bare value whose type is evident is fine; one whose type is not is reported.
         assert!(check(&obj([("d", Value::List(vec![Value::string("x")]))]), &ty).is_empty());
         let (path, message) = only(check(&obj([("d", Value::List(vec![]))]), &ty));
         assert_eq!(path, "d");
-        assert!(
-            message.starts_with("a value of dynamic type must say its type"),
-            "{message}"
-        );
+        assert!(message.starts_with("a value of dynamic type must say its type"), "{message}");
         // A typed value where the schema has a concrete type is a mismatch.
-        let typed = Value::Dynamic(Box::new(DynamicValue {
-            ty: Type::String,
-            value: Value::string("x"),
-        }));
+        let typed =
+            Value::Dynamic(Box::new(DynamicValue { ty: Type::String, value: Value::string("x") }));
         assert_eq!(
             only(check(&typed, &Type::String)).1,
             "expected string, found dynamic value (a value carrying its own type)"
@@ -453,10 +387,8 @@ mod tests {
 
     #[test]
     fn refinements_must_suit_the_type_and_be_consistent() {
-        let prefix = Value::Unknown(Refinements {
-            string_prefix: Some("ab".into()),
-            ..Default::default()
-        });
+        let prefix =
+            Value::Unknown(Refinements { string_prefix: Some("ab".into()), ..Default::default() });
         assert!(check(&prefix, &Type::String).is_empty());
         assert_eq!(
             only(check(&prefix, &Type::Number)).1,
@@ -471,39 +403,25 @@ mod tests {
             only(check(&lengths, &Type::list(Type::String))).1,
             "length lower bound 3 exceeds upper bound 2"
         );
-        let tuple_len = Value::Unknown(Refinements {
-            length_lower: Some(1),
-            ..Default::default()
-        });
+        let tuple_len = Value::Unknown(Refinements { length_lower: Some(1), ..Default::default() });
         assert_eq!(
             only(check(&tuple_len, &Type::Tuple(vec![]))).1,
             "a length refinement does not apply to tuple"
         );
-        let bound = |n: i64, inclusive| {
-            Some(NumberBound {
-                value: Number::Int(n),
-                inclusive,
-            })
-        };
+        let bound = |n: i64, inclusive| Some(NumberBound { value: Number::Int(n), inclusive });
         let empty = Value::Unknown(Refinements {
             number_lower: bound(5, true),
             number_upper: bound(5, false),
             ..Default::default()
         });
-        assert_eq!(
-            only(check(&empty, &Type::Number)).1,
-            "number range [5, 5) is empty"
-        );
+        assert_eq!(only(check(&empty, &Type::Number)).1, "number range [5, 5) is empty");
         let point = Value::Unknown(Refinements {
             number_lower: bound(5, true),
             number_upper: bound(5, true),
             ..Default::default()
         });
         assert!(check(&point, &Type::Number).is_empty());
-        let null = Value::Unknown(Refinements {
-            nullable: Some(true),
-            ..Default::default()
-        });
+        let null = Value::Unknown(Refinements { nullable: Some(true), ..Default::default() });
         assert_eq!(
             only(check(&null, &Type::Bool)).1,
             "an unknown value refined as definitely null should be a null"
@@ -534,11 +452,7 @@ mod tests {
         }
         let found = check(&value, &ty);
         assert_eq!(found.len(), 1);
-        assert!(
-            found[0].message.contains("nest deeper"),
-            "{}",
-            found[0].message
-        );
+        assert!(found[0].message.contains("nest deeper"), "{}", found[0].message);
     }
 
     #[test]
@@ -547,10 +461,7 @@ mod tests {
             infer_type(&Value::List(vec![Value::string("a")])),
             Some(Type::list(Type::String))
         );
-        assert_eq!(
-            infer_type(&Value::List(vec![Value::string("a"), Value::Bool(true)])),
-            None
-        );
+        assert_eq!(infer_type(&Value::List(vec![Value::string("a"), Value::Bool(true)])), None);
         assert_eq!(infer_type(&Value::Set(vec![])), None);
         assert_eq!(infer_type(&Value::Tuple(vec![])), Some(Type::Tuple(vec![])));
         assert_eq!(

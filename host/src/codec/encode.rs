@@ -34,11 +34,7 @@ pub(crate) trait Emitter {
 
 /// Encodes `value` as type `ty`.
 pub(crate) fn encode<E: Emitter>(out: &mut E, value: &Value, ty: &Type) -> Result<(), CodecError> {
-    Encoder {
-        out,
-        walk: Walk::default(),
-    }
-    .value(value, ty)
+    Encoder { out, walk: Walk::default() }.value(value, ty)
 }
 
 struct Encoder<'e, E> {
@@ -76,9 +72,7 @@ impl<E: Emitter> Encoder<'_, E> {
             }
             // cty cannot refine an unknown of unknown type: wholly unknown, refinements dropped.
             Value::Unknown(_) => {
-                return self
-                    .out
-                    .unknown(&Refinements::default(), &Type::Dynamic, &self.walk);
+                return self.out.unknown(&Refinements::default(), &Type::Dynamic, &self.walk);
             }
             Value::Dynamic(d) => (&d.ty, &d.value),
             bare => {
@@ -91,10 +85,7 @@ impl<E: Emitter> Encoder<'_, E> {
         };
         self.walk.enter()?;
         if !type_fits_depth(ty, MAX_DEPTH - self.walk.depth()) {
-            return Err(CodecError::TooDeep {
-                path: self.walk.path(),
-                limit: MAX_DEPTH,
-            });
+            return Err(CodecError::TooDeep { path: self.walk.path(), limit: MAX_DEPTH });
         }
         if *ty == Type::Dynamic {
             // A wrapper saying "dynamic" says nothing: the inner value brings its own type.

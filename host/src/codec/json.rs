@@ -18,10 +18,7 @@ use super::{CodecError, Walk, index_step};
 /// "false". Duplicate object keys keep the last value, as Go's decoder does.
 pub fn decode_json(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
     let json = parse(bytes)?;
-    JsonDecoder {
-        walk: Walk::default(),
-    }
-    .value(&json, ty)
+    JsonDecoder { walk: Walk::default() }.value(&json, ty)
 }
 
 /// Encodes `value` as cty JSON for type `ty`. Unknown values are an error: JSON has no way
@@ -42,10 +39,8 @@ pub fn decode_json_untyped(bytes: &[u8]) -> Result<Value, CodecError> {
 /// Parses JSON text. serde_json refuses nesting deeper than 128 levels, which bounds every
 /// recursion over the result, and rejects invalid UTF-8 and trailing characters.
 fn parse(bytes: &[u8]) -> Result<Json, CodecError> {
-    serde_json::from_slice(bytes).map_err(|e| CodecError::InvalidJson {
-        path: Default::default(),
-        reason: e.to_string(),
-    })
+    serde_json::from_slice(bytes)
+        .map_err(|e| CodecError::InvalidJson { path: Default::default(), reason: e.to_string() })
 }
 
 fn json_kind(json: &Json) -> &'static str {
@@ -131,11 +126,7 @@ impl JsonDecoder {
                     return Err(mismatch(&self.walk));
                 };
                 let values = self.elements(items, |_| et)?;
-                if matches!(ty, Type::List(_)) {
-                    Value::List(values)
-                } else {
-                    Value::Set(values)
-                }
+                if matches!(ty, Type::List(_)) { Value::List(values) } else { Value::Set(values) }
             }
             Type::Tuple(types) => {
                 let Json::Array(items) = json else {
@@ -213,10 +204,8 @@ impl JsonDecoder {
 
     /// `{"value": ..., "type": ...}` (keys in any order, nothing else).
     fn dynamic(&mut self, json: &Json) -> Result<Value, CodecError> {
-        let invalid = |walk: &Walk, reason: String| CodecError::InvalidDynamic {
-            path: walk.path(),
-            reason,
-        };
+        let invalid =
+            |walk: &Walk, reason: String| CodecError::InvalidDynamic { path: walk.path(), reason };
         let Json::Object(entries) = json else {
             return Err(CodecError::Mismatch {
                 path: self.walk.path(),
@@ -227,12 +216,10 @@ impl JsonDecoder {
         if let Some(extra) = entries.keys().find(|k| *k != "type" && *k != "value") {
             return Err(invalid(&self.walk, format!("unexpected key {extra:?}")));
         }
-        let type_json = entries
-            .get("type")
-            .ok_or_else(|| invalid(&self.walk, "missing \"type\"".into()))?;
-        let value_json = entries
-            .get("value")
-            .ok_or_else(|| invalid(&self.walk, "missing \"value\"".into()))?;
+        let type_json =
+            entries.get("type").ok_or_else(|| invalid(&self.walk, "missing \"type\"".into()))?;
+        let value_json =
+            entries.get("value").ok_or_else(|| invalid(&self.walk, "missing \"value\"".into()))?;
         let ty = Type::from_json_value(type_json)
             .map_err(|reason| invalid(&self.walk, format!("invalid type: {reason}")))?;
         self.walk.enter()?;
@@ -262,13 +249,12 @@ impl JsonOut {
                 '\n' => self.buf.extend_from_slice(b"\\n"),
                 '\r' => self.buf.extend_from_slice(b"\\r"),
                 '\t' => self.buf.extend_from_slice(b"\\t"),
-                c if u32::from(c) < 0x20 => self
-                    .buf
-                    .extend_from_slice(format!("\\u{:04x}", u32::from(c)).as_bytes()),
+                c if u32::from(c) < 0x20 => {
+                    self.buf.extend_from_slice(format!("\\u{:04x}", u32::from(c)).as_bytes())
+                }
                 c => {
                     let mut utf8 = [0u8; 4];
-                    self.buf
-                        .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                    self.buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
                 }
             }
         }
@@ -282,21 +268,14 @@ impl Emitter for JsonOut {
     }
 
     fn bool(&mut self, b: bool) {
-        self.buf
-            .extend_from_slice(if b { b"true" } else { b"false" });
+        self.buf.extend_from_slice(if b { b"true" } else { b"false" });
     }
 
     fn number(&mut self, n: &Number, walk: &Walk) -> Result<(), CodecError> {
         let text =
             number::exact_text(n).map_err(|reason| match number::invalid_number_reason(n) {
-                Some(_) => CodecError::InvalidNumber {
-                    path: walk.path(),
-                    reason,
-                },
-                None => CodecError::Unencodable {
-                    path: walk.path(),
-                    reason,
-                },
+                Some(_) => CodecError::InvalidNumber { path: walk.path(), reason },
+                None => CodecError::Unencodable { path: walk.path(), reason },
             })?;
         self.buf.extend_from_slice(text.as_bytes());
         Ok(())

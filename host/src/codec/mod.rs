@@ -40,11 +40,7 @@ pub const MAX_REFINEMENT_BYTES: usize = 1024;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CodecError {
     #[error("at {path}: expected {expected}, found {found}")]
-    Mismatch {
-        path: AttributePath,
-        expected: String,
-        found: String,
-    },
+    Mismatch { path: AttributePath, expected: String, found: String },
     #[error("at {path}: missing attribute {name:?}")]
     MissingAttribute { path: AttributePath, name: String },
     #[error("at {path}: unsupported attribute {name:?}")]
@@ -52,20 +48,11 @@ pub enum CodecError {
     #[error("at {path}: duplicate key {key:?}")]
     DuplicateKey { path: AttributePath, key: String },
     #[error("at {path}: a tuple of {expected} elements is required, found {found}")]
-    TupleLength {
-        path: AttributePath,
-        expected: usize,
-        found: usize,
-    },
+    TupleLength { path: AttributePath, expected: usize, found: usize },
     #[error("at {path}: the input ends in the middle of a value")]
     Truncated { path: AttributePath },
     #[error("at {path}: {what} claims {claimed} but only {remaining} bytes of input remain")]
-    LengthBeyondInput {
-        path: AttributePath,
-        what: &'static str,
-        claimed: u64,
-        remaining: usize,
-    },
+    LengthBeyondInput { path: AttributePath, what: &'static str, claimed: u64, remaining: usize },
     #[error("at {path}: string is not valid UTF-8")]
     InvalidUtf8 { path: AttributePath },
     #[error("at {path}: invalid number: {reason}")]
@@ -75,10 +62,7 @@ pub enum CodecError {
     #[error("at {path}: invalid dynamic value: {reason}")]
     InvalidDynamic { path: AttributePath, reason: String },
     #[error("at {path}: a value of dynamic type must say its type (found a bare {found})")]
-    UntypedDynamic {
-        path: AttributePath,
-        found: &'static str,
-    },
+    UntypedDynamic { path: AttributePath, found: &'static str },
     #[error("at {path}: JSON cannot represent an unknown value")]
     UnknownInJson { path: AttributePath },
     #[error("at {path}: cannot be encoded: {reason}")]
@@ -152,10 +136,7 @@ impl Walk {
     /// Enters one more level of nesting, failing past [`MAX_DEPTH`].
     pub(crate) fn enter(&mut self) -> Result<(), CodecError> {
         if self.depth >= MAX_DEPTH {
-            return Err(CodecError::TooDeep {
-                path: self.path(),
-                limit: MAX_DEPTH,
-            });
+            return Err(CodecError::TooDeep { path: self.path(), limit: MAX_DEPTH });
         }
         self.depth += 1;
         Ok(())

@@ -37,25 +37,17 @@ const PREALLOCATE_LIMIT: usize = 64;
 
 /// Decodes cty msgpack `bytes` as a value of type `ty`. The whole input must be one value.
 pub fn decode_msgpack(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
-    let mut decoder = Decoder {
-        input: Input::new(bytes),
-        walk: Walk::default(),
-    };
+    let mut decoder = Decoder { input: Input::new(bytes), walk: Walk::default() };
     let value = decoder.value(ty)?;
     match decoder.input.remaining() {
         0 => Ok(value),
-        count => Err(CodecError::TrailingBytes {
-            path: decoder.walk.path(),
-            count,
-        }),
+        count => Err(CodecError::TrailingBytes { path: decoder.walk.path(), count }),
     }
 }
 
 /// Encodes `value` as cty msgpack for type `ty`, checking that it conforms on the way.
 pub fn encode_msgpack(value: &Value, ty: &Type) -> Result<Vec<u8>, CodecError> {
-    let mut out = MsgpackOut {
-        buf: ByteBuf::new(),
-    };
+    let mut out = MsgpackOut { buf: ByteBuf::new() };
     encode(&mut out, value, ty)?;
     Ok(out.buf.into_vec())
 }
@@ -97,10 +89,7 @@ impl<'a> Input<'a> {
     }
 
     fn peek(&self) -> Result<Marker, ReadFail> {
-        self.bytes
-            .get(self.pos)
-            .map(|b| Marker::from_u8(*b))
-            .ok_or(ReadFail::Truncated)
+        self.bytes.get(self.pos).map(|b| Marker::from_u8(*b)).ok_or(ReadFail::Truncated)
     }
 
     /// Runs an rmp read function on the rest of the input and advances past what it consumed.
@@ -228,10 +217,7 @@ impl<'a> Input<'a> {
     }
 
     fn be_len(&mut self, width: usize) -> Result<usize, ReadFail> {
-        Ok(self
-            .take(width)?
-            .iter()
-            .fold(0usize, |acc, b| (acc << 8) | usize::from(*b)))
+        Ok(self.take(width)?.iter().fold(0usize, |acc, b| (acc << 8) | usize::from(*b)))
     }
 }
 
@@ -292,9 +278,7 @@ impl Decoder<'_> {
     /// caller wanted, for unexpected items.
     fn fail(&self, fail: ReadFail, expected: &str) -> CodecError {
         match fail {
-            ReadFail::Truncated => CodecError::Truncated {
-                path: self.walk.path(),
-            },
+            ReadFail::Truncated => CodecError::Truncated { path: self.walk.path() },
             ReadFail::Unexpected(m) => CodecError::Mismatch {
                 path: self.walk.path(),
                 expected: expected.into(),
@@ -329,9 +313,7 @@ impl Decoder<'_> {
             Type::Bool => self.boolean(marker, ty),
             Type::List(et) => self.elements(ty, None, et).map(Value::List),
             Type::Set(et) => self.elements(ty, None, et).map(Value::Set),
-            Type::Tuple(types) => self
-                .elements(ty, Some(types), &Type::Dynamic)
-                .map(Value::Tuple),
+            Type::Tuple(types) => self.elements(ty, Some(types), &Type::Dynamic).map(Value::Tuple),
             Type::Map(et) => self.map(ty, et),
             Type::Object(object) => self.object(ty, object),
             Type::Dynamic => self.dynamic(),
@@ -388,10 +370,7 @@ impl Decoder<'_> {
         for _ in 0..len {
             let key = self.key()?;
             if entries.contains_key(&key) {
-                return Err(CodecError::DuplicateKey {
-                    path: self.walk.path(),
-                    key,
-                });
+                return Err(CodecError::DuplicateKey { path: self.walk.path(), key });
             }
             self.walk.push(PathStep::Key(key.clone()));
             let item = self.value(element)?;
@@ -409,16 +388,10 @@ impl Decoder<'_> {
         for _ in 0..len {
             let name = self.key()?;
             let Some(attr_ty) = object.attributes.get(&name) else {
-                return Err(CodecError::UnsupportedAttribute {
-                    path: self.walk.path(),
-                    name,
-                });
+                return Err(CodecError::UnsupportedAttribute { path: self.walk.path(), name });
             };
             if attrs.contains_key(&name) {
-                return Err(CodecError::DuplicateKey {
-                    path: self.walk.path(),
-                    key: name,
-                });
+                return Err(CodecError::DuplicateKey { path: self.walk.path(), key: name });
             }
             self.walk.push(PathStep::Attribute(name.clone()));
             let item = self.value(attr_ty)?;
@@ -440,28 +413,23 @@ impl Decoder<'_> {
             Ok(bytes) => bytes,
             Err(f) => return Err(self.fail(f, &ty.friendly_name())),
         };
-        String::from_utf8(bytes.to_vec()).map_err(|_| CodecError::InvalidUtf8 {
-            path: self.walk.path(),
-        })
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| CodecError::InvalidUtf8 { path: self.walk.path() })
     }
 
     fn key(&mut self) -> Result<String, CodecError> {
         self.string(&Type::String).map_err(|e| match e {
-            CodecError::Mismatch { path, found, .. } => CodecError::Mismatch {
-                path,
-                expected: "a string key".into(),
-                found,
-            },
+            CodecError::Mismatch { path, found, .. } => {
+                CodecError::Mismatch { path, expected: "a string key".into(), found }
+            }
             other => other,
         })
     }
 
     fn number(&mut self) -> Result<Number, CodecError> {
         let marker = self.peek()?;
-        let invalid = |walk: &Walk, reason: String| CodecError::InvalidNumber {
-            path: walk.path(),
-            reason,
-        };
+        let invalid =
+            |walk: &Walk, reason: String| CodecError::InvalidNumber { path: walk.path(), reason };
         match marker {
             Marker::F32 | Marker::F64 => {
                 let read = if marker == Marker::F32 {
@@ -561,33 +529,26 @@ impl Decoder<'_> {
                 self.input.skip_marker();
                 return Ok(None);
             }
-            Ok(Marker::FixArray(_) | Marker::Array16 | Marker::Array32) => self
-                .input
-                .rmp(rmp::decode::read_array_len)
-                .map_err(|f| self.fail(f, expected))?,
+            Ok(Marker::FixArray(_) | Marker::Array16 | Marker::Array32) => {
+                self.input.rmp(rmp::decode::read_array_len).map_err(|f| self.fail(f, expected))?
+            }
             Ok(other) => return Err(self.fail(ReadFail::Unexpected(other), expected)),
             Err(f) => return Err(self.fail(f, expected)),
         };
-        let invalid = |walk: &Walk, reason: String| CodecError::InvalidDynamic {
-            path: walk.path(),
-            reason,
-        };
+        let invalid =
+            |walk: &Walk, reason: String| CodecError::InvalidDynamic { path: walk.path(), reason };
         if len != 2 {
             return Err(invalid(
                 &self.walk,
                 format!("a [type, value] array has 2 elements, not {len}"),
             ));
         }
-        let type_bytes = self
-            .input
-            .text_bytes()
-            .map_err(|f| self.fail(f, "a type (JSON bytes)"))?;
+        let type_bytes =
+            self.input.text_bytes().map_err(|f| self.fail(f, "a type (JSON bytes)"))?;
         let type_text = std::str::from_utf8(type_bytes)
             .map_err(|_| invalid(&self.walk, "type is not UTF-8".into()))?;
         // serde_json's recursion limit bounds how deep this type can be.
-        Type::from_json(type_text)
-            .map(Some)
-            .map_err(|e| invalid(&self.walk, e.to_string()))
+        Type::from_json(type_text).map(Some).map_err(|e| invalid(&self.walk, e.to_string()))
     }
 
     fn unknown(&mut self, ty: &Type) -> Result<Value, CodecError> {
@@ -604,14 +565,9 @@ impl Decoder<'_> {
                 remaining: self.input.remaining(),
             });
         }
-        let payload = self
-            .input
-            .take(size)
-            .map_err(|f| self.fail(f, "an unknown value"))?;
-        let invalid = |walk: &Walk, reason: String| CodecError::InvalidUnknown {
-            path: walk.path(),
-            reason,
-        };
+        let payload = self.input.take(size).map_err(|f| self.fail(f, "an unknown value"))?;
+        let invalid =
+            |walk: &Walk, reason: String| CodecError::InvalidUnknown { path: walk.path(), reason };
         // cty: a payload of at most one byte is a wholly unknown value, whatever the type code.
         if size <= 1 {
             return Ok(Value::unknown());
@@ -643,9 +599,9 @@ fn read_refinements(payload: &[u8], ty: &Type) -> Result<Refinements, String> {
     let mut input = Input::new(payload);
     let truncated = || "refinements end early".to_string();
     let entries = match input.peek() {
-        Ok(Marker::FixMap(_) | Marker::Map16 | Marker::Map32) => input
-            .rmp(rmp::decode::read_map_len)
-            .map_err(|_| truncated())?,
+        Ok(Marker::FixMap(_) | Marker::Map16 | Marker::Map32) => {
+            input.rmp(rmp::decode::read_map_len).map_err(|_| truncated())?
+        }
         _ => return Err("refinements are not a map".into()),
     };
     // As in cty, refinements of a dynamic unknown are ignored (it cannot be refined).
@@ -726,22 +682,17 @@ fn read_refinements(payload: &[u8], ty: &Type) -> Result<Refinements, String> {
 fn read_number_bound(input: &mut Input<'_>) -> Result<NumberBound, String> {
     let shape = || "a number bound is not a [number, bool] array".to_string();
     let len = match input.peek() {
-        Ok(Marker::FixArray(_) | Marker::Array16 | Marker::Array32) => input
-            .rmp(rmp::decode::read_array_len)
-            .map_err(|_| shape())?,
+        Ok(Marker::FixArray(_) | Marker::Array16 | Marker::Array32) => {
+            input.rmp(rmp::decode::read_array_len).map_err(|_| shape())?
+        }
         _ => return Err(shape()),
     };
     if len != 2 {
         return Err(shape());
     }
     // Reuse the value decoder for all of cty's number encodings; it must be a known number.
-    let mut decoder = Decoder {
-        input: Input {
-            bytes: input.bytes,
-            pos: input.pos,
-        },
-        walk: Walk::default(),
-    };
+    let mut decoder =
+        Decoder { input: Input { bytes: input.bytes, pos: input.pos }, walk: Walk::default() };
     let value = match decoder.peek() {
         Ok(m) if !is_ext(m) && m != Marker::Null => {
             decoder.number().map_err(|e| format!("number bound: {e}"))?
@@ -791,10 +742,9 @@ fn wire_len(len: usize, walk: &Walk, what: &str) -> Result<u32, CodecError> {
 }
 
 fn write_number(buf: &mut ByteBuf, n: &Number, walk: &Walk) -> Result<(), CodecError> {
-    match number::wire_form(n).map_err(|reason| CodecError::InvalidNumber {
-        path: walk.path(),
-        reason,
-    })? {
+    match number::wire_form(n)
+        .map_err(|reason| CodecError::InvalidNumber { path: walk.path(), reason })?
+    {
         WireNumber::Int(i) => {
             written(rmp::encode::write_sint(buf, i));
         }
@@ -805,10 +755,7 @@ fn write_number(buf: &mut ByteBuf, n: &Number, walk: &Walk) -> Result<(), CodecE
 }
 
 fn write_str(buf: &mut ByteBuf, s: &str, walk: &Walk) -> Result<(), CodecError> {
-    written(rmp::encode::write_str_len(
-        buf,
-        wire_len(s.len(), walk, "a string")?,
-    ));
+    written(rmp::encode::write_str_len(buf, wire_len(s.len(), walk, "a string")?));
     buf.as_mut_vec().extend_from_slice(s.as_bytes());
     Ok(())
 }
@@ -832,10 +779,7 @@ fn refinement_payload(
         written(rmp::encode::write_sint(&mut body, KEY_STRING_PREFIX as i64));
         write_str(&mut body, truncate_prefix(prefix), walk)?;
     }
-    let bounds = [
-        (KEY_NUMBER_LOWER, &r.number_lower),
-        (KEY_NUMBER_UPPER, &r.number_upper),
-    ];
+    let bounds = [(KEY_NUMBER_LOWER, &r.number_lower), (KEY_NUMBER_UPPER, &r.number_upper)];
     for (key, bound) in bounds.into_iter().filter(|_| with_bounds) {
         if let Some(bound) = bound {
             entries += 1;
@@ -845,10 +789,7 @@ fn refinement_payload(
             written_marker(rmp::encode::write_bool(&mut body, bound.inclusive));
         }
     }
-    for (key, length) in [
-        (KEY_LENGTH_LOWER, r.length_lower),
-        (KEY_LENGTH_UPPER, r.length_upper),
-    ] {
+    for (key, length) in [(KEY_LENGTH_LOWER, r.length_lower), (KEY_LENGTH_UPPER, r.length_upper)] {
         if let Some(length) = length {
             entries += 1;
             written(rmp::encode::write_sint(&mut body, key as i64));
@@ -900,10 +841,7 @@ impl Emitter for MsgpackOut {
     }
 
     fn begin_array(&mut self, len: usize, walk: &Walk) -> Result<(), CodecError> {
-        written(rmp::encode::write_array_len(
-            &mut self.buf,
-            wire_len(len, walk, "an array")?,
-        ));
+        written(rmp::encode::write_array_len(&mut self.buf, wire_len(len, walk, "an array")?));
         Ok(())
     }
 
@@ -912,10 +850,7 @@ impl Emitter for MsgpackOut {
     fn end_array(&mut self) {}
 
     fn begin_map(&mut self, len: usize, walk: &Walk) -> Result<(), CodecError> {
-        written(rmp::encode::write_map_len(
-            &mut self.buf,
-            wire_len(len, walk, "a map")?,
-        ));
+        written(rmp::encode::write_map_len(&mut self.buf, wire_len(len, walk, "a map")?));
         Ok(())
     }
 
@@ -926,11 +861,8 @@ impl Emitter for MsgpackOut {
     fn end_map(&mut self) {}
 
     fn unknown(&mut self, r: &Refinements, ty: &Type, walk: &Walk) -> Result<(), CodecError> {
-        let mut payload = if *ty == Type::Dynamic {
-            Vec::new()
-        } else {
-            refinement_payload(r, true, walk)?
-        };
+        let mut payload =
+            if *ty == Type::Dynamic { Vec::new() } else { refinement_payload(r, true, walk)? };
         if payload.len() > MAX_REFINEMENT_BYTES {
             // Only huge decimal bounds can get here; dropping them loosens the refinement,
             // which is always still true.
@@ -941,11 +873,7 @@ impl Emitter for MsgpackOut {
             return Ok(());
         }
         let len = wire_len(payload.len(), walk, "a refinement payload")?;
-        written(rmp::encode::write_ext_meta(
-            &mut self.buf,
-            len,
-            REFINED_UNKNOWN_EXT,
-        ));
+        written(rmp::encode::write_ext_meta(&mut self.buf, len, REFINED_UNKNOWN_EXT));
         self.buf.as_mut_vec().extend_from_slice(&payload);
         Ok(())
     }

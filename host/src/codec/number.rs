@@ -93,11 +93,7 @@ impl Decimal {
             if exp_text.len() > 10 {
                 return None;
             }
-            let magnitude: i64 = if exp_text.is_empty() {
-                0
-            } else {
-                exp_text.parse().ok()?
-            };
+            let magnitude: i64 = if exp_text.is_empty() { 0 } else { exp_text.parse().ok()? };
             if magnitude > MAX_DECIMAL_EXPONENT {
                 return None;
             }
@@ -117,18 +113,10 @@ impl Decimal {
         let significant = digits.trim_start_matches('0');
         let trimmed = significant.trim_end_matches('0');
         if trimmed.is_empty() {
-            return Decimal {
-                negative: false,
-                digits: String::new(),
-                exp: 0,
-            };
+            return Decimal { negative: false, digits: String::new(), exp: 0 };
         }
         let trailing = (significant.len() - trimmed.len()) as i64;
-        Decimal {
-            negative,
-            digits: trimmed.to_string(),
-            exp: exp + trailing,
-        }
+        Decimal { negative, digits: trimmed.to_string(), exp: exp + trailing }
     }
 
     fn from_i64(i: i64) -> Decimal {
@@ -150,11 +138,7 @@ impl Decimal {
     }
 
     fn zero() -> Decimal {
-        Decimal {
-            negative: false,
-            digits: String::new(),
-            exp: 0,
-        }
+        Decimal { negative: false, digits: String::new(), exp: 0 }
     }
 
     fn is_zero(&self) -> bool {
@@ -200,12 +184,7 @@ impl Decimal {
         if self.is_zero() {
             return "0".into();
         }
-        format!(
-            "{}{}e{}",
-            if self.negative { "-" } else { "" },
-            self.digits,
-            self.exp
-        )
+        format!("{}{}e{}", if self.negative { "-" } else { "" }, self.digits, self.exp)
     }
 
     /// Canonical text: plain decimal notation, or `DIGITSeEXP` when the point is very far out.
@@ -238,15 +217,9 @@ impl Decimal {
             return a.cmp(&b);
         }
         // Same sign, both non-zero: compare magnitudes, then flip for negatives.
-        let magnitude = self
-            .point()
-            .cmp(&other.point())
-            .then_with(|| self.digits.cmp(&other.digits));
-        if a < 0 {
-            magnitude.reverse()
-        } else {
-            magnitude
-        }
+        let magnitude =
+            self.point().cmp(&other.point()).then_with(|| self.digits.cmp(&other.digits));
+        if a < 0 { magnitude.reverse() } else { magnitude }
     }
 }
 
@@ -265,9 +238,7 @@ pub(crate) fn invalid_number_reason(n: &Number) -> Option<String> {
         Number::Int(_) => None,
         Number::Float(f) if f.is_nan() => Some("NaN is not a Terraform number".into()),
         Number::Float(_) => None,
-        Number::Decimal(t) => Decimal::parse(t)
-            .is_none()
-            .then(|| format!("{t:?} is not a number")),
+        Number::Decimal(t) => Decimal::parse(t).is_none().then(|| format!("{t:?} is not a number")),
     }
 }
 
@@ -317,9 +288,9 @@ pub(crate) fn exact_text(n: &Number) -> Result<String, String> {
             Err("JSON cannot represent an infinite number".into())
         }
         Number::Float(f) => Ok(Decimal::from_f64_shortest(*f).to_text()),
-        Number::Decimal(t) => Decimal::parse(t)
-            .map(|d| d.to_text())
-            .ok_or_else(|| format!("{t:?} is not a number")),
+        Number::Decimal(t) => {
+            Decimal::parse(t).map(|d| d.to_text()).ok_or_else(|| format!("{t:?} is not a number"))
+        }
     }
 }
 
@@ -366,11 +337,7 @@ fn parse_infinity(text: &str) -> Option<f64> {
         _ => (false, text),
     };
     let is_inf = rest.eq_ignore_ascii_case("inf") || rest.eq_ignore_ascii_case("infinity");
-    is_inf.then_some(if negative {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    })
+    is_inf.then_some(if negative { f64::NEG_INFINITY } else { f64::INFINITY })
 }
 
 /// Exact ordering of two numbers; `None` if either is NaN or not a number.
@@ -412,24 +379,10 @@ mod tests {
         assert_eq!(Decimal::parse(".5").unwrap().to_text(), "0.5");
         assert_eq!(Decimal::parse("5.").unwrap().to_text(), "5");
         assert_eq!(Decimal::parse("1.5e5000").unwrap().to_text(), "15e4999");
-        assert_eq!(
-            Decimal::parse("15e4999").unwrap(),
-            Decimal::parse("1.5e5000").unwrap()
-        );
-        for bad in [
-            "",
-            "-",
-            ".",
-            "e5",
-            "1e",
-            "1e+",
-            "1.2.3",
-            " 1",
-            "1 ",
-            "0x10",
-            "1e99999999999",
-            "Inf",
-        ] {
+        assert_eq!(Decimal::parse("15e4999").unwrap(), Decimal::parse("1.5e5000").unwrap());
+        for bad in
+            ["", "-", ".", "e5", "1e", "1e+", "1.2.3", " 1", "1 ", "0x10", "1e99999999999", "Inf"]
+        {
             assert!(Decimal::parse(bad).is_none(), "{bad:?} should not parse");
         }
     }
@@ -444,18 +397,9 @@ mod tests {
             Ok(WireNumber::Text(format!("1{}", "0".repeat(300))))
         );
         // 0.1 is not a binary fraction: as float64 Terraform would see 0.1000000000000000055...
-        assert_eq!(
-            wire_form(&Number::Float(0.1)),
-            Ok(WireNumber::Text("0.1".into()))
-        );
-        assert_eq!(
-            wire_form(&Number::Decimal("0.25".into())),
-            Ok(WireNumber::Float(0.25))
-        );
-        assert_eq!(
-            wire_form(&Number::Decimal("1e3".into())),
-            Ok(WireNumber::Int(1000))
-        );
+        assert_eq!(wire_form(&Number::Float(0.1)), Ok(WireNumber::Text("0.1".into())));
+        assert_eq!(wire_form(&Number::Decimal("0.25".into())), Ok(WireNumber::Float(0.25)));
+        assert_eq!(wire_form(&Number::Decimal("1e3".into())), Ok(WireNumber::Int(1000)));
         assert_eq!(
             wire_form(&Number::Decimal("9223372036854775808".into())),
             Ok(WireNumber::Float(9_223_372_036_854_775_808.0))
@@ -482,10 +426,7 @@ mod tests {
                 "0.1000000000000000055511151231257827021181583404541015625".into()
             ))
         );
-        assert_eq!(
-            number_from_f64(1e23),
-            Some(Number::Decimal("99999999999999991611392".into()))
-        );
+        assert_eq!(number_from_f64(1e23), Some(Number::Decimal("99999999999999991611392".into())));
         assert_eq!(number_from_f64(f64::NAN), None);
         assert_eq!(number_from_f64(-0.0), Some(Number::Int(0)));
     }
@@ -494,10 +435,7 @@ mod tests {
     fn text_numbers_take_the_narrowest_exact_form() {
         assert_eq!(number_from_text("42"), Some(Number::Int(42)));
         assert_eq!(number_from_text("0.1"), Some(Number::Float(0.1)));
-        assert_eq!(
-            number_from_text("-Inf"),
-            Some(Number::Float(f64::NEG_INFINITY))
-        );
+        assert_eq!(number_from_text("-Inf"), Some(Number::Float(f64::NEG_INFINITY)));
         assert_eq!(
             number_from_text("18446744073709551615"),
             Some(Number::Decimal("18446744073709551615".into()))
@@ -516,19 +454,13 @@ mod tests {
     #[test]
     fn compares_exactly_across_representations() {
         let d = |t: &str| Number::Decimal(t.into());
-        assert_eq!(
-            compare(&Number::Int(1), &Number::Float(1.0)),
-            Some(Ordering::Equal)
-        );
+        assert_eq!(compare(&Number::Int(1), &Number::Float(1.0)), Some(Ordering::Equal));
         assert_eq!(
             compare(&d("0.1000000000000000000001"), &Number::Float(0.1)),
             Some(Ordering::Greater)
         );
         assert_eq!(compare(&d("-5"), &d("-4.9")), Some(Ordering::Less));
-        assert_eq!(
-            compare(&d("1e400"), &Number::Float(f64::INFINITY)),
-            Some(Ordering::Less)
-        );
+        assert_eq!(compare(&d("1e400"), &Number::Float(f64::INFINITY)), Some(Ordering::Less));
         assert_eq!(compare(&Number::Int(0), &d("-0.0")), Some(Ordering::Equal));
         assert_eq!(compare(&Number::Float(f64::NAN), &Number::Int(0)), None);
     }

@@ -13,12 +13,8 @@ use super::*;
 // Strategies
 
 fn arb_type() -> BoxedStrategy<Type> {
-    let leaf = prop_oneof![
-        Just(Type::String),
-        Just(Type::Number),
-        Just(Type::Bool),
-        Just(Type::Dynamic)
-    ];
+    let leaf =
+        prop_oneof![Just(Type::String), Just(Type::Number), Just(Type::Bool), Just(Type::Dynamic)];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             inner.clone().prop_map(Type::list),
@@ -26,10 +22,7 @@ fn arb_type() -> BoxedStrategy<Type> {
             inner.clone().prop_map(Type::map),
             vec(inner.clone(), 0..4).prop_map(Type::Tuple),
             btree_map("[a-z_]{1,5}|(?s).{0,3}", inner, 0..4).prop_map(|attributes| Type::Object(
-                ObjectType {
-                    attributes,
-                    optional: Default::default()
-                }
+                ObjectType { attributes, optional: Default::default() }
             )),
         ]
     })
@@ -39,9 +32,7 @@ fn arb_type() -> BoxedStrategy<Type> {
 /// A type for the inside of a dynamic wrapper: anything but `dynamic` itself, which the
 /// decoders flatten away.
 fn arb_concrete_type() -> BoxedStrategy<Type> {
-    arb_type()
-        .prop_map(|t| if t == Type::Dynamic { Type::String } else { t })
-        .boxed()
+    arb_type().prop_map(|t| if t == Type::Dynamic { Type::String } else { t }).boxed()
 }
 
 /// Numbers as the decoders produce them (normalised), including big and fractional ones.
@@ -50,9 +41,7 @@ fn arb_number(allow_infinity: bool) -> BoxedStrategy<Number> {
         any::<i64>().prop_map(Number::Int),
         any::<f64>()
             .prop_filter_map("finite", number_from_f64)
-            .prop_filter("finite", |n| {
-                !matches!(n, Number::Float(f) if f.is_infinite())
-            }),
+            .prop_filter("finite", |n| { !matches!(n, Number::Float(f) if f.is_infinite()) }),
         // Decimal literals: short fractions (0.1 is a Float), huge integers, long fractions,
         // exponents beyond the plain-text range.
         "-?[0-9]{1,30}(\\.[0-9]{1,30})?(e-?[0-9]{1,4})?"
@@ -81,25 +70,13 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
                 ..Default::default()
             })
             .boxed(),
-        Type::Number => (
-            nullable,
-            any::<i32>(),
-            0..1000i64,
-            any::<bool>(),
-            any::<bool>(),
-            0..4u8,
-        )
+        Type::Number => (nullable, any::<i32>(), 0..1000i64, any::<bool>(), any::<bool>(), 0..4u8)
             .prop_map(|(nullable, low, width, low_inc, high_inc, which)| {
                 let low_inc = low_inc || width == 0;
                 let high_inc = high_inc || width == 0;
-                let lower = NumberBound {
-                    value: Number::Int(i64::from(low)),
-                    inclusive: low_inc,
-                };
-                let upper = NumberBound {
-                    value: Number::Int(i64::from(low) + width),
-                    inclusive: high_inc,
-                };
+                let lower = NumberBound { value: Number::Int(i64::from(low)), inclusive: low_inc };
+                let upper =
+                    NumberBound { value: Number::Int(i64::from(low) + width), inclusive: high_inc };
                 Refinements {
                     nullable,
                     number_lower: (which & 1 != 0).then_some(lower),
@@ -116,12 +93,7 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
                 ..Default::default()
             })
             .boxed(),
-        _ => nullable
-            .prop_map(|nullable| Refinements {
-                nullable,
-                ..Default::default()
-            })
-            .boxed(),
+        _ => nullable.prop_map(|nullable| Refinements { nullable, ..Default::default() }).boxed(),
     }
 }
 
@@ -140,15 +112,12 @@ fn arb_value(ty: &Type, g: Gen) -> BoxedStrategy<Value> {
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
         Type::List(et) => vec(arb_value(et, g), 0..4).prop_map(Value::List).boxed(),
         Type::Set(et) => vec(arb_value(et, g), 0..4).prop_map(Value::Set).boxed(),
-        Type::Map(et) => btree_map("(?s).{0,4}", arb_value(et, g), 0..4)
-            .prop_map(Value::Map)
-            .boxed(),
-        Type::Tuple(types) => types
-            .iter()
-            .map(|t| arb_value(t, g))
-            .collect::<Vec<_>>()
-            .prop_map(Value::Tuple)
-            .boxed(),
+        Type::Map(et) => {
+            btree_map("(?s).{0,4}", arb_value(et, g), 0..4).prop_map(Value::Map).boxed()
+        }
+        Type::Tuple(types) => {
+            types.iter().map(|t| arb_value(t, g)).collect::<Vec<_>>().prop_map(Value::Tuple).boxed()
+        }
         Type::Object(object) => object
             .attributes
             .iter()
@@ -162,17 +131,11 @@ fn arb_value(ty: &Type, g: Gen) -> BoxedStrategy<Value> {
             } else {
                 arb_concrete_type()
             };
-            let inner = Gen {
-                dynamic_budget: g.dynamic_budget.saturating_sub(1),
-                ..g
-            };
+            let inner = Gen { dynamic_budget: g.dynamic_budget.saturating_sub(1), ..g };
             inner_types
                 .prop_flat_map(move |t| {
                     arb_value(&t, inner).prop_map(move |value| {
-                        Value::Dynamic(Box::new(DynamicValue {
-                            ty: t.clone(),
-                            value,
-                        }))
+                        Value::Dynamic(Box::new(DynamicValue { ty: t.clone(), value }))
                     })
                 })
                 .boxed()
@@ -187,13 +150,7 @@ fn arb_value(ty: &Type, g: Gen) -> BoxedStrategy<Value> {
 
 fn arb_typed_value(msgpack_only: bool) -> impl Strategy<Value = (Type, Value)> {
     arb_type().prop_flat_map(move |ty| {
-        let value = arb_value(
-            &ty,
-            Gen {
-                msgpack_only,
-                dynamic_budget: 2,
-            },
-        );
+        let value = arb_value(&ty, Gen { msgpack_only, dynamic_budget: 2 });
         (Just(ty), value)
     })
 }
@@ -268,16 +225,8 @@ proptest! {
 // cty's bytes, both directions
 
 fn golden(value: Value, ty: &Type, bytes: &[u8]) {
-    assert_eq!(
-        encode_msgpack(&value, ty).unwrap(),
-        bytes,
-        "encoding {value:?}"
-    );
-    assert_eq!(
-        decode_msgpack(bytes, ty).unwrap(),
-        value,
-        "decoding {bytes:02x?}"
-    );
+    assert_eq!(encode_msgpack(&value, ty).unwrap(), bytes, "encoding {value:?}");
+    assert_eq!(decode_msgpack(bytes, ty).unwrap(), value, "decoding {bytes:02x?}");
 }
 
 fn num(n: Number) -> Value {
@@ -287,11 +236,7 @@ fn num(n: Number) -> Value {
 #[test]
 fn golden_wholly_unknown_is_fixext1_zero() {
     golden(Value::unknown(), &Type::String, &[0xd4, 0x00, 0x00]);
-    golden(
-        Value::unknown(),
-        &Type::list(Type::Number),
-        &[0xd4, 0x00, 0x00],
-    );
+    golden(Value::unknown(), &Type::list(Type::Number), &[0xd4, 0x00, 0x00]);
     // Under dynamic: a bare ext 0, not wrapped.
     golden(Value::unknown(), &Type::Dynamic, &[0xd4, 0x00, 0x00]);
 }
@@ -311,10 +256,7 @@ fn golden_refined_unknowns() {
     );
     // A number at least 0: {3: [0, true]}.
     let at_least_zero = Refinements {
-        number_lower: Some(NumberBound {
-            value: Number::Int(0),
-            inclusive: true,
-        }),
+        number_lower: Some(NumberBound { value: Number::Int(0), inclusive: true }),
         ..Default::default()
     };
     golden(
@@ -323,11 +265,8 @@ fn golden_refined_unknowns() {
         &[0xc7, 0x05, 0x0c, 0x81, 0x03, 0x92, 0x00, 0xc3],
     );
     // A list of 1 to 3 elements: {5: 1, 6: 3}.
-    let lengths = Refinements {
-        length_lower: Some(1),
-        length_upper: Some(3),
-        ..Default::default()
-    };
+    let lengths =
+        Refinements { length_lower: Some(1), length_upper: Some(3), ..Default::default() };
     golden(
         Value::Unknown(lengths),
         &Type::list(Type::String),
@@ -350,23 +289,15 @@ fn refined_unknowns_from_terraform_decode() {
             value: Number::Float(f64::NEG_INFINITY),
             inclusive: false,
         }),
-        number_upper: Some(NumberBound {
-            value: Number::Float(f64::INFINITY),
-            inclusive: false,
-        }),
+        number_upper: Some(NumberBound { value: Number::Float(f64::INFINITY), inclusive: false }),
         ..Default::default()
     };
     golden(Value::Unknown(expected), &Type::Number, &bytes);
     // Keys from a future cty are skipped, whatever their value; trailing payload bytes ignored.
-    let future = [
-        0xc7, 0x0a, 0x0c, 0x82, 0x07, 0x92, 0x91, 0x01, 0xa1, b'x', 0x01, 0xc2, 0xff,
-    ];
+    let future = [0xc7, 0x0a, 0x0c, 0x82, 0x07, 0x92, 0x91, 0x01, 0xa1, b'x', 0x01, 0xc2, 0xff];
     assert_eq!(
         decode_msgpack(&future, &Type::Bool).unwrap(),
-        Value::Unknown(Refinements {
-            nullable: Some(false),
-            ..Default::default()
-        })
+        Value::Unknown(Refinements { nullable: Some(false), ..Default::default() })
     );
     // Refinements on a dynamic unknown are ignored.
     assert_eq!(
@@ -374,14 +305,8 @@ fn refined_unknowns_from_terraform_decode() {
         Value::unknown()
     );
     // Any extension type with at most one payload byte is a plain unknown.
-    assert_eq!(
-        decode_msgpack(&[0xd4, 0x05, 0x07], &Type::Bool).unwrap(),
-        Value::unknown()
-    );
-    assert_eq!(
-        decode_msgpack(&[0xc7, 0x00, 0x03], &Type::Bool).unwrap(),
-        Value::unknown()
-    );
+    assert_eq!(decode_msgpack(&[0xd4, 0x05, 0x07], &Type::Bool).unwrap(), Value::unknown());
+    assert_eq!(decode_msgpack(&[0xc7, 0x00, 0x03], &Type::Bool).unwrap(), Value::unknown());
 }
 
 #[test]
@@ -391,10 +316,7 @@ fn golden_dynamic_values() {
     typed.extend_from_slice(br#""string""#);
     typed.extend_from_slice(&[0xa2, b'h', b'i']);
     golden(
-        Value::Dynamic(Box::new(DynamicValue {
-            ty: Type::String,
-            value: Value::string("hi"),
-        })),
+        Value::Dynamic(Box::new(DynamicValue { ty: Type::String, value: Value::string("hi") })),
         &Type::Dynamic,
         &typed,
     );
@@ -402,10 +324,7 @@ fn golden_dynamic_values() {
     let mut typed_null = typed[..11].to_vec();
     typed_null.push(0xc0);
     golden(
-        Value::Dynamic(Box::new(DynamicValue {
-            ty: Type::String,
-            value: Value::Null,
-        })),
+        Value::Dynamic(Box::new(DynamicValue { ty: Type::String, value: Value::Null })),
         &Type::Dynamic,
         &typed_null,
     );
@@ -439,27 +358,14 @@ fn bare_values_under_dynamic_get_their_inferred_type() {
     assert_eq!(bytes, expected);
     assert_eq!(
         decode_msgpack(&bytes, &Type::Dynamic).unwrap(),
-        Value::Dynamic(Box::new(DynamicValue {
-            ty: Type::list(Type::Bool),
-            value
-        }))
+        Value::Dynamic(Box::new(DynamicValue { ty: Type::list(Type::Bool), value }))
     );
     let err = encode_msgpack(&Value::Map(BTreeMap::new()), &Type::Dynamic).unwrap_err();
     assert!(matches!(err, CodecError::UntypedDynamic { .. }), "{err}");
-    assert!(
-        err.to_string()
-            .contains("a value of dynamic type must say its type"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("a value of dynamic type must say its type"), "{err}");
     // Refinements on an unknown of dynamic type are dropped: cty cannot carry them.
-    let refined = Value::Unknown(Refinements {
-        nullable: Some(false),
-        ..Default::default()
-    });
-    assert_eq!(
-        encode_msgpack(&refined, &Type::Dynamic).unwrap(),
-        [0xd4, 0x00, 0x00]
-    );
+    let refined = Value::Unknown(Refinements { nullable: Some(false), ..Default::default() });
+    assert_eq!(encode_msgpack(&refined, &Type::Dynamic).unwrap(), [0xd4, 0x00, 0x00]);
 }
 
 #[test]
@@ -467,36 +373,17 @@ fn golden_numbers() {
     golden(num(Number::Int(42)), &Type::Number, &[0x2a]);
     golden(num(Number::Int(-1)), &Type::Number, &[0xff]);
     golden(num(Number::Int(300)), &Type::Number, &[0xcd, 0x01, 0x2c]);
-    golden(
-        num(Number::Int(i64::MIN)),
-        &Type::Number,
-        &[0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0],
-    );
-    golden(
-        num(Number::Float(0.5)),
-        &Type::Number,
-        &[0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0],
-    );
-    golden(
-        num(Number::Float(f64::INFINITY)),
-        &Type::Number,
-        &[0xcb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0],
-    );
+    golden(num(Number::Int(i64::MIN)), &Type::Number, &[0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]);
+    golden(num(Number::Float(0.5)), &Type::Number, &[0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0]);
+    golden(num(Number::Float(f64::INFINITY)), &Type::Number, &[0xcb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0]);
     let big = "123456789012345678901234567890";
     let mut text = vec![0xa0 | big.len() as u8];
     text.extend_from_slice(big.as_bytes());
     golden(num(Number::Decimal(big.into())), &Type::Number, &text);
     // 0.1 means the decimal 0.1, which float64 cannot hold exactly: it travels as text.
-    golden(
-        num(Number::Float(0.1)),
-        &Type::Number,
-        &[0xa3, b'0', b'.', b'1'],
-    );
+    golden(num(Number::Float(0.1)), &Type::Number, &[0xa3, b'0', b'.', b'1']);
     // Integral floats that fit are ints, as cty writes them.
-    assert_eq!(
-        encode_msgpack(&num(Number::Float(7.0)), &Type::Number).unwrap(),
-        [0x07]
-    );
+    assert_eq!(encode_msgpack(&num(Number::Float(7.0)), &Type::Number).unwrap(), [0x07]);
 
     // Decoders accept every integer width, uint64 beyond i64, float32 and strings.
     let decode = |bytes: &[u8]| decode_msgpack(bytes, &Type::Number).unwrap();
@@ -506,26 +393,15 @@ fn golden_numbers() {
         decode(&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
         num(Number::Decimal("18446744073709551615".into()))
     );
-    assert_eq!(
-        decode(&[0xca, 0x3f, 0xc0, 0x00, 0x00]),
-        num(Number::Float(1.5))
-    );
-    assert_eq!(
-        decode(&[0xa4, b'1', b'e', b'+', b'3']),
-        num(Number::Int(1000))
-    );
-    assert_eq!(
-        decode(&[0xa4, b'-', b'I', b'n', b'f']),
-        num(Number::Float(f64::NEG_INFINITY))
-    );
+    assert_eq!(decode(&[0xca, 0x3f, 0xc0, 0x00, 0x00]), num(Number::Float(1.5)));
+    assert_eq!(decode(&[0xa4, b'1', b'e', b'+', b'3']), num(Number::Int(1000)));
+    assert_eq!(decode(&[0xa4, b'-', b'I', b'n', b'f']), num(Number::Float(f64::NEG_INFINITY)));
     // A float64 that is not a short decimal keeps its exact binary value.
     let mut tenth = vec![0xcb];
     tenth.extend_from_slice(&0.1f64.to_be_bytes());
     assert_eq!(
         decode(&tenth),
-        num(Number::Decimal(
-            "0.1000000000000000055511151231257827021181583404541015625".into()
-        ))
+        num(Number::Decimal("0.1000000000000000055511151231257827021181583404541015625".into()))
     );
 }
 
@@ -537,11 +413,7 @@ fn golden_collections_and_objects() {
         ("a".into(), Value::string("x")),
     ]));
     // Attributes in sorted name order.
-    golden(
-        value,
-        &ty,
-        &[0x82, 0xa1, b'a', 0xa1, b'x', 0xa1, b'b', 0x01],
-    );
+    golden(value, &ty, &[0x82, 0xa1, b'a', 0xa1, b'x', 0xa1, b'b', 0x01]);
     golden(
         Value::Set(vec![Value::Bool(true), Value::Bool(false)]),
         &Type::set(Type::Bool),
@@ -554,11 +426,8 @@ fn golden_collections_and_objects() {
     );
     golden(Value::Null, &Type::list(Type::String), &[0xc0]);
     // Map keys in any order on input; sorted on output.
-    let map = decode_msgpack(
-        &[0x82, 0xa1, b'z', 0x01, 0xa1, b'a', 0x02],
-        &Type::map(Type::Number),
-    )
-    .unwrap();
+    let map = decode_msgpack(&[0x82, 0xa1, b'z', 0x01, 0xa1, b'a', 0x02], &Type::map(Type::Number))
+        .unwrap();
     assert_eq!(
         encode_msgpack(&map, &Type::map(Type::Number)).unwrap(),
         [0x82, 0xa1, b'a', 0x02, 0xa1, b'z', 0x01]
@@ -567,30 +436,18 @@ fn golden_collections_and_objects() {
 
 #[test]
 fn golden_json() {
-    let ty = Type::object([
-        ("d", Type::Dynamic),
-        ("n", Type::Number),
-        ("s", Type::set(Type::String)),
-    ]);
+    let ty =
+        Type::object([("d", Type::Dynamic), ("n", Type::Number), ("s", Type::set(Type::String))]);
     let value = Value::Object(BTreeMap::from([
         (
             "d".into(),
-            Value::Dynamic(Box::new(DynamicValue {
-                ty: Type::String,
-                value: Value::string("hi"),
-            })),
+            Value::Dynamic(Box::new(DynamicValue { ty: Type::String, value: Value::string("hi") })),
         ),
-        (
-            "n".into(),
-            num(Number::Decimal("123456789012345678901234567890.5".into())),
-        ),
+        ("n".into(), num(Number::Decimal("123456789012345678901234567890.5".into()))),
         ("s".into(), Value::Set(vec![Value::string("a\"\n\u{1}")])),
     ]));
     let text = r#"{"d":{"value":"hi","type":"string"},"n":123456789012345678901234567890.5,"s":["a\"\n\u0001"]}"#;
-    assert_eq!(
-        String::from_utf8(encode_json(&value, &ty).unwrap()).unwrap(),
-        text
-    );
+    assert_eq!(String::from_utf8(encode_json(&value, &ty).unwrap()).unwrap(), text);
     assert_eq!(decode_json(text.as_bytes(), &ty).unwrap(), value);
     // The type may come first, and cty's leniencies apply: absent attributes are null,
     // strings accept numbers and bools, numbers accept numeric strings.
@@ -598,16 +455,10 @@ fn golden_json() {
     let expected = Value::Object(BTreeMap::from([
         (
             "d".into(),
-            Value::Dynamic(Box::new(DynamicValue {
-                ty: Type::Bool,
-                value: Value::Bool(true),
-            })),
+            Value::Dynamic(Box::new(DynamicValue { ty: Type::Bool, value: Value::Bool(true) })),
         ),
         ("n".into(), num(Number::Int(7))),
-        (
-            "s".into(),
-            Value::Set(vec![Value::string("1.50"), Value::string("true")]),
-        ),
+        ("s".into(), Value::Set(vec![Value::string("1.50"), Value::string("true")])),
     ]));
     assert_eq!(decode_json(lenient.as_bytes(), &ty).unwrap(), expected);
     let sparse = decode_json(br#"{"n":1}"#, &ty).unwrap();
@@ -617,15 +468,9 @@ fn golden_json() {
 
 #[test]
 fn json_refuses_what_it_cannot_carry() {
-    let err = encode_json(
-        &Value::List(vec![Value::unknown()]),
-        &Type::list(Type::String),
-    )
-    .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "at [0]: JSON cannot represent an unknown value"
-    );
+    let err =
+        encode_json(&Value::List(vec![Value::unknown()]), &Type::list(Type::String)).unwrap_err();
+    assert_eq!(err.to_string(), "at [0]: JSON cannot represent an unknown value");
     assert!(encode_json(&num(Number::Float(f64::INFINITY)), &Type::Number).is_err());
     let err = decode_json(br#"{"x":1}"#, &Type::object([("a", Type::Number)])).unwrap_err();
     assert!(
@@ -646,15 +491,9 @@ fn untyped_json_state_decodes_without_a_schema() {
     let value = decode_json_untyped(state).unwrap();
     let expected = Value::Object(BTreeMap::from([
         ("id".into(), Value::string("abc")),
-        (
-            "n".into(),
-            num(Number::Decimal("12345678901234567890123".into())),
-        ),
+        ("n".into(), num(Number::Decimal("12345678901234567890123".into()))),
         ("f".into(), num(Number::Float(0.5))),
-        (
-            "tags".into(),
-            Value::Object(BTreeMap::from([("k".into(), Value::string("v"))])),
-        ),
+        ("tags".into(), Value::Object(BTreeMap::from([("k".into(), Value::string("v"))]))),
         (
             "list".into(),
             Value::Tuple(vec![
@@ -692,10 +531,7 @@ fn errors_name_the_path() {
     // {"tags": {"k": true}}
     let bytes = [0x81, 0xa4, b't', b'a', b'g', b's', 0x81, 0xa1, b'k', 0xc3];
     let err = decode_msgpack(&bytes, &ty).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        r#"at tags["k"]: expected string, found bool"#
-    );
+    assert_eq!(err.to_string(), r#"at tags["k"]: expected string, found bool"#);
     assert_eq!(err.path().to_string(), r#"tags["k"]"#);
 
     let value = Value::Object(BTreeMap::from([(
@@ -711,24 +547,12 @@ fn errors_name_the_path() {
     let missing = decode_msgpack(&[0x81, 0xa1, b'a', 0xc0], &two).unwrap_err();
     assert_eq!(missing.to_string(), r#"at (root): missing attribute "b""#);
     let unsupported = decode_msgpack(&[0x81, 0xa1, b'c', 0xc0], &two).unwrap_err();
-    assert_eq!(
-        unsupported.to_string(),
-        r#"at (root): unsupported attribute "c""#
-    );
+    assert_eq!(unsupported.to_string(), r#"at (root): unsupported attribute "c""#);
     let duplicate = decode_msgpack(&[0x82, 0xa1, b'a', 0xc0, 0xa1, b'a', 0xc0], &two).unwrap_err();
-    assert!(
-        matches!(duplicate, CodecError::DuplicateKey { .. }),
-        "{duplicate}"
-    );
-    let tuple = decode_msgpack(
-        &[0x91, 0xc0],
-        &Type::Tuple(vec![Type::String, Type::String]),
-    )
-    .unwrap_err();
-    assert_eq!(
-        tuple.to_string(),
-        "at (root): a tuple of 2 elements is required, found 1"
-    );
+    assert!(matches!(duplicate, CodecError::DuplicateKey { .. }), "{duplicate}");
+    let tuple =
+        decode_msgpack(&[0x91, 0xc0], &Type::Tuple(vec![Type::String, Type::String])).unwrap_err();
+    assert_eq!(tuple.to_string(), "at (root): a tuple of 2 elements is required, found 1");
     let extra = Value::Object(BTreeMap::from([("z".into(), Value::Null)]));
     assert!(matches!(
         encode_msgpack(&extra, &Type::object([] as [(&str, Type); 0])),
@@ -740,20 +564,17 @@ fn errors_name_the_path() {
 fn malformed_input_is_an_error() {
     let s = Type::String;
     let cases: &[(&[u8], &Type)] = &[
-        (&[], &s),                                              // nothing at all
-        (&[0xa3, b'a', b'b'], &s),                              // truncated string
-        (&[0xa2, 0xff, 0xfe], &s),                              // invalid UTF-8
-        (&[0xa1, b'a', 0x00], &s),                              // trailing bytes
-        (&[0xc1], &s),                                          // reserved marker
-        (&[0x01], &s),                                          // wrong kind
-        (&[0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 1], &Type::Number), // NaN
-        (&[0xa3, b'1', b'.', b'x'], &Type::Number),             // not a number
+        (&[], &s),                                                        // nothing at all
+        (&[0xa3, b'a', b'b'], &s),                                        // truncated string
+        (&[0xa2, 0xff, 0xfe], &s),                                        // invalid UTF-8
+        (&[0xa1, b'a', 0x00], &s),                                        // trailing bytes
+        (&[0xc1], &s),                                                    // reserved marker
+        (&[0x01], &s),                                                    // wrong kind
+        (&[0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 1], &Type::Number),           // NaN
+        (&[0xa3, b'1', b'.', b'x'], &Type::Number),                       // not a number
         (&[0xd5, 0x01, 0x00, 0x00], &s), // 2-byte extension that is not type 12
         (&[0xd6, 0x0c, 0x81, 0x02, 0xa0, 0x00], &Type::Number), // string prefix on a number
-        (
-            &[0xd6, 0x0c, 0x81, 0x05, 0xff, 0x00],
-            &Type::list(Type::Bool),
-        ), // negative length bound
+        (&[0xd6, 0x0c, 0x81, 0x05, 0xff, 0x00], &Type::list(Type::Bool)), // negative length bound
         (&[0xd6, 0x0c, 0x91, 0x01, 0xc2, 0x00], &s), // refinements not a map
         (&[0x93, 0xc4, 0x01, b'x', 0xc0, 0xc0], &Type::Dynamic), // dynamic array of 3
         (&[0x92, 0xc4, 0x01, b'x', 0xc0], &Type::Dynamic), // invalid type JSON
@@ -761,10 +582,7 @@ fn malformed_input_is_an_error() {
         (&[0x81, 0x01, 0xc0], &Type::map(Type::String)), // non-string key
     ];
     for (bytes, ty) in cases {
-        assert!(
-            decode_msgpack(bytes, ty).is_err(),
-            "{bytes:02x?} as {ty} should be an error"
-        );
+        assert!(decode_msgpack(bytes, ty).is_err(), "{bytes:02x?} as {ty} should be an error");
     }
     // cty's 1 KiB refinement limit.
     let mut oversize = vec![0xc8, 0x04, 0x01, 0x0c, 0x81, 0x02, 0xda, 0x03, 0xfc];
@@ -777,10 +595,7 @@ fn malformed_input_is_an_error() {
 fn huge_length_claims_fail_fast_without_allocating() {
     let claims: &[(&[u8], Type)] = &[
         (&[0xdd, 0xff, 0xff, 0xff, 0xff], Type::list(Type::String)),
-        (
-            &[0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0],
-            Type::map(Type::String),
-        ),
+        (&[0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0], Type::map(Type::String)),
         (&[0xdb, 0xff, 0xff, 0xff, 0xff, b'a'], Type::String),
         (&[0x92, 0xc6, 0xff, 0xff, 0xff, 0xff], Type::Dynamic),
         (&[0xc9, 0xff, 0xff, 0xff, 0xff, 0x0c], Type::Number),
@@ -789,10 +604,7 @@ fn huge_length_claims_fail_fast_without_allocating() {
     for (bytes, ty) in claims {
         let err = decode_msgpack(bytes, ty).unwrap_err();
         assert!(
-            matches!(
-                err,
-                CodecError::LengthBeyondInput { .. } | CodecError::Truncated { .. }
-            ),
+            matches!(err, CodecError::LengthBeyondInput { .. } | CodecError::Truncated { .. }),
             "{bytes:02x?}: {err}"
         );
     }
@@ -809,10 +621,8 @@ fn huge_length_claims_fail_fast_without_allocating() {
 /// refused long before the codec's recursion could exhaust it, even unoptimised. A stack
 /// overflow aborts the whole test run.
 fn on_small_stack(body: impl FnOnce() + Send + 'static) {
-    let thread = std::thread::Builder::new()
-        .stack_size(1 << 20)
-        .spawn(body)
-        .expect("spawn test thread");
+    let thread =
+        std::thread::Builder::new().stack_size(1 << 20).spawn(body).expect("spawn test thread");
     if let Err(panic) = thread.join() {
         std::panic::resume_unwind(panic);
     }
@@ -844,23 +654,10 @@ fn nesting_is_allowed_up_to_the_limit_and_refused_beyond() {
         assert!(encode_json(&value, &ty).is_ok());
 
         let (ty, value, bytes) = nested_lists(MAX_DEPTH + 1);
-        assert!(matches!(
-            decode_msgpack(&bytes, &ty),
-            Err(CodecError::TooDeep { .. })
-        ));
-        assert!(matches!(
-            encode_msgpack(&value, &ty),
-            Err(CodecError::TooDeep { .. })
-        ));
-        assert!(matches!(
-            encode_json(&value, &ty),
-            Err(CodecError::TooDeep { .. })
-        ));
-        assert!(
-            check(&value, &ty)
-                .iter()
-                .any(|m| m.message.contains("nest deeper"))
-        );
+        assert!(matches!(decode_msgpack(&bytes, &ty), Err(CodecError::TooDeep { .. })));
+        assert!(matches!(encode_msgpack(&value, &ty), Err(CodecError::TooDeep { .. })));
+        assert!(matches!(encode_json(&value, &ty), Err(CodecError::TooDeep { .. })));
+        assert!(check(&value, &ty).iter().any(|m| m.message.contains("nest deeper")));
     });
 }
 
@@ -874,10 +671,7 @@ fn deep_nesting_under_dynamic_is_refused() {
             bytes.extend_from_slice(br#""dynamic""#);
         }
         bytes.push(0xc0);
-        assert!(matches!(
-            decode_msgpack(&bytes, &Type::Dynamic),
-            Err(CodecError::TooDeep { .. })
-        ));
+        assert!(matches!(decode_msgpack(&bytes, &Type::Dynamic), Err(CodecError::TooDeep { .. })));
 
         // 10,000 lists of dynamic, each element a new [type, [..]] wrapper.
         let mut bytes = Vec::new();
@@ -888,17 +682,10 @@ fn deep_nesting_under_dynamic_is_refused() {
             bytes.push(0x91);
         }
         bytes.push(0xc0);
-        assert!(matches!(
-            decode_msgpack(&bytes, &Type::Dynamic),
-            Err(CodecError::TooDeep { .. })
-        ));
+        assert!(matches!(decode_msgpack(&bytes, &Type::Dynamic), Err(CodecError::TooDeep { .. })));
 
         // A type too deep for the type parser.
-        let deep_type = format!(
-            "{}\"string\"{}",
-            "[\"list\",".repeat(10_000),
-            "]".repeat(10_000)
-        );
+        let deep_type = format!("{}\"string\"{}", "[\"list\",".repeat(10_000), "]".repeat(10_000));
         let mut bytes = vec![0x92, 0xc6];
         bytes.extend_from_slice(&(deep_type.len() as u32).to_be_bytes());
         bytes.extend_from_slice(deep_type.as_bytes());
@@ -921,15 +708,10 @@ fn deep_nesting_under_dynamic_is_refused() {
 fn deep_values_from_guests_are_refused_when_encoding() {
     on_small_stack(|| {
         let wrap = |levels: usize| {
-            let mut value = Value::Dynamic(Box::new(DynamicValue {
-                ty: Type::Bool,
-                value: Value::Bool(true),
-            }));
+            let mut value =
+                Value::Dynamic(Box::new(DynamicValue { ty: Type::Bool, value: Value::Bool(true) }));
             for _ in 1..levels {
-                value = Value::Dynamic(Box::new(DynamicValue {
-                    ty: Type::Dynamic,
-                    value,
-                }));
+                value = Value::Dynamic(Box::new(DynamicValue { ty: Type::Dynamic, value }));
             }
             value
         };
@@ -944,41 +726,28 @@ fn deep_values_from_guests_are_refused_when_encoding() {
             encode_msgpack(&too_deep, &Type::Dynamic),
             Err(CodecError::TooDeep { .. })
         ));
-        assert!(matches!(
-            encode_json(&too_deep, &Type::Dynamic),
-            Err(CodecError::TooDeep { .. })
-        ));
+        assert!(matches!(encode_json(&too_deep, &Type::Dynamic), Err(CodecError::TooDeep { .. })));
         assert!(!check(&too_deep, &Type::Dynamic).is_empty());
 
         let mut deep_type = Type::Bool;
         for _ in 0..1_000 {
             deep_type = Type::list(deep_type);
         }
-        let typed = Value::Dynamic(Box::new(DynamicValue {
-            ty: deep_type.clone(),
-            value: Value::Null,
-        }));
-        assert!(matches!(
-            encode_msgpack(&typed, &Type::Dynamic),
-            Err(CodecError::TooDeep { .. })
-        ));
+        let typed =
+            Value::Dynamic(Box::new(DynamicValue { ty: deep_type.clone(), value: Value::Null }));
+        assert!(matches!(encode_msgpack(&typed, &Type::Dynamic), Err(CodecError::TooDeep { .. })));
         assert!(!check(&typed, &Type::Dynamic).is_empty());
     });
 }
 
 #[test]
 fn encoding_refuses_refinements_terraform_would_reject() {
-    let bad = Value::Unknown(Refinements {
-        length_lower: Some(2),
-        ..Default::default()
-    });
+    let bad = Value::Unknown(Refinements { length_lower: Some(2), ..Default::default() });
     let err = encode_msgpack(&bad, &Type::String).unwrap_err();
     assert!(matches!(err, CodecError::InvalidUnknown { .. }), "{err}");
     // A long prefix is cut the way cty cuts it, and the payload stays within 1 KiB.
-    let long = Value::Unknown(Refinements {
-        string_prefix: Some("é".repeat(400)),
-        ..Default::default()
-    });
+    let long =
+        Value::Unknown(Refinements { string_prefix: Some("é".repeat(400)), ..Default::default() });
     let bytes = encode_msgpack(&long, &Type::String).unwrap();
     let Value::Unknown(r) = decode_msgpack(&bytes, &Type::String).unwrap() else {
         panic!("not unknown")
@@ -989,19 +758,13 @@ fn encoding_refuses_refinements_terraform_would_reject() {
     let huge = Number::Decimal(format!("1{}.5", "0".repeat(2000)));
     let wide = Value::Unknown(Refinements {
         nullable: Some(false),
-        number_lower: Some(NumberBound {
-            value: huge,
-            inclusive: true,
-        }),
+        number_lower: Some(NumberBound { value: huge, inclusive: true }),
         ..Default::default()
     });
     let bytes = encode_msgpack(&wide, &Type::Number).unwrap();
     assert!(bytes.len() < MAX_REFINEMENT_BYTES);
     assert_eq!(
         decode_msgpack(&bytes, &Type::Number).unwrap(),
-        Value::Unknown(Refinements {
-            nullable: Some(false),
-            ..Default::default()
-        })
+        Value::Unknown(Refinements { nullable: Some(false), ..Default::default() })
     );
 }

@@ -17,7 +17,11 @@ impl Provider {
         known_type(KIND, name, self.schemas.action(name), self.schemas.action_names())
     }
 
-    pub async fn validate_action_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
+    pub async fn validate_action_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateActionConfig", kind: KIND, name: type_name };
         self.validate_config(subject, self.action_type(type_name), config, async |g, s, config| {
             g.call_validate_action_config(s, type_name, config).await
@@ -33,7 +37,12 @@ impl Provider {
         let ty = self.action_type(&request.type_name)?;
         Ok(guest::ActionRequest {
             type_name: request.type_name.clone(),
-            config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
+            config: runtime::value_to_wit(&self.decode(
+                subject,
+                "configuration",
+                &request.config,
+                ty,
+            )?),
             client: client_capabilities(request.client),
         })
     }
@@ -52,7 +61,9 @@ impl Provider {
                 diagnostics: runtime::diagnostics_from_wit(r.diagnostics),
             })
         };
-        run().await.unwrap_or_else(|diagnostics| PlanActionResponse { diagnostics, ..Default::default() })
+        run()
+            .await
+            .unwrap_or_else(|diagnostics| PlanActionResponse { diagnostics, ..Default::default() })
     }
 
     /// Runs the action, sending each progress report to `events` as the guest makes it (the
@@ -71,13 +82,18 @@ impl Provider {
                 .boxed()
             });
             let diags = self
-                .call_streaming(subject, events.closed(), async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    let sink = s.data_mut().lend_progress_sink(ProgressSink::new(report))?;
-                    let rep = sink.rep();
-                    let diags = g.call_invoke_action(&mut *s, &wit_request, sink).await?;
-                    s.data_mut().take_progress_sink(wasmtime::component::Resource::new_own(rep))?;
-                    Ok(diags)
-                })
+                .call_streaming(
+                    subject,
+                    events.closed(),
+                    async |g: &guest::Guest, s: &mut Store<HostState>| {
+                        let sink = s.data_mut().lend_progress_sink(ProgressSink::new(report))?;
+                        let rep = sink.rep();
+                        let diags = g.call_invoke_action(&mut *s, &wit_request, sink).await?;
+                        s.data_mut()
+                            .take_progress_sink(wasmtime::component::Resource::new_own(rep))?;
+                        Ok(diags)
+                    },
+                )
                 .await?;
             Ok(runtime::diagnostics_from_wit(diags))
         };

@@ -16,14 +16,29 @@ fn timestamp_from_wit(t: wit::Timestamp) -> Timestamp {
 
 impl Provider {
     fn ephemeral_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
-        known_type(KIND, name, self.schemas.ephemeral_resource(name), self.schemas.ephemeral_resource_names())
+        known_type(
+            KIND,
+            name,
+            self.schemas.ephemeral_resource(name),
+            self.schemas.ephemeral_resource_names(),
+        )
     }
 
-    pub async fn validate_ephemeral_resource_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
-        let subject = Subject { rpc: "ValidateEphemeralResourceConfig", kind: KIND, name: type_name };
-        self.validate_config(subject, self.ephemeral_resource_type(type_name), config, async |g, s, config| {
-            g.call_validate_ephemeral_resource_config(s, type_name, config).await
-        })
+    pub async fn validate_ephemeral_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Vec<Diagnostic> {
+        let subject =
+            Subject { rpc: "ValidateEphemeralResourceConfig", kind: KIND, name: type_name };
+        self.validate_config(
+            subject,
+            self.ephemeral_resource_type(type_name),
+            config,
+            async |g, s, config| {
+                g.call_validate_ephemeral_resource_config(s, type_name, config).await
+            },
+        )
         .await
     }
 
@@ -31,12 +46,18 @@ impl Provider {
         &self,
         request: &OpenEphemeralResourceRequest,
     ) -> OpenEphemeralResourceResponse {
-        let subject = Subject { rpc: "OpenEphemeralResource", kind: KIND, name: &request.type_name };
+        let subject =
+            Subject { rpc: "OpenEphemeralResource", kind: KIND, name: &request.type_name };
         let run = async || -> Result<OpenEphemeralResourceResponse, Vec<Diagnostic>> {
             let ty = self.ephemeral_resource_type(&request.type_name)?;
             let wit_request = guest::OpenEphemeralResourceRequest {
                 type_name: request.type_name.clone(),
-                config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
+                config: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "configuration",
+                    &request.config,
+                    ty,
+                )?),
                 client: client_capabilities(request.client),
             };
             let r = self
@@ -46,8 +67,10 @@ impl Provider {
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             // A deferred open may leave parts of the result unknown; otherwise it is wholly known.
-            let known = if r.deferred.is_some() { Knownness::MayBeUnknown } else { Knownness::WhollyKnown };
-            let result = self.encode_result(subject, "result", r.result, ty, known, &mut diagnostics);
+            let known =
+                if r.deferred.is_some() { Knownness::MayBeUnknown } else { Knownness::WhollyKnown };
+            let result =
+                self.encode_result(subject, "result", r.result, ty, known, &mut diagnostics);
             Ok(OpenEphemeralResourceResponse {
                 result,
                 private: r.private,
@@ -56,7 +79,10 @@ impl Provider {
                 diagnostics,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| OpenEphemeralResourceResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| OpenEphemeralResourceResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
     pub async fn renew_ephemeral_resource(
@@ -78,10 +104,17 @@ impl Provider {
                 diagnostics: runtime::diagnostics_from_wit(r.diagnostics),
             })
         };
-        run().await.unwrap_or_else(|diagnostics| RenewEphemeralResourceResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| RenewEphemeralResourceResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn close_ephemeral_resource(&self, type_name: &str, private: Option<Vec<u8>>) -> Vec<Diagnostic> {
+    pub async fn close_ephemeral_resource(
+        &self,
+        type_name: &str,
+        private: Option<Vec<u8>>,
+    ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "CloseEphemeralResource", kind: KIND, name: type_name };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             self.ephemeral_resource_type(type_name)?;

@@ -20,27 +20,51 @@ impl Provider {
         known_type(KIND, name, self.schemas.list_resource(name), self.schemas.list_resource_names())
     }
 
-    pub async fn validate_list_resource_config(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
+    pub async fn validate_list_resource_config(
+        &self,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateListResourceConfig", kind: KIND, name: type_name };
-        self.validate_config(subject, self.list_resource_type(type_name), config, async |g, s, config| {
-            g.call_validate_list_resource_config(s, type_name, config).await
-        })
+        self.validate_config(
+            subject,
+            self.list_resource_type(type_name),
+            config,
+            async |g, s, config| g.call_validate_list_resource_config(s, type_name, config).await,
+        )
         .await
     }
 
     /// Lists into `events`: one event per item the guest pushes, sent as it is pushed, then one
     /// event carrying the listing's own diagnostics if it has any (a failure of the whole call
     /// is such an event too, never a gRPC error).
-    pub async fn list_resource(&self, request: &ListResourceRequest, events: mpsc::Sender<ListEvent>) {
+    pub async fn list_resource(
+        &self,
+        request: &ListResourceRequest,
+        events: mpsc::Sender<ListEvent>,
+    ) {
         let subject = Subject { rpc: RPC, kind: KIND, name: &request.type_name };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             let config_type = self.list_resource_type(&request.type_name)?;
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, config_type)?);
+            let config = runtime::value_to_wit(&self.decode(
+                subject,
+                "configuration",
+                &request.config,
+                config_type,
+            )?);
             // Schemas::new made sure a list resource has a resource type and an identity.
             let item_types = ItemTypes {
                 type_name: request.type_name.clone(),
-                identity: self.schemas.identity(&request.type_name).cloned().unwrap_or(Type::Dynamic),
-                resource: self.schemas.resource(&request.type_name).cloned().unwrap_or(Type::Dynamic),
+                identity: self
+                    .schemas
+                    .identity(&request.type_name)
+                    .cloned()
+                    .unwrap_or(Type::Dynamic),
+                resource: self
+                    .schemas
+                    .resource(&request.type_name)
+                    .cloned()
+                    .unwrap_or(Type::Dynamic),
                 include_resource_object: request.include_resource_object,
             };
             let push = item_pusher(item_types, request.limit, events.clone());
@@ -51,13 +75,17 @@ impl Provider {
                 limit: request.limit,
             };
             let diags = self
-                .call_streaming(subject, events.closed(), async |g: &guest::Guest, s: &mut Store<HostState>| {
-                    let sink = s.data_mut().lend_list_sink(ListSink::new(push))?;
-                    let rep = sink.rep();
-                    let diags = g.call_list_resource(&mut *s, &wit_request, sink).await?;
-                    s.data_mut().take_list_sink(wasmtime::component::Resource::new_own(rep))?;
-                    Ok(diags)
-                })
+                .call_streaming(
+                    subject,
+                    events.closed(),
+                    async |g: &guest::Guest, s: &mut Store<HostState>| {
+                        let sink = s.data_mut().lend_list_sink(ListSink::new(push))?;
+                        let rep = sink.rep();
+                        let diags = g.call_list_resource(&mut *s, &wit_request, sink).await?;
+                        s.data_mut().take_list_sink(wasmtime::component::Resource::new_own(rep))?;
+                        Ok(diags)
+                    },
+                )
                 .await?;
             Ok(runtime::diagnostics_from_wit(diags))
         };
@@ -94,17 +122,27 @@ fn item_pusher(types: ItemTypes, limit: i64, events: mpsc::Sender<ListEvent>) ->
 fn list_event(types: &ItemTypes, item: wit_streams::ListItem) -> ListEvent {
     let subject = Subject { rpc: RPC, kind: KIND, name: &types.type_name };
     let mut diagnostics = runtime::diagnostics_from_wit(item.diagnostics);
-    let identity = encode_checked(subject, "item identity", item.identity, &types.identity, Knownness::WhollyKnown)
-        .map_err(|d| diagnostics.extend(d))
-        .ok();
+    let identity = encode_checked(
+        subject,
+        "item identity",
+        item.identity,
+        &types.identity,
+        Knownness::WhollyKnown,
+    )
+    .map_err(|d| diagnostics.extend(d))
+    .ok();
     let resource_object = match item.resource_object {
         // Asked for or not, an object is checked; one that was not asked for is not sent.
-        Some(object) => {
-            encode_checked(subject, "item resource object", object, &types.resource, Knownness::WhollyKnown)
-                .map_err(|d| diagnostics.extend(d))
-                .ok()
-                .filter(|_| types.include_resource_object)
-        }
+        Some(object) => encode_checked(
+            subject,
+            "item resource object",
+            object,
+            &types.resource,
+            Knownness::WhollyKnown,
+        )
+        .map_err(|d| diagnostics.extend(d))
+        .ok()
+        .filter(|_| types.include_resource_object),
         None => None,
     };
     ListEvent { identity, display_name: item.display_name, resource_object, diagnostics }

@@ -171,12 +171,14 @@ impl Provider {
     /// Instantiates the component and reads its schema.
     pub async fn start(runtime: Arc<Runtime>) -> Result<Provider, StartError> {
         let mut instance = runtime.instantiate().await?;
-        let mut schema =
-            instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_get_schema(s).await).await?;
-        let identities = schemas::identity_schemas_from_wit(std::mem::take(&mut schema.resource_identities))
+        let mut schema = instance
+            .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_get_schema(s).await)
+            .await?;
+        let identities =
+            schemas::identity_schemas_from_wit(std::mem::take(&mut schema.resource_identities))
+                .map_err(|e| StartError::Schema(e.to_string()))?;
+        let (schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
             .map_err(|e| StartError::Schema(e.to_string()))?;
-        let (schema, schema_diagnostics) =
-            runtime::provider_schema_from_wit(schema).map_err(|e| StartError::Schema(e.to_string()))?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
         Ok(Provider { runtime, schemas, schema_diagnostics, pool })
@@ -202,7 +204,8 @@ impl Provider {
     /// effect; `terrarium dev`, where a reload may change the schema, turns it off itself.
     pub fn server_capabilities(&self) -> ServerCapabilities {
         let mut capabilities = self.schema().capabilities;
-        capabilities.get_provider_schema_optional = std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
+        capabilities.get_provider_schema_optional =
+            std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
         capabilities
     }
 
@@ -222,7 +225,12 @@ impl Provider {
 
     /// Ends a lease: the instance goes back to the pool unless its call poisoned it, and a
     /// guest error becomes the call's diagnostic.
-    fn settle<R>(&self, subject: Subject<'_>, lease: Lease<'_>, result: Result<R, GuestError>) -> Result<R, Vec<Diagnostic>> {
+    fn settle<R>(
+        &self,
+        subject: Subject<'_>,
+        lease: Lease<'_>,
+        result: Result<R, GuestError>,
+    ) -> Result<R, Vec<Diagnostic>> {
         if !matches!(&result, Err(e) if e.poisons_instance()) {
             self.pool.give_back(lease);
         }
@@ -263,7 +271,9 @@ impl Provider {
         let result = lease
             .pooled
             .instance
-            .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, &request).await)
+            .call(async |g: &guest::Guest, s: &mut Store<HostState>| {
+                g.call_configure(s, &request).await
+            })
             .await
             .map(runtime::diagnostics_from_wit);
         if let Ok(diags) = &result
@@ -284,11 +294,16 @@ impl Provider {
         let mut first_error = None;
         // Each instance is taken with a permit, so the pool's bound holds while they are out.
         while let Ok(permit) = self.pool.permits.try_acquire() {
-            let Some(mut pooled) = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).pop() else {
+            let Some(mut pooled) = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
+            else {
                 break;
             };
             permits.push(permit);
-            match pooled.instance.call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await).await {
+            match pooled
+                .instance
+                .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await)
+                .await
+            {
                 Ok(None) => stopped.push(pooled),
                 Ok(Some(text)) => {
                     first_error.get_or_insert(text);
@@ -308,16 +323,26 @@ impl Provider {
 
     /// Lends an instance for one call, configured with the current configuration when
     /// `configured` is asked for.
-    async fn lease(&self, subject: Subject<'_>, configured: bool) -> Result<Lease<'_>, Vec<Diagnostic>> {
+    async fn lease(
+        &self,
+        subject: Subject<'_>,
+        configured: bool,
+    ) -> Result<Lease<'_>, Vec<Diagnostic>> {
         let permit = self.pool.permits.acquire().await.map_err(|_| {
-            vec![Diagnostic::error("Provider unavailable", "the provider's instance pool has been closed")]
+            vec![Diagnostic::error(
+                "Provider unavailable",
+                "the provider's instance pool has been closed",
+            )]
         })?;
         let (request, generation) = self.pool.configuration();
         let mut pooled = match self.pool.take_idle(configured, generation) {
             Some(pooled) => pooled,
             None => {
-                let instance =
-                    self.runtime.instantiate().await.map_err(|e| vec![guest_error_diagnostic(subject, &e)])?;
+                let instance = self
+                    .runtime
+                    .instantiate()
+                    .await
+                    .map_err(|e| vec![guest_error_diagnostic(subject, &e)])?;
                 PooledInstance { instance, generation: 0 }
             }
         };
@@ -332,9 +357,15 @@ impl Provider {
 
     /// Configures an instance with the recorded request. On failure the instance must not be
     /// used (it is dropped by the caller).
-    async fn replay(&self, instance: &mut GuestInstance, request: &guest::ConfigureRequest) -> Result<(), Vec<Diagnostic>> {
+    async fn replay(
+        &self,
+        instance: &mut GuestInstance,
+        request: &guest::ConfigureRequest,
+    ) -> Result<(), Vec<Diagnostic>> {
         let diags = instance
-            .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_configure(s, request).await)
+            .call(async |g: &guest::Guest, s: &mut Store<HostState>| {
+                g.call_configure(s, request).await
+            })
             .await
             .map_err(|e| {
                 let replay = Subject { rpc: "ConfigureProvider (replayed)", kind: "", name: "" };
@@ -348,7 +379,13 @@ impl Provider {
     }
 
     /// Decodes a value Terraform sent, with the type it belongs to.
-    fn decode(&self, subject: Subject<'_>, what: &str, dv: &DynamicValue, ty: &Type) -> Result<Value, Vec<Diagnostic>> {
+    fn decode(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        dv: &DynamicValue,
+        ty: &Type,
+    ) -> Result<Value, Vec<Diagnostic>> {
         codec::decode_dynamic_value(&dv.msgpack, &dv.json, ty).map_err(|e| {
             vec![Diagnostic::error(
                 "Invalid value from Terraform",
@@ -365,7 +402,9 @@ impl Provider {
         dv: Option<&DynamicValue>,
     ) -> Result<Option<wit::Value>, Vec<Diagnostic>> {
         match (dv, self.schemas.provider_meta()) {
-            (Some(dv), Some(ty)) => Ok(Some(runtime::value_to_wit(&self.decode(subject, "provider_meta", dv, ty)?))),
+            (Some(dv), Some(ty)) => {
+                Ok(Some(runtime::value_to_wit(&self.decode(subject, "provider_meta", dv, ty)?)))
+            }
             _ => Ok(None),
         }
     }
@@ -378,12 +417,19 @@ impl Provider {
         subject: Subject<'_>,
         ty: Result<&Type, Vec<Diagnostic>>,
         config: &DynamicValue,
-        validate: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>, &wit::Value) -> wasmtime::Result<Vec<wit::Diagnostic>>,
+        validate: impl AsyncFnOnce(
+            &guest::Guest,
+            &mut Store<HostState>,
+            &wit::Value,
+        ) -> wasmtime::Result<Vec<wit::Diagnostic>>,
     ) -> Vec<Diagnostic> {
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, ty?)?);
+            let config =
+                runtime::value_to_wit(&self.decode(subject, "configuration", config, ty?)?);
             let diags = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| validate(g, s, &config).await)
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    validate(g, s, &config).await
+                })
                 .await?;
             Ok(runtime::diagnostics_from_wit(diags))
         };
@@ -408,7 +454,12 @@ impl Provider {
     }
 
     /// Decodes stored JSON (RawState) without a schema, as UpgradeResourceState does.
-    fn decode_raw_json(&self, subject: Subject<'_>, what: &str, json: &[u8]) -> Result<Value, Vec<Diagnostic>> {
+    fn decode_raw_json(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        json: &[u8],
+    ) -> Result<Value, Vec<Diagnostic>> {
         if json.is_empty() {
             return Ok(Value::Null);
         }
@@ -433,7 +484,12 @@ fn encode_checked(
     known: Knownness,
 ) -> Result<DynamicValue, Vec<Diagnostic>> {
     let value = runtime::value_from_wit(value).map_err(|e| {
-        vec![invalid_result(subject, what, AttributePath::root(), &format!("the value is malformed: {e}"))]
+        vec![invalid_result(
+            subject,
+            what,
+            AttributePath::root(),
+            &format!("the value is malformed: {e}"),
+        )]
     })?;
     let mut diags: Vec<Diagnostic> = codec::check(&value, ty)
         .into_iter()
@@ -452,9 +508,9 @@ fn encode_checked(
     if !diags.is_empty() {
         return Err(diags);
     }
-    codec::encode_msgpack(&value, ty)
-        .map(DynamicValue::msgpack)
-        .map_err(|e| vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))])
+    codec::encode_msgpack(&value, ty).map(DynamicValue::msgpack).map_err(|e| {
+        vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))]
+    })
 }
 
 /// Whether a returned value may still contain unknowns.
@@ -474,14 +530,23 @@ fn collect_unknowns(value: &Value, path: &AttributePath, found: &mut impl FnMut(
         }
         // Set elements have no stable address; Terraform points at the set itself.
         Value::Set(items) if items.iter().any(Value::contains_unknown) => found(path.clone()),
-        Value::Map(m) => m.iter().for_each(|(k, v)| collect_unknowns(v, &path.key(k.clone()), found)),
-        Value::Object(m) => m.iter().for_each(|(k, v)| collect_unknowns(v, &path.attr(k.clone()), found)),
+        Value::Map(m) => {
+            m.iter().for_each(|(k, v)| collect_unknowns(v, &path.key(k.clone()), found))
+        }
+        Value::Object(m) => {
+            m.iter().for_each(|(k, v)| collect_unknowns(v, &path.attr(k.clone()), found))
+        }
         Value::Dynamic(d) => collect_unknowns(&d.value, path, found),
         _ => {}
     }
 }
 
-fn invalid_result(subject: Subject<'_>, what: &str, path: AttributePath, message: &str) -> Diagnostic {
+fn invalid_result(
+    subject: Subject<'_>,
+    what: &str,
+    path: AttributePath,
+    message: &str,
+) -> Diagnostic {
     let at = if path.is_root() { String::new() } else { format!(" at {path}") };
     Diagnostic::error(
         "Provider returned an invalid value",
@@ -496,7 +561,11 @@ fn invalid_result(subject: Subject<'_>, what: &str, path: AttributePath, message
 fn guest_error_diagnostic(subject: Subject<'_>, error: &GuestError) -> Diagnostic {
     match error {
         GuestError::Trap { message, output } => {
-            let said = if output.is_empty() { String::new() } else { format!("\n\nThe provider's last output:\n{output}") };
+            let said = if output.is_empty() {
+                String::new()
+            } else {
+                format!("\n\nThe provider's last output:\n{output}")
+            };
             Diagnostic::error(
                 "Provider crashed",
                 format!(
@@ -526,11 +595,14 @@ fn guest_error_diagnostic(subject: Subject<'_>, error: &GuestError) -> Diagnosti
         ),
         GuestError::Malformed(e) => Diagnostic::error(
             "Provider returned an invalid value",
-            format!("{subject} returned something Terrarium cannot read: {e}. This is a bug in the provider."),
+            format!(
+                "{subject} returned something Terrarium cannot read: {e}. This is a bug in the provider."
+            ),
         ),
-        GuestError::Instantiate(e) => {
-            Diagnostic::error("Provider unavailable", format!("Terrarium could not start the provider for {subject}: {e}"))
-        }
+        GuestError::Instantiate(e) => Diagnostic::error(
+            "Provider unavailable",
+            format!("Terrarium could not start the provider for {subject}: {e}"),
+        ),
     }
 }
 
@@ -544,7 +616,11 @@ fn known_type<'a>(
     found.ok_or_else(|| vec![unknown_type_diagnostic(kind, name, known)])
 }
 
-fn unknown_type_diagnostic(kind: &str, name: &str, known: impl Iterator<Item = String>) -> Diagnostic {
+fn unknown_type_diagnostic(
+    kind: &str,
+    name: &str,
+    known: impl Iterator<Item = String>,
+) -> Diagnostic {
     let known: Vec<String> = known.collect();
     let list = if known.is_empty() { "none".to_string() } else { known.join(", ") };
     Diagnostic::error(

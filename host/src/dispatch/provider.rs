@@ -13,7 +13,12 @@ impl Provider {
     pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = runtime::value_to_wit(&self.decode(subject, "configuration", config, self.schemas.provider())?);
+            let config = runtime::value_to_wit(&self.decode(
+                subject,
+                "configuration",
+                config,
+                self.schemas.provider(),
+            )?);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_validate_provider_config(s, &config).await
@@ -29,8 +34,14 @@ impl Provider {
     pub async fn configure(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            self.configure_instance(subject, wit_configure(request, &config), Arc::new(request.clone())).await
+            let config =
+                self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
+            self.configure_instance(
+                subject,
+                wit_configure(request, &config),
+                Arc::new(request.clone()),
+            )
+            .await
         };
         run().await.unwrap_or_else(|d| d)
     }
@@ -48,15 +59,29 @@ impl Provider {
     /// does not pay for it), and recorded for replay into every other instance. Returns the
     /// guest's diagnostics; with errors among them nothing is recorded.
     pub async fn adopt_configuration(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
-        let subject = Subject { rpc: "ConfigureProvider (carried over on reload)", kind: "provider", name: "" };
+        let subject = Subject {
+            rpc: "ConfigureProvider (carried over on reload)",
+            kind: "provider",
+            name: "",
+        };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            self.configure_instance(subject, wit_configure(request, &config), Arc::new(request.clone())).await
+            let config =
+                self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
+            self.configure_instance(
+                subject,
+                wit_configure(request, &config),
+                Arc::new(request.clone()),
+            )
+            .await
         };
         run().await.unwrap_or_else(|d| d)
     }
 
-    pub async fn call_function(&self, name: &str, arguments: &[DynamicValue]) -> CallFunctionResponse {
+    pub async fn call_function(
+        &self,
+        name: &str,
+        arguments: &[DynamicValue],
+    ) -> CallFunctionResponse {
         let subject = Subject { rpc: "CallFunction", kind: "function", name };
         let fail = |text: String, argument: Option<i64>| CallFunctionResponse {
             result: None,
@@ -64,11 +89,20 @@ impl Provider {
         };
         let Some(function) = self.schemas.function(name) else {
             let known: Vec<&str> = self.schema().functions.keys().map(String::as_str).collect();
-            return fail(format!("This provider has no function {name:?}. Its functions are: {}.", known.join(", ")), None);
+            return fail(
+                format!(
+                    "This provider has no function {name:?}. Its functions are: {}.",
+                    known.join(", ")
+                ),
+                None,
+            );
         };
         let fixed = function.parameters.len();
         if arguments.len() < fixed || (function.variadic.is_none() && arguments.len() > fixed) {
-            return fail(format!("{name} takes {fixed} arguments, but {} were given", arguments.len()), None);
+            return fail(
+                format!("{name} takes {fixed} arguments, but {} were given", arguments.len()),
+                None,
+            );
         }
         let mut args = Vec::with_capacity(arguments.len());
         for (i, arg) in arguments.iter().enumerate() {
@@ -76,19 +110,42 @@ impl Provider {
             let ty = param.map(|p| p.ty.clone()).unwrap_or(Type::Dynamic);
             match crate::codec::decode_dynamic_value(&arg.msgpack, &arg.json, &ty) {
                 Ok(v) => args.push(runtime::value_to_wit(&v)),
-                Err(e) => return fail(format!("argument {} could not be decoded: {e}", i + 1), Some(i as i64)),
+                Err(e) => {
+                    return fail(
+                        format!("argument {} could not be decoded: {e}", i + 1),
+                        Some(i as i64),
+                    );
+                }
             }
         }
         let result = self
-            .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_call_function(s, name, &args).await)
+            .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                g.call_call_function(s, name, &args).await
+            })
             .await;
         match result {
-            Ok(Ok(value)) => match encode_checked(subject, "result", value, &function.return_type, Knownness::MayBeUnknown) {
+            Ok(Ok(value)) => match encode_checked(
+                subject,
+                "result",
+                value,
+                &function.return_type,
+                Knownness::MayBeUnknown,
+            ) {
                 Ok(dv) => CallFunctionResponse { result: Some(dv), error: None },
-                Err(diags) => fail(diags.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("\n"), None),
+                Err(diags) => fail(
+                    diags.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("\n"),
+                    None,
+                ),
             },
             Ok(Err(e)) => fail(e.text, e.argument.map(i64::from)),
-            Err(diags) => fail(diags.iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect::<Vec<_>>().join("\n"), None),
+            Err(diags) => fail(
+                diags
+                    .iter()
+                    .map(|d| format!("{}: {}", d.summary, d.detail))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                None,
+            ),
         }
     }
 
@@ -104,7 +161,10 @@ impl Provider {
     }
 }
 
-fn wit_configure(request: &ConfigureRequest, config: &terrarium_model::Value) -> guest::ConfigureRequest {
+fn wit_configure(
+    request: &ConfigureRequest,
+    config: &terrarium_model::Value,
+) -> guest::ConfigureRequest {
     guest::ConfigureRequest {
         terraform_version: request.terraform_version.clone(),
         config: runtime::value_to_wit(config),

@@ -5,7 +5,10 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, encode_checked, known_type};
+use super::{
+    Knownness, Provider, Subject, client_capabilities, deferred_from_wit, encode_checked,
+    known_type,
+};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "resource";
@@ -93,9 +96,14 @@ impl Provider {
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateResourceConfig", kind: KIND, name: type_name };
         let client = client_capabilities(client);
-        self.validate_config(subject, self.resource_type(type_name), config, async |g, s, config| {
-            g.call_validate_resource_config(s, type_name, config, client).await
-        })
+        self.validate_config(
+            subject,
+            self.resource_type(type_name),
+            config,
+            async |g, s, config| {
+                g.call_validate_resource_config(s, type_name, config, client).await
+            },
+        )
         .await
     }
 
@@ -105,9 +113,15 @@ impl Provider {
             let ty = self.resource_type(&request.type_name)?;
             let wit_request = guest::ReadResourceRequest {
                 type_name: request.type_name.clone(),
-                current_state: runtime::value_to_wit(&self.decode(subject, "current state", &request.current_state, ty)?),
+                current_state: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "current state",
+                    &request.current_state,
+                    ty,
+                )?),
                 private: request.private.clone(),
-                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                provider_meta: self
+                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
                 current_identity: self.decode_identity(
                     subject,
@@ -117,11 +131,19 @@ impl Provider {
                 )?,
             };
             let r = self
-                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| g.call_read_resource(s, &wit_request).await)
+                .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
+                    g.call_read_resource(s, &wit_request).await
+                })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let new_state =
-                self.encode_result(subject, "new state", r.new_state, ty, Knownness::WhollyKnown, &mut diagnostics);
+            let new_state = self.encode_result(
+                subject,
+                "new state",
+                r.new_state,
+                ty,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             let new_identity = self.encode_identity_result(
                 subject,
                 "new identity",
@@ -138,25 +160,42 @@ impl Provider {
                 new_identity,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| ReadResourceResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| ReadResourceResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn plan_resource_change(&self, request: &PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+    pub async fn plan_resource_change(
+        &self,
+        request: &PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
         let subject = Subject { rpc: "PlanResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<PlanResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
             let wit_request = guest::PlanResourceChangeRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&self.decode(subject, "prior state", &request.prior_state, ty)?),
+                prior_state: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "prior state",
+                    &request.prior_state,
+                    ty,
+                )?),
                 proposed_new_state: runtime::value_to_wit(&self.decode(
                     subject,
                     "proposed new state",
                     &request.proposed_new_state,
                     ty,
                 )?),
-                config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
+                config: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "configuration",
+                    &request.config,
+                    ty,
+                )?),
                 prior_private: request.prior_private.clone(),
-                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                provider_meta: self
+                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 client: client_capabilities(request.client),
                 prior_identity: self.decode_identity(
                     subject,
@@ -171,8 +210,14 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let planned_state =
-                self.encode_result(subject, "planned state", r.planned_state, ty, Knownness::MayBeUnknown, &mut diagnostics);
+            let planned_state = self.encode_result(
+                subject,
+                "planned state",
+                r.planned_state,
+                ty,
+                Knownness::MayBeUnknown,
+                &mut diagnostics,
+            );
             let planned_identity = self.encode_identity_result(
                 subject,
                 "planned identity",
@@ -183,27 +228,53 @@ impl Provider {
             );
             Ok(PlanResourceChangeResponse {
                 planned_state,
-                requires_replace: r.requires_replace.into_iter().map(runtime::path_from_wit).collect(),
+                requires_replace: r
+                    .requires_replace
+                    .into_iter()
+                    .map(runtime::path_from_wit)
+                    .collect(),
                 planned_private: r.planned_private,
                 deferred: deferred_from_wit(r.deferred),
                 diagnostics,
                 planned_identity,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| PlanResourceChangeResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| PlanResourceChangeResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn apply_resource_change(&self, request: &ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+    pub async fn apply_resource_change(
+        &self,
+        request: &ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
         let subject = Subject { rpc: "ApplyResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<ApplyResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
             let wit_request = guest::ApplyResourceChangeRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&self.decode(subject, "prior state", &request.prior_state, ty)?),
-                planned_state: runtime::value_to_wit(&self.decode(subject, "planned state", &request.planned_state, ty)?),
-                config: runtime::value_to_wit(&self.decode(subject, "configuration", &request.config, ty)?),
+                prior_state: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "prior state",
+                    &request.prior_state,
+                    ty,
+                )?),
+                planned_state: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "planned state",
+                    &request.planned_state,
+                    ty,
+                )?),
+                config: runtime::value_to_wit(&self.decode(
+                    subject,
+                    "configuration",
+                    &request.config,
+                    ty,
+                )?),
                 planned_private: request.planned_private.clone(),
-                provider_meta: self.decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                provider_meta: self
+                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
                 planned_identity: self.decode_identity(
                     subject,
                     "planned identity",
@@ -219,13 +290,15 @@ impl Provider {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             // Even a failed apply reports the state it left behind, so Terraform records
             // partial progress; only a value that does not fit the schema is withheld.
-            let new_state = match encode_checked(subject, "new state", r.new_state, ty, Knownness::WhollyKnown) {
-                Ok(v) => Some(v),
-                Err(d) => {
-                    diagnostics.extend(d);
-                    None
-                }
-            };
+            let new_state =
+                match encode_checked(subject, "new state", r.new_state, ty, Knownness::WhollyKnown)
+                {
+                    Ok(v) => Some(v),
+                    Err(d) => {
+                        diagnostics.extend(d);
+                        None
+                    }
+                };
             let new_identity = self.encode_identity(
                 subject,
                 "new identity",
@@ -234,12 +307,23 @@ impl Provider {
                 Knownness::WhollyKnown,
                 &mut diagnostics,
             );
-            Ok(ApplyResourceChangeResponse { new_state, private: r.private, diagnostics, new_identity })
+            Ok(ApplyResourceChangeResponse {
+                new_state,
+                private: r.private,
+                diagnostics,
+                new_identity,
+            })
         };
-        run().await.unwrap_or_else(|diagnostics| ApplyResourceChangeResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| ApplyResourceChangeResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn import_resource_state(&self, request: &ImportResourceStateRequest) -> ImportResourceStateResponse {
+    pub async fn import_resource_state(
+        &self,
+        request: &ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
         let subject = Subject { rpc: "ImportResourceState", kind: KIND, name: &request.type_name };
         let run = async || -> Result<ImportResourceStateResponse, Vec<Diagnostic>> {
             self.resource_type(&request.type_name)?;
@@ -272,7 +356,13 @@ impl Provider {
                             continue;
                         }
                     };
-                    let state = match encode_checked(subject, "imported state", item.state, ty, Knownness::WhollyKnown) {
+                    let state = match encode_checked(
+                        subject,
+                        "imported state",
+                        item.state,
+                        ty,
+                        Knownness::WhollyKnown,
+                    ) {
                         Ok(state) => state,
                         Err(d) => {
                             diagnostics.extend(d);
@@ -287,15 +377,30 @@ impl Provider {
                         Knownness::WhollyKnown,
                         &mut diagnostics,
                     );
-                    imported.push(ImportedResource { type_name: item.type_name, state, private: item.private, identity });
+                    imported.push(ImportedResource {
+                        type_name: item.type_name,
+                        state,
+                        private: item.private,
+                        identity,
+                    });
                 }
             }
-            Ok(ImportResourceStateResponse { imported, deferred: deferred_from_wit(r.deferred), diagnostics })
+            Ok(ImportResourceStateResponse {
+                imported,
+                deferred: deferred_from_wit(r.deferred),
+                diagnostics,
+            })
         };
-        run().await.unwrap_or_else(|diagnostics| ImportResourceStateResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| ImportResourceStateResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn upgrade_resource_state(&self, request: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+    pub async fn upgrade_resource_state(
+        &self,
+        request: &UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
         let subject = Subject { rpc: "UpgradeResourceState", kind: KIND, name: &request.type_name };
         let run = async || -> Result<UpgradeResourceStateResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
@@ -322,18 +427,28 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let upgraded_state =
-                self.encode_result(subject, "upgraded state", r.upgraded_state, ty, Knownness::WhollyKnown, &mut diagnostics);
+            let upgraded_state = self.encode_result(
+                subject,
+                "upgraded state",
+                r.upgraded_state,
+                ty,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             Ok(UpgradeResourceStateResponse { upgraded_state, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
     pub async fn upgrade_resource_identity(
         &self,
         request: &UpgradeResourceIdentityRequest,
     ) -> UpgradeResourceIdentityResponse {
-        let subject = Subject { rpc: "UpgradeResourceIdentity", kind: KIND, name: &request.type_name };
+        let subject =
+            Subject { rpc: "UpgradeResourceIdentity", kind: KIND, name: &request.type_name };
         let run = async || -> Result<UpgradeResourceIdentityResponse, Vec<Diagnostic>> {
             let ty = self.identity_type(subject, &request.type_name)?;
             let raw = self.decode_raw_json(subject, "identity", &request.raw_identity.json)?;
@@ -358,21 +473,29 @@ impl Provider {
             );
             Ok(UpgradeResourceIdentityResponse { upgraded_identity, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| UpgradeResourceIdentityResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| UpgradeResourceIdentityResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn move_resource_state(&self, request: &MoveResourceStateRequest) -> MoveResourceStateResponse {
-        let subject = Subject { rpc: "MoveResourceState", kind: KIND, name: &request.target_type_name };
+    pub async fn move_resource_state(
+        &self,
+        request: &MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        let subject =
+            Subject { rpc: "MoveResourceState", kind: KIND, name: &request.target_type_name };
         let run = async || -> Result<MoveResourceStateResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.target_type_name)?;
             if !self.schema().capabilities.move_resource_state {
                 return Err(vec![not_declared(subject, "move_resource_state")]);
             }
-            let source_state = self.decode_raw_json(subject, "source state", &request.source_state.json)?;
+            let source_state =
+                self.decode_raw_json(subject, "source state", &request.source_state.json)?;
             let source_identity = match &request.source_identity {
-                Some(raw) if !raw.json.is_empty() => {
-                    Some(runtime::value_to_wit(&self.decode_raw_json(subject, "source identity", &raw.json)?))
-                }
+                Some(raw) if !raw.json.is_empty() => Some(runtime::value_to_wit(
+                    &self.decode_raw_json(subject, "source identity", &raw.json)?,
+                )),
                 _ => None,
             };
             let wit_request = guest::MoveResourceStateRequest {
@@ -391,8 +514,14 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let target_state =
-                self.encode_result(subject, "target state", r.target_state, ty, Knownness::WhollyKnown, &mut diagnostics);
+            let target_state = self.encode_result(
+                subject,
+                "target state",
+                r.target_state,
+                ty,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             let target_identity = self.encode_identity_result(
                 subject,
                 "target identity",
@@ -401,12 +530,24 @@ impl Provider {
                 Knownness::WhollyKnown,
                 &mut diagnostics,
             );
-            Ok(MoveResourceStateResponse { target_state, target_private: r.target_private, target_identity, diagnostics })
+            Ok(MoveResourceStateResponse {
+                target_state,
+                target_private: r.target_private,
+                target_identity,
+                diagnostics,
+            })
         };
-        run().await.unwrap_or_else(|diagnostics| MoveResourceStateResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| MoveResourceStateResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 
-    pub async fn generate_resource_config(&self, type_name: &str, state: &DynamicValue) -> GenerateResourceConfigResponse {
+    pub async fn generate_resource_config(
+        &self,
+        type_name: &str,
+        state: &DynamicValue,
+    ) -> GenerateResourceConfigResponse {
         let subject = Subject { rpc: "GenerateResourceConfig", kind: KIND, name: type_name };
         let run = async || -> Result<GenerateResourceConfigResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(type_name)?;
@@ -420,11 +561,20 @@ impl Provider {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let config =
-                self.encode_result(subject, "configuration", r.config, ty, Knownness::WhollyKnown, &mut diagnostics);
+            let config = self.encode_result(
+                subject,
+                "configuration",
+                r.config,
+                ty,
+                Knownness::WhollyKnown,
+                &mut diagnostics,
+            );
             Ok(GenerateResourceConfigResponse { config, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| GenerateResourceConfigResponse { diagnostics, ..Default::default() })
+        run().await.unwrap_or_else(|diagnostics| GenerateResourceConfigResponse {
+            diagnostics,
+            ..Default::default()
+        })
     }
 }
 
@@ -432,6 +582,8 @@ impl Provider {
 fn not_declared(subject: Subject<'_>, capability: &str) -> Diagnostic {
     Diagnostic::error(
         "Not supported by this provider",
-        format!("This provider does not declare the {capability} capability, so it cannot serve {subject}."),
+        format!(
+            "This provider does not declare the {capability} capability, so it cannot serve {subject}."
+        ),
     )
 }

@@ -34,7 +34,10 @@ pub fn identity_schemas_from_wit(
             .into_iter()
             .map(|a| {
                 let ty = Type::from_json(&a.type_).map_err(|e| {
-                    ConvertError::Other(format!("identity of resource {:?}, attribute {:?}: {e}", n.name, a.name))
+                    ConvertError::Other(format!(
+                        "identity of resource {:?}, attribute {:?}: {e}",
+                        n.name, a.name
+                    ))
                 })?;
                 Ok(IdentityAttribute {
                     name: a.name,
@@ -47,7 +50,10 @@ pub fn identity_schemas_from_wit(
             .collect::<Result<Vec<_>, ConvertError>>()?;
         let schema = IdentitySchema { version: n.schema.version, attributes };
         if out.insert(n.name.clone(), schema).is_some() {
-            return Err(ConvertError::Other(format!("the identity of resource {:?} is declared twice", n.name)));
+            return Err(ConvertError::Other(format!(
+                "the identity of resource {:?} is declared twice",
+                n.name
+            )));
         }
     }
     Ok(out)
@@ -63,7 +69,10 @@ fn identity_type_allowed(ty: &Type) -> bool {
     }
 }
 
-fn check_identities(schema: &ProviderSchema, identities: &BTreeMap<String, IdentitySchema>) -> Result<(), String> {
+fn check_identities(
+    schema: &ProviderSchema,
+    identities: &BTreeMap<String, IdentitySchema>,
+) -> Result<(), String> {
     for (name, identity) in identities {
         if !schema.resources.contains_key(name) {
             return Err(format!(
@@ -71,15 +80,24 @@ fn check_identities(schema: &ProviderSchema, identities: &BTreeMap<String, Ident
             ));
         }
         if identity.version < 0 {
-            return Err(format!("the identity schema of {name:?} has a negative version {}", identity.version));
+            return Err(format!(
+                "the identity schema of {name:?} has a negative version {}",
+                identity.version
+            ));
         }
         let mut seen = std::collections::BTreeSet::new();
         for a in &identity.attributes {
             if !is_identifier(&a.name) {
-                return Err(format!("identity attribute name {:?} of {name:?} is not a valid identifier", a.name));
+                return Err(format!(
+                    "identity attribute name {:?} of {name:?} is not a valid identifier",
+                    a.name
+                ));
             }
             if !seen.insert(a.name.as_str()) {
-                return Err(format!("identity attribute {:?} of {name:?} is declared twice", a.name));
+                return Err(format!(
+                    "identity attribute {:?} of {name:?} is declared twice",
+                    a.name
+                ));
             }
             if !identity_type_allowed(&a.ty) {
                 return Err(format!(
@@ -105,7 +123,10 @@ fn check_identities(schema: &ProviderSchema, identities: &BTreeMap<String, Ident
 impl Schemas {
     /// Indexes a schema, refusing what Terraform would refuse (so the error names the
     /// provider rather than surfacing as a Terraform panic or a vague schema error).
-    pub fn new(schema: ProviderSchema, identities: BTreeMap<String, IdentitySchema>) -> Result<Schemas, String> {
+    pub fn new(
+        schema: ProviderSchema,
+        identities: BTreeMap<String, IdentitySchema>,
+    ) -> Result<Schemas, String> {
         for (kind, map) in [
             ("resource", &schema.resources),
             ("data source", &schema.data_sources),
@@ -118,7 +139,10 @@ impl Schemas {
                     return Err(format!("{kind} type name {name:?} is not a valid identifier"));
                 }
                 if s.version < 0 {
-                    return Err(format!("{kind} {name:?} has a negative schema version {}", s.version));
+                    return Err(format!(
+                        "{kind} {name:?} has a negative schema version {}",
+                        s.version
+                    ));
                 }
             }
         }

@@ -112,13 +112,12 @@ pub fn check_magic_cookie(value: Option<&str>) -> Result<(), PluginError> {
 /// both sides. Entries that are not numbers are skipped, as go-plugin does.
 pub fn negotiate_protocol(offered: Option<&str>, supported: &[u32]) -> Result<u32, PluginError> {
     let offered_text = offered.unwrap_or_default();
-    offered_versions(offered_text)
-        .filter(|version| supported.contains(version))
-        .max()
-        .ok_or_else(|| PluginError::NoCommonProtocol {
+    offered_versions(offered_text).filter(|version| supported.contains(version)).max().ok_or_else(
+        || PluginError::NoCommonProtocol {
             offered: offered_text.to_owned(),
             supported: supported.to_vec(),
-        })
+        },
+    )
 }
 
 /// The protocol version to speak: `forced` if given, which Terraform must offer
@@ -152,9 +151,7 @@ pub fn choose_protocol(
 /// The numbers in `PLUGIN_PROTOCOL_VERSIONS`; other entries are skipped, as
 /// go-plugin does.
 fn offered_versions(offered: &str) -> impl Iterator<Item = u32> + '_ {
-    offered
-        .split(',')
-        .filter_map(|item| item.trim().parse::<u32>().ok())
+    offered.split(',').filter_map(|item| item.trim().parse::<u32>().ok())
 }
 
 /// Decodes the PEM certificate(s) of `PLUGIN_CLIENT_CERT`. Terraform sends one;
@@ -162,9 +159,7 @@ fn offered_versions(offered: &str) -> impl Iterator<Item = u32> + '_ {
 pub fn parse_client_certificates(pem: &str) -> Result<Vec<CertificateDer<'static>>, PluginError> {
     let certificates = CertificateDer::pem_slice_iter(pem.as_bytes())
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| PluginError::InvalidClientCertificate {
-            reason: error.to_string(),
-        })?;
+        .map_err(|error| PluginError::InvalidClientCertificate { reason: error.to_string() })?;
     if certificates.is_empty() {
         return Err(PluginError::InvalidClientCertificate {
             reason: "no CERTIFICATE block found".to_owned(),
@@ -180,10 +175,8 @@ mod tests {
     use super::*;
 
     fn lookup_in(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let vars: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let vars: HashMap<String, String> =
+            vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         move |key| vars.get(key).cloned()
     }
 
@@ -203,10 +196,7 @@ mod tests {
             Some(" d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2"),
         ] {
             assert!(
-                matches!(
-                    check_magic_cookie(bad),
-                    Err(PluginError::NotLaunchedByTerraform)
-                ),
+                matches!(check_magic_cookie(bad), Err(PluginError::NotLaunchedByTerraform)),
                 "{bad:?} accepted"
             );
         }
@@ -239,10 +229,7 @@ mod tests {
         for offered in [Some("5"), Some(""), None, Some("7,four")] {
             let error = negotiate_protocol(offered, &[6]).unwrap_err();
             match &error {
-                PluginError::NoCommonProtocol {
-                    offered: o,
-                    supported,
-                } => {
+                PluginError::NoCommonProtocol { offered: o, supported } => {
                     assert_eq!(o, offered.unwrap_or_default());
                     assert_eq!(supported, &[6]);
                 }
@@ -263,35 +250,20 @@ mod tests {
             );
         }
         let error = choose_protocol(Some("4"), supported, None).unwrap_err();
-        assert!(
-            matches!(error, PluginError::NoCommonProtocol { .. }),
-            "{error:?}"
-        );
+        assert!(matches!(error, PluginError::NoCommonProtocol { .. }), "{error:?}");
         assert!(error.to_string().contains("speaks only [5,6]"), "{error}");
     }
 
     fn forced(version: u32) -> ForcedProtocol {
-        ForcedProtocol {
-            version,
-            origin: format!("TERRARIUM_PROTOCOL={version}"),
-        }
+        ForcedProtocol { version, origin: format!("TERRARIUM_PROTOCOL={version}") }
     }
 
     #[test]
     fn a_forced_version_wins_when_offered() {
         let supported = SUPPORTED_PROTOCOL_VERSIONS;
-        assert_eq!(
-            choose_protocol(Some("6,5"), supported, Some(&forced(5))).unwrap(),
-            5
-        );
-        assert_eq!(
-            choose_protocol(Some("5,6"), supported, Some(&forced(6))).unwrap(),
-            6
-        );
-        assert_eq!(
-            choose_protocol(Some("5"), supported, Some(&forced(5))).unwrap(),
-            5
-        );
+        assert_eq!(choose_protocol(Some("6,5"), supported, Some(&forced(5))).unwrap(), 5);
+        assert_eq!(choose_protocol(Some("5,6"), supported, Some(&forced(6))).unwrap(), 6);
+        assert_eq!(choose_protocol(Some("5"), supported, Some(&forced(5))).unwrap(), 5);
     }
 
     #[test]
@@ -299,11 +271,7 @@ mod tests {
         let error =
             choose_protocol(Some("5"), SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(6))).unwrap_err();
         match &error {
-            PluginError::ForcedProtocolNotOffered {
-                version,
-                origin,
-                offered,
-            } => {
+            PluginError::ForcedProtocolNotOffered { version, origin, offered } => {
                 assert_eq!(
                     (*version, origin.as_str(), offered.as_str()),
                     (6, "TERRARIUM_PROTOCOL=6", "5")
@@ -312,18 +280,12 @@ mod tests {
             other => panic!("unexpected error {other:?}"),
         }
         let text = error.to_string();
-        assert!(
-            text.contains("TERRARIUM_PROTOCOL=6 asks for plugin protocol 6"),
-            "{text}"
-        );
+        assert!(text.contains("TERRARIUM_PROTOCOL=6 asks for plugin protocol 6"), "{text}");
         assert!(text.contains("offered only [5]"), "{text}");
 
         let error =
             choose_protocol(None, SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(5))).unwrap_err();
-        assert!(
-            matches!(error, PluginError::ForcedProtocolNotOffered { .. }),
-            "{error:?}"
-        );
+        assert!(matches!(error, PluginError::ForcedProtocolNotOffered { .. }), "{error:?}");
     }
 
     #[test]
@@ -331,10 +293,7 @@ mod tests {
         let error = choose_protocol(Some("4,5,6"), SUPPORTED_PROTOCOL_VERSIONS, Some(&forced(4)))
             .unwrap_err();
         assert!(
-            matches!(
-                error,
-                PluginError::UnsupportedForcedProtocol { version: 4, .. }
-            ),
+            matches!(error, PluginError::UnsupportedForcedProtocol { version: 4, .. }),
             "{error:?}"
         );
         assert!(error.to_string().contains("speaks only [5,6]"), "{error}");
@@ -396,9 +355,7 @@ mod tests {
         assert_eq!(certificates.len(), 1);
         assert_eq!(
             certificates[0].as_ref(),
-            CertificateDer::from_pem_slice(pem.as_bytes())
-                .unwrap()
-                .as_ref()
+            CertificateDer::from_pem_slice(pem.as_bytes()).unwrap().as_ref()
         );
         assert_eq!(env.socket_dir, Some(PathBuf::from("/run/plugins")));
         assert_eq!(env.socket_group.as_deref(), Some("terraform"));

@@ -21,9 +21,8 @@ pub fn handshake_line(
     socket_path: &Path,
     server_certificate: Option<&CertificateDer<'_>>,
 ) -> String {
-    let certificate = server_certificate
-        .map(|der| STANDARD_NO_PAD.encode(der.as_ref()))
-        .unwrap_or_default();
+    let certificate =
+        server_certificate.map(|der| STANDARD_NO_PAD.encode(der.as_ref())).unwrap_or_default();
     format!(
         "{CORE_PROTOCOL_VERSION}|{protocol_version}|unix|{}|grpc|{certificate}\n",
         socket_path.display()

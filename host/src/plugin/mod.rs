@@ -164,9 +164,5 @@ pub enum PluginError {
 }
 
 fn join_versions(versions: &[u32]) -> String {
-    versions
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
+    versions.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }

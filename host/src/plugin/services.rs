@@ -25,24 +25,18 @@ pub const HEALTH_SERVICE_NAME: &str = "plugin";
 /// ignores the `Unimplemented` answer.
 pub async fn add_go_plugin_services(services: Routes, shutdown: &Shutdown) -> Routes {
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter
-        .set_service_status(HEALTH_SERVICE_NAME, ServingStatus::Serving)
-        .await;
+    health_reporter.set_service_status(HEALTH_SERVICE_NAME, ServingStatus::Serving).await;
 
     services
         .add_service(
-            GrpcControllerServer::new(Controller {
-                shutdown: shutdown.clone(),
-            })
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE),
+            GrpcControllerServer::new(Controller { shutdown: shutdown.clone() })
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
         )
         .add_service(
-            GrpcStdioServer::new(Stdio {
-                shutdown: shutdown.clone(),
-            })
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE),
+            GrpcStdioServer::new(Stdio { shutdown: shutdown.clone() })
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
         )
         .add_service(
             health_service

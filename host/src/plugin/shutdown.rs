@@ -21,9 +21,7 @@ impl Shutdown {
     /// A switch that has not been triggered.
     pub fn new() -> Self {
         let (sender, _) = watch::channel(false);
-        Shutdown {
-            sender: Arc::new(sender),
-        }
+        Shutdown { sender: Arc::new(sender) }
     }
 
     /// Asks everything waiting on this switch to stop. Idempotent.
@@ -62,13 +60,8 @@ mod tests {
         assert!(!early.is_finished());
 
         shutdown.clone().trigger();
-        tokio::time::timeout(Duration::from_secs(5), early)
-            .await
-            .unwrap()
-            .unwrap();
+        tokio::time::timeout(Duration::from_secs(5), early).await.unwrap().unwrap();
         assert!(shutdown.is_triggered());
-        tokio::time::timeout(Duration::from_secs(5), shutdown.wait())
-            .await
-            .unwrap();
+        tokio::time::timeout(Duration::from_secs(5), shutdown.wait()).await.unwrap();
     }
 }

@@ -81,10 +81,7 @@ pub fn bind_unix_socket(
         }
     }
     let (path, source) = last_error.unwrap_or_else(|| {
-        (
-            dir.clone(),
-            std::io::Error::other("no attempt was made to bind the socket"),
-        )
+        (dir.clone(), std::io::Error::other("no attempt was made to bind the socket"))
     });
     Err(PluginError::Bind { path, source })
 }
@@ -149,12 +146,7 @@ mod tests {
         let bound = bind_unix_socket(Some(dir.path()), None).unwrap();
         let path = bound.path.as_path().to_path_buf();
         assert_eq!(path.parent(), Some(dir.path()));
-        assert!(
-            path.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("terrarium-plugin-")
-        );
+        assert!(path.file_name().unwrap().to_string_lossy().starts_with("terrarium-plugin-"));
         assert!(path.exists());
 
         let other = bind_unix_socket(Some(dir.path()), None).unwrap();

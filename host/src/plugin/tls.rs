@@ -72,16 +72,10 @@ impl ServerIdentity {
     pub fn generate() -> Result<Self, PluginError> {
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "localhost");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::OrganizationName, "Terrarium");
-        params.key_usages = vec![
-            rcgen::KeyUsagePurpose::DigitalSignature,
-            rcgen::KeyUsagePurpose::KeyAgreement,
-        ];
+        params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
+        params.distinguished_name.push(rcgen::DnType::OrganizationName, "Terrarium");
+        params.key_usages =
+            vec![rcgen::KeyUsagePurpose::DigitalSignature, rcgen::KeyUsagePurpose::KeyAgreement];
         params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
         let certificate = params.self_signed(&key)?;
         Ok(ServerIdentity {
@@ -160,11 +154,7 @@ impl ClientCertVerifier for PinnedClientCertVerifier {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self
-            .accepted
-            .iter()
-            .any(|accepted| accepted.as_ref() == end_entity.as_ref())
-        {
+        if self.accepted.iter().any(|accepted| accepted.as_ref() == end_entity.as_ref()) {
             Ok(ClientCertVerified::assertion())
         } else {
             Err(rustls::Error::InvalidCertificate(
@@ -327,9 +317,7 @@ mod tests {
     fn verifier_offers_p521_signatures() {
         let verifier = PinnedClientCertVerifier::new(vec![], &crypto_provider());
         assert!(
-            verifier
-                .supported_verify_schemes()
-                .contains(&SignatureScheme::ECDSA_NISTP521_SHA512)
+            verifier.supported_verify_schemes().contains(&SignatureScheme::ECDSA_NISTP521_SHA512)
         );
     }
 

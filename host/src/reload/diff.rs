@@ -22,9 +22,9 @@ pub fn describe_identities(
                 "identity of resource {name}: version {} -> {}",
                 before.version, identity.version
             )),
-            Some(before) if before != identity => changes.push(format!(
-                "identity of resource {name} changed its attributes"
-            )),
+            Some(before) if before != identity => {
+                changes.push(format!("identity of resource {name} changed its attributes"))
+            }
             Some(_) => {}
         }
     }
@@ -36,12 +36,7 @@ pub fn describe_identities(
 /// bumps. Empty when the schemas are equal.
 pub fn describe(old: &ProviderSchema, new: &ProviderSchema) -> Vec<String> {
     let mut changes = Vec::new();
-    schema_changes(
-        "provider configuration",
-        &old.provider,
-        &new.provider,
-        &mut changes,
-    );
+    schema_changes("provider configuration", &old.provider, &new.provider, &mut changes);
     match (&old.provider_meta, &new.provider_meta) {
         (None, Some(_)) => changes.push("provider_meta schema added".into()),
         (Some(_), None) => changes.push("provider_meta schema removed".into()),
@@ -49,30 +44,11 @@ pub fn describe(old: &ProviderSchema, new: &ProviderSchema) -> Vec<String> {
         (None, None) => {}
     }
     kinds("resource", &old.resources, &new.resources, &mut changes);
-    kinds(
-        "data source",
-        &old.data_sources,
-        &new.data_sources,
-        &mut changes,
-    );
-    kinds(
-        "ephemeral resource",
-        &old.ephemeral_resources,
-        &new.ephemeral_resources,
-        &mut changes,
-    );
-    kinds(
-        "list resource",
-        &old.list_resources,
-        &new.list_resources,
-        &mut changes,
-    );
+    kinds("data source", &old.data_sources, &new.data_sources, &mut changes);
+    kinds("ephemeral resource", &old.ephemeral_resources, &new.ephemeral_resources, &mut changes);
+    kinds("list resource", &old.list_resources, &new.list_resources, &mut changes);
     kinds("action", &old.actions, &new.actions, &mut changes);
-    for name in old
-        .functions
-        .keys()
-        .filter(|n| !new.functions.contains_key(*n))
-    {
+    for name in old.functions.keys().filter(|n| !new.functions.contains_key(*n)) {
         changes.push(format!("function {name} removed"));
     }
     for (name, function) in &new.functions {
@@ -85,10 +61,8 @@ pub fn describe(old: &ProviderSchema, new: &ProviderSchema) -> Vec<String> {
         }
     }
     if old.capabilities != new.capabilities {
-        changes.push(format!(
-            "server capabilities {:?} -> {:?}",
-            old.capabilities, new.capabilities
-        ));
+        changes
+            .push(format!("server capabilities {:?} -> {:?}", old.capabilities, new.capabilities));
     }
     changes
 }
@@ -112,20 +86,13 @@ fn kinds(
 
 fn schema_changes(what: &str, old: &Schema, new: &Schema, changes: &mut Vec<String>) {
     if old.version != new.version {
-        changes.push(format!(
-            "{what}: schema version {} -> {}",
-            old.version, new.version
-        ));
+        changes.push(format!("{what}: schema version {} -> {}", old.version, new.version));
     }
     block_changes(what, "", &old.block, &new.block, changes);
 }
 
 fn block_changes(what: &str, prefix: &str, old: &Block, new: &Block, changes: &mut Vec<String>) {
-    for a in old
-        .attributes
-        .iter()
-        .filter(|a| !new.attributes.iter().any(|b| b.name == a.name))
-    {
+    for a in old.attributes.iter().filter(|a| !new.attributes.iter().any(|b| b.name == a.name)) {
         changes.push(format!("{what}: attribute {prefix}{} removed", a.name));
     }
     for a in &new.attributes {
@@ -237,22 +204,13 @@ mod tests {
     }
 
     fn schema(attributes: Vec<Attribute>) -> Schema {
-        Schema {
-            version: 0,
-            block: Block {
-                attributes,
-                ..Block::default()
-            },
-        }
+        Schema { version: 0, block: Block { attributes, ..Block::default() } }
     }
 
     #[test]
     fn equal_schemas_have_no_changes() {
         let mut s = ProviderSchema::default();
-        s.resources.insert(
-            "x_thing".into(),
-            schema(vec![attr("id", Type::String, false)]),
-        );
+        s.resources.insert("x_thing".into(), schema(vec![attr("id", Type::String, false)]));
         assert!(describe(&s, &s.clone()).is_empty());
     }
 
@@ -297,14 +255,9 @@ mod tests {
     #[test]
     fn names_mode_changes() {
         let mut old = ProviderSchema::default();
-        old.resources
-            .insert("x".into(), schema(vec![attr("a", Type::String, false)]));
+        old.resources.insert("x".into(), schema(vec![attr("a", Type::String, false)]));
         let mut new = ProviderSchema::default();
-        new.resources
-            .insert("x".into(), schema(vec![attr("a", Type::String, true)]));
-        assert_eq!(
-            describe(&old, &new),
-            vec!["resource x: attribute a is now required"]
-        );
+        new.resources.insert("x".into(), schema(vec![attr("a", Type::String, true)]));
+        assert_eq!(describe(&old, &new), vec!["resource x: attribute a is now required"]);
     }
 }

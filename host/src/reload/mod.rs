@@ -91,10 +91,7 @@ impl LiveProvider {
 
     /// The generation new calls run on.
     pub fn current(&self) -> Arc<Generation> {
-        self.current
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Installs `provider` as the next generation; returns the one it replaced. Calls that
@@ -118,10 +115,7 @@ impl LiveProvider {
     /// Queues a warning for the next call that can carry diagnostics. Only the latest warning
     /// of each summary is kept: a build that fails three times says so once.
     pub fn warn(&self, warning: Diagnostic) {
-        let mut pending = self
-            .pending_warnings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut pending = self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner());
         pending.retain(|w| w.summary != warning.summary);
         pending.push(warning);
     }
@@ -136,12 +130,7 @@ impl LiveProvider {
 
     /// Takes the queued warnings (each is returned once).
     pub fn take_warnings(&self) -> Vec<Diagnostic> {
-        std::mem::take(
-            &mut *self
-                .pending_warnings
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        )
+        std::mem::take(&mut *self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Carries the configuration `from` recorded over to the current generation, if `from` is
@@ -180,10 +169,7 @@ const MAX_REREADS: usize = 5;
 
 fn read_component(path: &Path) -> Result<Vec<u8>, ReloadError> {
     std::fs::read(path).map_err(|source| {
-        ReloadError::Load(crate::runtime::LoadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })
+        ReloadError::Load(crate::runtime::LoadError::Read { path: path.to_path_buf(), source })
     })
 }
 
@@ -266,12 +252,7 @@ pub struct Reloader {
 
 impl Reloader {
     pub fn new(live: Arc<LiveProvider>, path: PathBuf, settings: RuntimeSettings) -> Reloader {
-        Reloader {
-            live,
-            path,
-            settings,
-            serial: tokio::sync::Mutex::new(()),
-        }
+        Reloader { live, path, settings, serial: tokio::sync::Mutex::new(()) }
     }
 
     pub fn live(&self) -> &Arc<LiveProvider> {
@@ -306,13 +287,9 @@ impl Reloader {
         let Some((runtime, digest)) = loaded else {
             return Ok(ReloadOutcome::Unchanged);
         };
-        let provider =
-            Provider::start(Arc::new(runtime))
-                .await
-                .map_err(|source| ReloadError::Start {
-                    path: self.path.clone(),
-                    source,
-                })?;
+        let provider = Provider::start(Arc::new(runtime))
+            .await
+            .map_err(|source| ReloadError::Start { path: self.path.clone(), source })?;
         let provider = Arc::new(provider);
 
         // Configure the new build before it serves, so the first call after the swap finds a
@@ -345,11 +322,7 @@ impl Reloader {
         {
             self.live.carry_configuration_forward(&old).await;
         }
-        Ok(ReloadOutcome::Swapped {
-            generation: new.number,
-            changes,
-            took: started.elapsed(),
-        })
+        Ok(ReloadOutcome::Swapped { generation: new.number, changes, took: started.elapsed() })
     }
 
     /// [`Reloader::reload`], with the outcome logged and a failure queued as a warning for the
@@ -359,11 +332,7 @@ impl Reloader {
             Ok(ReloadOutcome::Unchanged) => {
                 tracing::debug!(component = %self.path.display(), "component file touched, contents unchanged");
             }
-            Ok(ReloadOutcome::Swapped {
-                generation,
-                changes,
-                took,
-            }) => {
+            Ok(ReloadOutcome::Swapped { generation, changes, took }) => {
                 self.live.clear_warning(RELOAD_FAILED);
                 let schema = if changes.is_empty() {
                     "schema unchanged".to_string()
@@ -379,8 +348,7 @@ impl Reloader {
             }
             Err(error) => {
                 tracing::error!(component = %self.path.display(), "reload failed, the previous build keeps serving: {error}");
-                self.live
-                    .warn(reload_failed_warning(&self.path, &error.to_string()));
+                self.live.warn(reload_failed_warning(&self.path, &error.to_string()));
             }
         }
     }

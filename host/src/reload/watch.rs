@@ -67,10 +67,7 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
         notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
             Ok(event)
                 if changes_contents(&event.kind)
-                    && event
-                        .paths
-                        .iter()
-                        .any(|p| p.file_name() == Some(&file_name)) =>
+                    && event.paths.iter().any(|p| p.file_name() == Some(&file_name)) =>
             {
                 // Fails only once the watch task is gone, when nobody wants the news.
                 let _ = sender.send(());
@@ -78,16 +75,10 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "watching the component file failed"),
         })
-        .map_err(|source| WatchError::Watch {
-            path: dir.clone(),
-            source,
-        })?;
+        .map_err(|source| WatchError::Watch { path: dir.clone(), source })?;
     watcher
         .watch(&dir, RecursiveMode::NonRecursive)
-        .map_err(|source| WatchError::Watch {
-            path: dir.clone(),
-            source,
-        })?;
+        .map_err(|source| WatchError::Watch { path: dir.clone(), source })?;
 
     let task = tokio::spawn(async move {
         while changes.recv().await.is_some() {
@@ -97,10 +88,7 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
             reloader.reload_and_report().await;
         }
     });
-    Ok(Watch {
-        _watcher: watcher,
-        task,
-    })
+    Ok(Watch { _watcher: watcher, task })
 }
 
 /// Runs `command` (through `sh -c`) whenever a file under one of `dirs` changes and then stays
@@ -134,10 +122,7 @@ pub fn watch_sources(
     for dir in dirs {
         watcher
             .watch(dir, RecursiveMode::Recursive)
-            .map_err(|source| WatchError::Watch {
-                path: dir.clone(),
-                source,
-            })?;
+            .map_err(|source| WatchError::Watch { path: dir.clone(), source })?;
     }
 
     let task = tokio::spawn(async move {
@@ -151,10 +136,7 @@ pub fn watch_sources(
             }
         }
     });
-    Ok(Watch {
-        _watcher: watcher,
-        task,
-    })
+    Ok(Watch { _watcher: watcher, task })
 }
 
 /// Runs the build command once, with its output on stderr. Returns whether it succeeded; a
@@ -181,11 +163,7 @@ pub async fn build(command: &str, live: &LiveProvider) -> bool {
 pub async fn run_build(command: &str) -> Result<Duration, String> {
     let started = std::time::Instant::now();
     let mut child = tokio::process::Command::new("sh");
-    child
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
+    child.arg("-c").arg(command).stdin(Stdio::null()).kill_on_drop(true);
     // stdout belongs to the TF_REATTACH_PROVIDERS line a script may be reading; the build's
     // output is for the person watching, like our logs.
     child.stdout(stderr_for_child());
@@ -245,10 +223,7 @@ fn is_source(path: &Path) -> bool {
 /// A duplicate of our stderr for a child's stdout (or nothing, if it cannot be duplicated).
 fn stderr_for_child() -> Stdio {
     use std::os::fd::AsFd as _;
-    std::io::stderr()
-        .as_fd()
-        .try_clone_to_owned()
-        .map_or_else(|_| Stdio::null(), Stdio::from)
+    std::io::stderr().as_fd().try_clone_to_owned().map_or_else(|_| Stdio::null(), Stdio::from)
 }
 
 #[cfg(test)]
@@ -261,9 +236,7 @@ mod tests {
     fn build_outputs_and_editor_temporaries_are_not_sources() {
         assert!(is_source(Path::new("/p/src/lib.rs")));
         assert!(is_source(Path::new("/p/Cargo.toml")));
-        assert!(!is_source(Path::new(
-            "/p/target/wasm32-wasip2/debug/p.wasm"
-        )));
+        assert!(!is_source(Path::new("/p/target/wasm32-wasip2/debug/p.wasm")));
         assert!(!is_source(Path::new("/p/.git/index")));
         assert!(!is_source(Path::new("/p/src/.lib.rs.swp")));
         assert!(!is_source(Path::new("/p/src/lib.rs~")));
@@ -273,15 +246,9 @@ mod tests {
     #[test]
     fn only_content_changes_count() {
         assert!(changes_contents(&EventKind::Create(CreateKind::File)));
-        assert!(changes_contents(&EventKind::Modify(ModifyKind::Data(
-            DataChange::Any
-        ))));
-        assert!(changes_contents(&EventKind::Modify(ModifyKind::Name(
-            RenameMode::To
-        ))));
-        assert!(changes_contents(&EventKind::Access(AccessKind::Close(
-            AccessMode::Write
-        ))));
+        assert!(changes_contents(&EventKind::Modify(ModifyKind::Data(DataChange::Any))));
+        assert!(changes_contents(&EventKind::Modify(ModifyKind::Name(RenameMode::To))));
+        assert!(changes_contents(&EventKind::Access(AccessKind::Close(AccessMode::Write))));
         assert!(!changes_contents(&EventKind::Access(AccessKind::Read)));
         assert!(!changes_contents(&EventKind::Modify(ModifyKind::Metadata(
             MetadataKind::AccessTime
@@ -294,10 +261,7 @@ mod tests {
         sender.send(()).unwrap();
         sender.send(()).unwrap();
         assert!(settle(&mut receiver, Duration::from_millis(20)).await);
-        assert!(
-            receiver.try_recv().is_err(),
-            "events during the quiet period are consumed"
-        );
+        assert!(receiver.try_recv().is_err(), "events during the quiet period are consumed");
         drop(sender);
         assert!(!settle(&mut receiver, Duration::from_millis(20)).await);
     }

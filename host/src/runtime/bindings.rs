@@ -3,13 +3,16 @@
 //! The generated records are the protocol-neutral shape of every guest call; dispatch builds
 //! them with the helpers here, so neither side needs a second set of request structs.
 
-use terrarium_model::flat::{self, FlatAttribute, FlatBlock, FlatError, FlatNestedBlock, FlatNode, FlatSchemaError};
+use terrarium_model::flat::{
+    self, FlatAttribute, FlatBlock, FlatError, FlatNestedBlock, FlatNode, FlatSchemaError,
+};
 use terrarium_model::schema::{
-    self as ms, AttributeType, BlockNesting, Description, Function, ObjectNesting, Parameter, ProviderSchema,
-    ServerCapabilities, TextKind,
+    self as ms, AttributeType, BlockNesting, Description, Function, ObjectNesting, Parameter,
+    ProviderSchema, ServerCapabilities, TextKind,
 };
 use terrarium_model::{
-    AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Type, TypeError, Value,
+    AttributePath, Diagnostic, Number, NumberBound, PathStep, Refinements, Severity, Type,
+    TypeError, Value,
 };
 
 wasmtime::component::bindgen!({
@@ -115,7 +118,8 @@ fn number_from_wit(n: wit::Number) -> Number {
 }
 
 fn refinements_to_wit(r: Refinements) -> wit::Refinements {
-    let bound = |b: NumberBound| wit::NumberBound { value: number_to_wit(b.value), inclusive: b.inclusive };
+    let bound =
+        |b: NumberBound| wit::NumberBound { value: number_to_wit(b.value), inclusive: b.inclusive };
     wit::Refinements {
         nullable: r.nullable,
         string_prefix: r.string_prefix,
@@ -127,7 +131,10 @@ fn refinements_to_wit(r: Refinements) -> wit::Refinements {
 }
 
 fn refinements_from_wit(r: wit::Refinements) -> Refinements {
-    let bound = |b: wit::NumberBound| NumberBound { value: number_from_wit(b.value), inclusive: b.inclusive };
+    let bound = |b: wit::NumberBound| NumberBound {
+        value: number_from_wit(b.value),
+        inclusive: b.inclusive,
+    };
     Refinements {
         nullable: r.nullable,
         string_prefix: r.string_prefix,
@@ -167,7 +174,10 @@ pub fn diagnostics_from_wit(diags: Vec<wit::Diagnostic>) -> Vec<Diagnostic> {
         .collect()
 }
 
-pub fn client_capabilities(deferral_allowed: bool, write_only_attributes_allowed: bool) -> wit::ClientCapabilities {
+pub fn client_capabilities(
+    deferral_allowed: bool,
+    write_only_attributes_allowed: bool,
+) -> wit::ClientCapabilities {
     wit::ClientCapabilities { deferral_allowed, write_only_attributes_allowed }
 }
 
@@ -217,7 +227,11 @@ fn attribute_from_wit(block: usize, a: wit::Attribute) -> Result<FlatAttribute, 
 
 fn block_from_wit(index: usize, b: wit::Block) -> Result<FlatBlock, ConvertError> {
     Ok(FlatBlock {
-        attributes: b.attributes.into_iter().map(|a| attribute_from_wit(index, a)).collect::<Result<_, _>>()?,
+        attributes: b
+            .attributes
+            .into_iter()
+            .map(|a| attribute_from_wit(index, a))
+            .collect::<Result<_, _>>()?,
         block_types: b
             .block_types
             .into_iter()
@@ -242,7 +256,12 @@ fn block_from_wit(index: usize, b: wit::Block) -> Result<FlatBlock, ConvertError
 }
 
 pub fn schema_from_wit(s: wit::Schema) -> Result<ms::Schema, ConvertError> {
-    let blocks = s.blocks.into_iter().enumerate().map(|(i, b)| block_from_wit(i, b)).collect::<Result<Vec<_>, _>>()?;
+    let blocks = s
+        .blocks
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| block_from_wit(i, b))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(ms::Schema { version: s.version, block: flat::unflatten_block(blocks)? })
 }
 
@@ -252,7 +271,8 @@ fn named_schemas(
 ) -> Result<std::collections::BTreeMap<String, ms::Schema>, ConvertError> {
     let mut out = std::collections::BTreeMap::new();
     for n in list {
-        let schema = schema_from_wit(n.schema).map_err(|e| ConvertError::Other(format!("{kind} {:?}: {e}", n.name)))?;
+        let schema = schema_from_wit(n.schema)
+            .map_err(|e| ConvertError::Other(format!("{kind} {:?}: {e}", n.name)))?;
         if out.insert(n.name.clone(), schema).is_some() {
             return Err(ConvertError::Other(format!("{kind} {:?} is declared twice", n.name)));
         }
@@ -274,7 +294,11 @@ fn function_from_wit(f: wit::Function) -> Result<(String, Function), ConvertErro
     let name = f.name.clone();
     let convert = || -> Result<Function, ConvertError> {
         Ok(Function {
-            parameters: f.parameters.into_iter().map(parameter_from_wit).collect::<Result<_, _>>()?,
+            parameters: f
+                .parameters
+                .into_iter()
+                .map(parameter_from_wit)
+                .collect::<Result<_, _>>()?,
             variadic: f.variadic.map(parameter_from_wit).transpose()?,
             return_type: Type::from_json(&f.return_)?,
             summary: f.summary,
@@ -287,9 +311,12 @@ fn function_from_wit(f: wit::Function) -> Result<(String, Function), ConvertErro
 }
 
 /// The guest's schema in neutral form, with the diagnostics it reported alongside.
-pub fn provider_schema_from_wit(s: wit::ProviderSchema) -> Result<(ProviderSchema, Vec<Diagnostic>), ConvertError> {
+pub fn provider_schema_from_wit(
+    s: wit::ProviderSchema,
+) -> Result<(ProviderSchema, Vec<Diagnostic>), ConvertError> {
     let schema = ProviderSchema {
-        provider: schema_from_wit(s.provider).map_err(|e| ConvertError::Other(format!("provider schema: {e}")))?,
+        provider: schema_from_wit(s.provider)
+            .map_err(|e| ConvertError::Other(format!("provider schema: {e}")))?,
         provider_meta: s.provider_meta.map(schema_from_wit).transpose()?,
         resources: named_schemas("resource", s.resources)?,
         data_sources: named_schemas("data source", s.data_sources)?,
@@ -315,7 +342,10 @@ mod tests {
     #[test]
     fn values_round_trip_through_wit() {
         let v = Value::Object(BTreeMap::from([
-            ("n".to_string(), Value::Number(Number::Decimal("123456789012345678901234567890".into()))),
+            (
+                "n".to_string(),
+                Value::Number(Number::Decimal("123456789012345678901234567890".into())),
+            ),
             (
                 "u".to_string(),
                 Value::Unknown(Refinements {

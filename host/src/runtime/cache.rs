@@ -26,7 +26,9 @@ const HEADER: usize = MAGIC.len() + 32;
 /// The default cache directory, or `None` when neither `XDG_CACHE_HOME` nor `HOME` is set.
 pub fn default_dir() -> Option<PathBuf> {
     let from = |key: &str| std::env::var_os(key).filter(|v| !v.is_empty()).map(PathBuf::from);
-    from("XDG_CACHE_HOME").or_else(|| from("HOME").map(|h| h.join(".cache"))).map(|d| d.join("terrarium"))
+    from("XDG_CACHE_HOME")
+        .or_else(|| from("HOME").map(|h| h.join(".cache")))
+        .map(|d| d.join("terrarium"))
 }
 
 /// Feeds `Hash` output into SHA-256, so the engine's settings hash is stable across
@@ -65,7 +67,11 @@ pub enum CacheOutcome {
 
 /// Loads `bytes` as a component through the cache in `dir` (compiling directly when `dir`
 /// is `None`). Compilation errors are returned; cache I/O problems only cost speed.
-pub fn load(engine: &Engine, bytes: &[u8], dir: Option<&Path>) -> wasmtime::Result<(Component, CacheOutcome)> {
+pub fn load(
+    engine: &Engine,
+    bytes: &[u8],
+    dir: Option<&Path>,
+) -> wasmtime::Result<(Component, CacheOutcome)> {
     let Some(dir) = dir else {
         return Ok((Component::new(engine, bytes)?, CacheOutcome::Disabled));
     };
@@ -90,7 +96,9 @@ pub fn load(engine: &Engine, bytes: &[u8], dir: Option<&Path>) -> wasmtime::Resu
             }
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => tracing::warn!(path = %path.display(), error = %e, "cannot read the cache entry; compiling"),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "cannot read the cache entry; compiling")
+        }
     }
     let artifact = engine.precompile_component(bytes)?;
     if let Err(e) = store(dir, &path, &artifact) {
@@ -161,8 +169,9 @@ mod tests {
         let engine = engine();
         let bytes = wat::parse_str(EMPTY_COMPONENT).unwrap();
         std::thread::scope(|scope| {
-            let loads: Vec<_> =
-                (0..4).map(|_| scope.spawn(|| load(&engine, &bytes, Some(dir.path())).map(|(_, o)| o))).collect();
+            let loads: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| load(&engine, &bytes, Some(dir.path())).map(|(_, o)| o)))
+                .collect();
             for l in loads {
                 let outcome = l.join().unwrap().unwrap();
                 assert!(matches!(outcome, CacheOutcome::Miss | CacheOutcome::Hit), "{outcome:?}");

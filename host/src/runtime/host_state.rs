@@ -61,7 +61,10 @@ impl HostState {
             };
             // The same path inside as outside, so paths in configurations mean the same thing.
             builder.preopened_dir(&dir.path, dir.path.to_string_lossy(), perms).map_err(|e| {
-                format!("cannot open the granted directory {} (grant {dir}): {e:#}", dir.path.display())
+                format!(
+                    "cannot open the granted directory {} (grant {dir}): {e:#}",
+                    dir.path.display()
+                )
             })?;
         }
         let wasi = builder.build();
@@ -78,7 +81,11 @@ impl HostState {
             max_table_elements: settings.max_table_elements,
             exceeded: None,
         };
-        let http_policy = HttpPolicy::new(&sandbox.grants().http, sandbox.max_http_response(), &settings.log_module);
+        let http_policy = HttpPolicy::new(
+            &sandbox.grants().http,
+            sandbox.max_http_response(),
+            &settings.log_module,
+        );
         Ok(HostState {
             wasi,
             http: WasiHttpCtx::new(),
@@ -100,7 +107,11 @@ impl WasiView for HostState {
 
 impl WasiHttpView for HostState {
     fn http(&mut self) -> WasiHttpCtxView<'_> {
-        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.http_policy }
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.http_policy,
+        }
     }
 }
 
@@ -147,7 +158,12 @@ impl GuestLimits {
 }
 
 impl ResourceLimiter for GuestLimits {
-    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.max_memory_bytes {
             self.exceeded = Some(LimitHit::Memory { limit: self.max_memory_bytes });
         }
@@ -158,7 +174,12 @@ impl ResourceLimiter for GuestLimits {
         self.inner.memory_grow_failed(error)
     }
 
-    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.max_table_elements {
             self.exceeded = Some(LimitHit::TableElements { limit: self.max_table_elements });
         }
@@ -224,7 +245,8 @@ impl wit_log::Host for HostState {
             .into_iter()
             .take(64)
             .map(|f| {
-                let value = serde_json::from_str(&f.value).unwrap_or(serde_json::Value::String(f.value));
+                let value =
+                    serde_json::from_str(&f.value).unwrap_or(serde_json::Value::String(f.value));
                 (truncated(f.key), value)
             })
             .collect();
@@ -312,7 +334,11 @@ impl StdoutStream for GuestOutput {
 }
 
 impl tokio::io::AsyncWrite for GuestOutput {
-    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.write(buf);
         Poll::Ready(Ok(buf.len()))
     }

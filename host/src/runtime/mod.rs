@@ -13,11 +13,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, Store, UpdateDeadline};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, Store,
+    UpdateDeadline,
+};
 
 pub use bindings::{
-    ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
-    path_from_wit, provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit, wit_streams,
+    ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities,
+    diagnostics_from_wit, guest, path_from_wit, provider_schema_from_wit, schema_from_wit,
+    value_from_wit, value_to_wit, wit, wit_streams,
 };
 use bindings::{TerrariumProvider, TerrariumProviderPre};
 pub use host_state::{GuestOutput, HostState, LimitHit};
@@ -117,7 +121,9 @@ pub enum GuestError {
     Limit { hit: LimitHit },
     #[error("the provider exhausted its WebAssembly call stack (recursion without a bound?)")]
     StackOverflow,
-    #[error("Terraform asked the provider to stop (StopProvider), so the running call was interrupted")]
+    #[error(
+        "Terraform asked the provider to stop (StopProvider), so the running call was interrupted"
+    )]
     Stopped,
     #[error("the provider returned something malformed: {0}")]
     Malformed(#[from] ConvertError),
@@ -340,11 +346,16 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
 impl Runtime {
     /// Loads and links a provider component from a file.
     pub fn load(path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+        let bytes = std::fs::read(path)
+            .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
         Runtime::from_bytes(&bytes, path, settings)
     }
 
-    pub fn from_bytes(bytes: &[u8], path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
+    pub fn from_bytes(
+        bytes: &[u8],
+        path: &Path,
+        settings: RuntimeSettings,
+    ) -> Result<Runtime, LoadError> {
         let path = path.to_path_buf();
         check_component_header(bytes, &path)?;
         let engine = engine_for(&settings)?;
@@ -354,7 +365,8 @@ impl Runtime {
         check_world_version(&engine, &component, &path)?;
 
         let mut linker: Linker<HostState> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
         // Always linked, so a component that imports wasi:http loads; every request is then
         // checked against the HTTP grants (sandbox::http), and none are granted by default.
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
@@ -422,9 +434,14 @@ impl Runtime {
         });
         store.set_epoch_deadline(CHECK_TICKS);
         let pre = &self.pre;
-        let bindings = guard(&mut store, &output, &self.settings, &self.stop, budget, async |store: &mut Store<HostState>| {
-            pre.instantiate_async(store).await
-        })
+        let bindings = guard(
+            &mut store,
+            &output,
+            &self.settings,
+            &self.stop,
+            budget,
+            async |store: &mut Store<HostState>| pre.instantiate_async(store).await,
+        )
         .await?;
         Ok(GuestInstance {
             store,
@@ -447,7 +464,11 @@ fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
     Ok(())
 }
 
-fn check_world_version(engine: &Engine, component: &Component, path: &Path) -> Result<(), LoadError> {
+fn check_world_version(
+    engine: &Engine,
+    component: &Component,
+    path: &Path,
+) -> Result<(), LoadError> {
     let ty = component.component_type();
     let names: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
     if names.iter().any(|n| n == PROVIDER_EXPORT) {
@@ -469,14 +490,21 @@ fn check_world_version(engine: &Engine, component: &Component, path: &Path) -> R
     })
 }
 
-fn classify(err: wasmtime::Error, output: &GuestOutput, settings: &RuntimeSettings, hit: Option<LimitHit>) -> GuestError {
+fn classify(
+    err: wasmtime::Error,
+    output: &GuestOutput,
+    settings: &RuntimeSettings,
+    hit: Option<LimitHit>,
+) -> GuestError {
     match err.downcast_ref::<Interrupted>() {
         Some(Interrupted::TimedOut) => return GuestError::Timeout { limit: settings.call_timeout },
         Some(Interrupted::Stopped) => return GuestError::Stopped,
         None => {}
     }
     match err.downcast_ref::<wasmtime::Trap>() {
-        Some(wasmtime::Trap::Interrupt) => return GuestError::Timeout { limit: settings.call_timeout },
+        Some(wasmtime::Trap::Interrupt) => {
+            return GuestError::Timeout { limit: settings.call_timeout };
+        }
         Some(wasmtime::Trap::StackOverflow) => return GuestError::StackOverflow,
         _ => {}
     }
@@ -514,9 +542,14 @@ impl GuestInstance {
             stop_generation: self.stop.generation(),
         };
         let guest = bindings.terrarium_provider_provider();
-        guard(&mut self.store, &self.output, &self.settings, &self.stop, budget, async |store: &mut Store<HostState>| {
-            f(guest, store).await
-        })
+        guard(
+            &mut self.store,
+            &self.output,
+            &self.settings,
+            &self.stop,
+            budget,
+            async |store: &mut Store<HostState>| f(guest, store).await,
+        )
         .await
     }
 }
@@ -544,7 +577,8 @@ async fn guard<R>(
         tokio::pin!(call);
         loop {
             // Time the guest spent waiting for the consumer of its stream extends the deadline.
-            let deadline = || budget.deadline + waited.lock().unwrap_or_else(|p| p.into_inner()).so_far();
+            let deadline =
+                || budget.deadline + waited.lock().unwrap_or_else(|p| p.into_inner()).so_far();
             tokio::select! {
                 r = &mut call => break r.map_err(Some),
                 _ = tokio::time::sleep_until(deadline().into()) => {
@@ -568,8 +602,12 @@ async fn guard<R>(
 /// Compiles `path` into the compiled-component cache (a no-op when it is there already), so
 /// that the first start after `terrarium install` loads instead of compiling. Checks that the
 /// component is a provider this host can serve, as a start would.
-pub fn fill_cache(path: &Path, settings: RuntimeSettings) -> Result<cache::CacheOutcome, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+pub fn fill_cache(
+    path: &Path,
+    settings: RuntimeSettings,
+) -> Result<cache::CacheOutcome, LoadError> {
+    let bytes = std::fs::read(path)
+        .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
     check_component_header(&bytes, path)?;
     let engine = engine_for(&settings)?;
     let (component, outcome) = cache::load(&engine, &bytes, settings.cache_dir.as_deref())
@@ -589,16 +627,26 @@ mod tests {
     fn the_cache_key_does_not_depend_on_the_pool_size() {
         // `terrarium install` fills the cache with default settings; a provider started with
         // another pool bound must still find the entry.
-        let small = engine_for(&RuntimeSettings { instance_pool_size: 2, ..RuntimeSettings::default() }).unwrap();
-        let large = engine_for(&RuntimeSettings { instance_pool_size: 40, ..RuntimeSettings::default() }).unwrap();
+        let small =
+            engine_for(&RuntimeSettings { instance_pool_size: 2, ..RuntimeSettings::default() })
+                .unwrap();
+        let large =
+            engine_for(&RuntimeSettings { instance_pool_size: 40, ..RuntimeSettings::default() })
+                .unwrap();
         assert_eq!(cache::key(&small, b"component"), cache::key(&large, b"component"));
     }
 
     #[test]
     fn header_check_names_the_problem() {
         let p = Path::new("x.wasm");
-        assert!(matches!(check_component_header(b"hello world", p), Err(LoadError::NotWasm { .. })));
-        assert!(matches!(check_component_header(b"\0asm\x01\0\0\0", p), Err(LoadError::CoreModule { .. })));
+        assert!(matches!(
+            check_component_header(b"hello world", p),
+            Err(LoadError::NotWasm { .. })
+        ));
+        assert!(matches!(
+            check_component_header(b"\0asm\x01\0\0\0", p),
+            Err(LoadError::CoreModule { .. })
+        ));
         assert!(check_component_header(b"\0asm\x0d\0\x01\0", p).is_ok());
     }
 }

@@ -50,7 +50,10 @@ impl HostState {
         Ok(())
     }
 
-    pub fn lend_progress_sink(&mut self, sink: ProgressSink) -> wasmtime::Result<Resource<ProgressSink>> {
+    pub fn lend_progress_sink(
+        &mut self,
+        sink: ProgressSink,
+    ) -> wasmtime::Result<Resource<ProgressSink>> {
         Ok(self.table.push(sink)?)
     }
 
@@ -78,7 +81,11 @@ impl HostState {
 impl wit_streams::Host for HostState {}
 
 impl wit_streams::HostListResults for HostState {
-    async fn push(&mut self, handle: Resource<ListSink>, item: wit_streams::ListItem) -> wasmtime::Result<bool> {
+    async fn push(
+        &mut self,
+        handle: Resource<ListSink>,
+        item: wit_streams::ListItem,
+    ) -> wasmtime::Result<bool> {
         let sink = self.table.get_mut(&handle)?;
         if sink.finished {
             return Ok(false);
@@ -98,7 +105,11 @@ impl wit_streams::HostListResults for HostState {
 }
 
 impl wit_streams::HostActionProgress for HostState {
-    async fn report(&mut self, sink: Resource<ProgressSink>, message: String) -> wasmtime::Result<()> {
+    async fn report(
+        &mut self,
+        sink: Resource<ProgressSink>,
+        message: String,
+    ) -> wasmtime::Result<()> {
         let sending = (self.table.get_mut(&sink)?.report)(message);
         self.wait_for_consumer(sending).await;
         Ok(())

@@ -47,7 +47,9 @@ pub enum GrantError {
          api.example.com, https://api.example.com:8443 or http://127.0.0.1:2379"
     )]
     Http { given: String, reason: String },
-    #[error("invalid directory grant {given:?}: {reason}; expected an absolute PATH[:ro|rw], for example /srv/data:rw")]
+    #[error(
+        "invalid directory grant {given:?}: {reason}; expected an absolute PATH[:ro|rw], for example /srv/data:rw"
+    )]
     Dir { given: String, reason: String },
     #[error(
         "invalid environment grant {given:?}: a variable name is letters, digits and underscores, not starting with a digit"
@@ -57,7 +59,9 @@ pub enum GrantError {
         "invalid size {given:?}: expected a number of bytes with an optional unit (KiB, MiB, GiB), for example 256MiB"
     )]
     Size { given: String },
-    #[error("invalid duration {given:?}: expected a number with a unit (ms, s, m), for example 30s")]
+    #[error(
+        "invalid duration {given:?}: expected a number with a unit (ms, s, m), for example 30s"
+    )]
     Duration { given: String },
     #[error("invalid limit: {0}")]
     Limit(String),
@@ -103,7 +107,9 @@ pub struct HttpGrant {
 impl HttpGrant {
     /// Whether this grant allows a request to `scheme://host:port`.
     pub fn allows(&self, scheme: HttpScheme, host: &str, port: u16) -> bool {
-        self.scheme == scheme && self.port == port && self.host.eq_ignore_ascii_case(normalise_host(host))
+        self.scheme == scheme
+            && self.port == port
+            && self.host.eq_ignore_ascii_case(normalise_host(host))
     }
 }
 
@@ -116,7 +122,8 @@ pub(crate) fn normalise_host(host: &str) -> &str {
 impl fmt::Display for HttpGrant {
     /// The canonical form, which parses back to the same grant.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        let host =
+            if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
         if self.port == self.scheme.default_port() {
             write!(f, "{}://{host}", self.scheme.as_str())
         } else {
@@ -129,7 +136,10 @@ impl FromStr for HttpGrant {
     type Err = GrantError;
 
     fn from_str(given: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| GrantError::Http { given: given.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| GrantError::Http {
+            given: given.to_string(),
+            reason: reason.to_string(),
+        };
         let trimmed = given.trim();
         let (scheme, rest) = match trimmed.split_once("://") {
             Some((s, rest)) if s.eq_ignore_ascii_case("https") => (HttpScheme::Https, rest),
@@ -140,10 +150,14 @@ impl FromStr for HttpGrant {
         };
         let rest = rest.strip_suffix('/').unwrap_or(rest);
         if rest.contains(['/', '?', '#', '@']) {
-            return Err(invalid("a grant is an origin (scheme, host, port), without path, query or credentials"));
+            return Err(invalid(
+                "a grant is an origin (scheme, host, port), without path, query or credentials",
+            ));
         }
         let (host, port) = if let Some(after) = rest.strip_prefix('[') {
-            let (host, after) = after.split_once(']').ok_or_else(|| invalid("an IPv6 address needs a closing ']'"))?;
+            let (host, after) = after
+                .split_once(']')
+                .ok_or_else(|| invalid("an IPv6 address needs a closing ']'"))?;
             let port = match after {
                 "" => None,
                 p => Some(p.strip_prefix(':').ok_or_else(|| invalid("unexpected text after ']'"))?),
@@ -160,7 +174,11 @@ impl FromStr for HttpGrant {
         };
         let port = match port {
             None => scheme.default_port(),
-            Some(p) => p.parse::<u16>().ok().filter(|p| *p != 0).ok_or_else(|| invalid("the port is not 1-65535"))?,
+            Some(p) => p
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p != 0)
+                .ok_or_else(|| invalid("the port is not 1-65535"))?,
         };
         let host = normalise_host(&host).to_ascii_lowercase();
         if host.is_empty() {
@@ -169,7 +187,9 @@ impl FromStr for HttpGrant {
         if host.contains('*') {
             return Err(invalid("wildcards are not supported; grant each host"));
         }
-        if !host.contains(':') && !host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.') {
+        if !host.contains(':')
+            && !host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+        {
             return Err(invalid("the host is not a DNS name or IP address"));
         }
         Ok(HttpGrant { scheme, host, port })
@@ -210,7 +230,8 @@ impl FromStr for DirGrant {
 
     /// `PATH`, `PATH:ro` or `PATH:rw`; read-only unless `rw` is asked for.
     fn from_str(given: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| GrantError::Dir { given: given.to_string(), reason: reason.to_string() };
+        let invalid =
+            |reason: &str| GrantError::Dir { given: given.to_string(), reason: reason.to_string() };
         let (path, access) = match given.rsplit_once(':') {
             Some((path, "ro")) => (path, Access::ReadOnly),
             Some((path, "rw")) => (path, Access::ReadWrite),
@@ -218,13 +239,17 @@ impl FromStr for DirGrant {
         };
         let path = Path::new(path);
         if !path.is_absolute() {
-            return Err(invalid("the path must be absolute (it is the same path inside the sandbox)"));
+            return Err(invalid(
+                "the path must be absolute (it is the same path inside the sandbox)",
+            ));
         }
         if path.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
             return Err(invalid("the path must not contain '..'"));
         }
         if path.parent().is_none() {
-            return Err(invalid("granting the whole file system defeats the sandbox; grant a directory"));
+            return Err(invalid(
+                "granting the whole file system defeats the sandbox; grant a directory",
+            ));
         }
         Ok(DirGrant { path: path.to_path_buf(), access })
     }
@@ -269,7 +294,10 @@ impl Limits {
         if let Some(t) = self.timeout
             && (t < Duration::from_millis(10) || t > Duration::from_secs(24 * 3600))
         {
-            return Err(GrantError::Limit(format!("timeout {} is outside 10ms to 24h", format_duration(t))));
+            return Err(GrantError::Limit(format!(
+                "timeout {} is outside 10ms to 24h",
+                format_duration(t)
+            )));
         }
         if let Some(r) = self.http_response
             && r.0 == 0
@@ -375,8 +403,12 @@ impl Grants {
     pub fn load(path: &Path) -> Result<Grants, GrantError> {
         match std::fs::read_to_string(path) {
             Ok(text) => Grants::parse(&text).map_err(|e| match e {
-                GrantError::Syntax { message, .. } => GrantError::Syntax { path: path.to_path_buf(), message },
-                other => GrantError::Syntax { path: path.to_path_buf(), message: other.to_string() },
+                GrantError::Syntax { message, .. } => {
+                    GrantError::Syntax { path: path.to_path_buf(), message }
+                }
+                other => {
+                    GrantError::Syntax { path: path.to_path_buf(), message: other.to_string() }
+                }
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Grants::default()),
             Err(source) => Err(GrantError::Read { path: path.to_path_buf(), source }),
@@ -385,8 +417,8 @@ impl Grants {
 
     /// Parses the text of a grants file.
     pub fn parse(text: &str) -> Result<Grants, GrantError> {
-        let file: GrantsFile =
-            toml::from_str(text).map_err(|e| GrantError::Syntax { path: PathBuf::new(), message: e.to_string() })?;
+        let file: GrantsFile = toml::from_str(text)
+            .map_err(|e| GrantError::Syntax { path: PathBuf::new(), message: e.to_string() })?;
         let mut grants = Grants {
             http: file.allow_http.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
             dirs: file.allow_dir.iter().map(|s| s.parse()).collect::<Result<_, _>>()?,
@@ -441,12 +473,18 @@ impl Grants {
              # Without a scheme, HTTPS. Checked on every request and redirect; hosts match exactly.\n\
              # (terrarium install --allow-http ORIGIN)\n",
         );
-        out.push_str(&format!("allow_http = {}\n\n", list(self.http.iter().map(ToString::to_string).collect())));
+        out.push_str(&format!(
+            "allow_http = {}\n\n",
+            list(self.http.iter().map(ToString::to_string).collect())
+        ));
         out.push_str(
             "# Directories the provider sees, at the same path: PATH:ro (read-only) or PATH:rw.\n\
              # Nothing else of the file system is visible. (terrarium install --allow-dir PATH[:ro|rw])\n",
         );
-        out.push_str(&format!("allow_dir = {}\n\n", list(self.dirs.iter().map(ToString::to_string).collect())));
+        out.push_str(&format!(
+            "allow_dir = {}\n\n",
+            list(self.dirs.iter().map(ToString::to_string).collect())
+        ));
         out.push_str(
             "# Environment variables the provider sees (when set in Terraform's environment).\n\
              # (terrarium install --allow-env NAME)\n",
@@ -463,7 +501,11 @@ impl Grants {
             &ByteSize(DEFAULT_MEMORY).to_string(),
         ));
         out.push_str("# Wall-clock time per call. (terrarium install --timeout DURATION)\n");
-        out.push_str(&limit("timeout", self.limits.timeout.map(format_duration), &format_duration(DEFAULT_TIMEOUT)));
+        out.push_str(&limit(
+            "timeout",
+            self.limits.timeout.map(format_duration),
+            &format_duration(DEFAULT_TIMEOUT),
+        ));
         out.push_str(
             "# Largest HTTP response body the provider may receive. (terrarium install --http-response SIZE)\n",
         );
@@ -491,7 +533,9 @@ fn toml_string(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -506,7 +550,10 @@ mod tests {
     #[test]
     fn http_grants_parse_to_origins() {
         let g: HttpGrant = "api.example.com".parse().unwrap();
-        assert_eq!(g, HttpGrant { scheme: HttpScheme::Https, host: "api.example.com".into(), port: 443 });
+        assert_eq!(
+            g,
+            HttpGrant { scheme: HttpScheme::Https, host: "api.example.com".into(), port: 443 }
+        );
         let g: HttpGrant = "http://127.0.0.1:2379".parse().unwrap();
         assert_eq!(g.to_string(), "http://127.0.0.1:2379");
         assert!(g.allows(HttpScheme::Http, "127.0.0.1", 2379));
@@ -520,7 +567,17 @@ mod tests {
         let g: HttpGrant = "Example.COM.".parse().unwrap();
         assert!(g.allows(HttpScheme::Https, "example.com", 443));
         assert!(!g.allows(HttpScheme::Https, "api.example.com", 443));
-        for bad in ["ftp://x", "x:0", "x:99999", "https://x/path", "user@x", "", "*.example.com", "[::1", "a b"] {
+        for bad in [
+            "ftp://x",
+            "x:0",
+            "x:99999",
+            "https://x/path",
+            "user@x",
+            "",
+            "*.example.com",
+            "[::1",
+            "a b",
+        ] {
             assert!(bad.parse::<HttpGrant>().is_err(), "{bad:?} must be refused");
         }
     }
@@ -554,7 +611,10 @@ mod tests {
     #[test]
     fn the_rendered_file_parses_back_to_the_same_grants() {
         let grants = Grants {
-            http: vec!["http://127.0.0.1:2379".parse().unwrap(), "api.example.com".parse().unwrap()],
+            http: vec![
+                "http://127.0.0.1:2379".parse().unwrap(),
+                "api.example.com".parse().unwrap(),
+            ],
             dirs: vec!["/srv/a \"quoted\":rw".parse().unwrap()],
             env: vec!["TOKEN".into()],
             limits: Limits {

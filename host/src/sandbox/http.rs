@@ -25,7 +25,8 @@ use super::grants::{HttpGrant, HttpScheme};
 
 type WasiBody = http_body_util::combinators::UnsyncBoxBody<Bytes, Error>;
 type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
-type SendFuture = Box<dyn Future<Output = Result<(http::Response<WasiBody>, IoFuture), Error>> + Send>;
+type SendFuture =
+    Box<dyn Future<Output = Result<(http::Response<WasiBody>, IoFuture), Error>> + Send>;
 
 /// The HTTP side of one instance's sandbox.
 #[derive(Clone, Debug)]
@@ -56,7 +57,9 @@ impl HttpPolicy {
     /// Whether a request to `uri` is granted.
     pub fn allows(&self, uri: &http::Uri) -> bool {
         match Self::origin_of(uri) {
-            Some((scheme, host, port)) => self.allowed.iter().any(|g| g.allows(scheme, &host, port)),
+            Some((scheme, host, port)) => {
+                self.allowed.iter().any(|g| g.allows(scheme, &host, port))
+            }
             None => false,
         }
     }
@@ -73,7 +76,12 @@ impl WasiHttpHooks for HttpPolicy {
         if !self.allows(request.uri()) {
             let uri = request.uri().clone();
             let grant = Self::origin_of(&uri).map(|(scheme, host, port)| {
-                HttpGrant { scheme, host: super::grants::normalise_host(&host).to_ascii_lowercase(), port }.to_string()
+                HttpGrant {
+                    scheme,
+                    host: super::grants::normalise_host(&host).to_ascii_lowercase(),
+                    port,
+                }
+                .to_string()
             });
             crate::logging::emit(
                 tracing::Level::WARN,
@@ -81,7 +89,10 @@ impl WasiHttpHooks for HttpPolicy {
                 "sandbox: refused an HTTP request to an origin the grants do not list",
                 &[
                     ("uri".to_string(), serde_json::Value::from(uri.to_string())),
-                    ("grant_needed".to_string(), serde_json::Value::from(grant.unwrap_or_default())),
+                    (
+                        "grant_needed".to_string(),
+                        serde_json::Value::from(grant.unwrap_or_default()),
+                    ),
                 ],
             );
             return Box::new(async { Err(Error::HttpRequestDenied) });
@@ -97,8 +108,9 @@ impl WasiHttpHooks for HttpPolicy {
             if declared.is_some_and(|n| n > limit) {
                 return Err(Error::HttpResponseBodySize(declared));
             }
-            let response =
-                response.map(|body| LimitedBody { inner: body.boxed_unsync(), remaining: limit, limit }.boxed_unsync());
+            let response = response.map(|body| {
+                LimitedBody { inner: body.boxed_unsync(), remaining: limit, limit }.boxed_unsync()
+            });
             Ok((response, Box::new(io) as IoFuture))
         })
     }
@@ -115,7 +127,10 @@ impl Body for LimitedBody {
     type Data = Bytes;
     type Error = Error;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
         let this = self.get_mut();
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
@@ -123,7 +138,9 @@ impl Body for LimitedBody {
                     let len = data.len() as u64;
                     if len > this.remaining {
                         this.remaining = 0;
-                        return Poll::Ready(Some(Err(Error::HttpResponseBodySize(Some(this.limit)))));
+                        return Poll::Ready(Some(Err(Error::HttpResponseBodySize(Some(
+                            this.limit,
+                        )))));
                     }
                     this.remaining -= len;
                 }
@@ -171,7 +188,8 @@ mod tests {
     #[tokio::test]
     async fn a_refused_request_never_leaves_the_host() {
         let mut p = policy(&["https://api.example.com"]);
-        let body = http_body_util::Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync();
+        let body =
+            http_body_util::Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync();
         // Port 9 (discard) on loopback: if the policy let it through, the error would be a
         // connection error, not a denial.
         let request = http::Request::get("http://127.0.0.1:9/").body(body).unwrap();
@@ -181,8 +199,9 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_past_the_limit_fail() {
-        let data =
-            http_body_util::Full::new(Bytes::from(vec![0u8; 2048])).map_err(|never| match never {}).boxed_unsync();
+        let data = http_body_util::Full::new(Bytes::from(vec![0u8; 2048]))
+            .map_err(|never| match never {})
+            .boxed_unsync();
         let mut limited = LimitedBody { inner: data, remaining: 1024, limit: 1024 };
         let frame = limited.frame().await.expect("a frame");
         assert!(matches!(frame, Err(Error::HttpResponseBodySize(Some(1024)))));

@@ -11,8 +11,8 @@ pub mod grants;
 pub mod http;
 
 pub use grants::{
-    Access, ByteSize, DirGrant, GRANTS_FILE_NAME, GrantError, Grants, HttpGrant, HttpScheme, Limits, format_duration,
-    parse_duration, parse_env_name,
+    Access, ByteSize, DirGrant, GRANTS_FILE_NAME, GrantError, Grants, HttpGrant, HttpScheme,
+    Limits, format_duration, parse_duration, parse_env_name,
 };
 
 /// The grants of one provider process, resolved: granted environment variables are read from
@@ -26,8 +26,11 @@ pub struct Sandbox {
 impl Sandbox {
     /// Resolves grants against this process's environment.
     pub fn new(grants: Grants) -> Sandbox {
-        let env =
-            grants.env.iter().filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value))).collect();
+        let env = grants
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
         Sandbox { grants, env }
     }
 

@@ -1,8 +1,8 @@
 //! tfplugin6 protobuf <-> neutral types. Mechanical by design: no decisions live here.
 
 use terrarium_model::schema::{
-    Attribute, AttributeType, Block, BlockNesting, Description, Function, NestedBlock, ObjectNesting, Parameter, Schema,
-    ServerCapabilities, TextKind,
+    Attribute, AttributeType, Block, BlockNesting, Description, Function, NestedBlock,
+    ObjectNesting, Parameter, Schema, ServerCapabilities, TextKind,
 };
 use terrarium_model::{AttributePath, Diagnostic, PathStep, Severity};
 
@@ -32,7 +32,10 @@ pub fn raw_state(v: Option<pb::RawState>) -> dt::RawState {
 }
 
 pub fn timestamp_to_pb(t: dt::Timestamp) -> prost_types::Timestamp {
-    prost_types::Timestamp { seconds: t.seconds, nanos: i32::try_from(t.nanos).unwrap_or(999_999_999) }
+    prost_types::Timestamp {
+        seconds: t.seconds,
+        nanos: i32::try_from(t.nanos).unwrap_or(999_999_999),
+    }
 }
 
 pub fn identity_schema_to_pb(s: &dt::IdentitySchema) -> pb::ResourceIdentitySchema {
@@ -217,7 +220,8 @@ mod tests {
 
     #[test]
     fn diagnostics_carry_paths_and_severity() {
-        let d = Diagnostic::error("bad", "worse").at(AttributePath::attribute("a").index(2).key("k"));
+        let d =
+            Diagnostic::error("bad", "worse").at(AttributePath::attribute("a").index(2).key("k"));
         let pb = diagnostics_to_pb(vec![d, Diagnostic::warning("w", "")]);
         assert_eq!(pb[0].severity, pb::diagnostic::Severity::Error as i32);
         assert_eq!(pb[0].attribute.as_ref().map(|a| a.steps.len()), Some(3));
@@ -227,7 +231,9 @@ mod tests {
 
     #[test]
     fn identities_and_timestamps_convert() {
-        let data = pb::ResourceIdentityData { identity_data: Some(pb::DynamicValue { msgpack: vec![0x80], json: vec![] }) };
+        let data = pb::ResourceIdentityData {
+            identity_data: Some(pb::DynamicValue { msgpack: vec![0x80], json: vec![] }),
+        };
         let neutral = identity(Some(data.clone()));
         assert_eq!(neutral, Some(dt::DynamicValue::msgpack(vec![0x80])));
         assert_eq!(identity_to_pb(neutral), Some(data));
@@ -238,7 +244,11 @@ mod tests {
 
     #[test]
     fn attributes_set_either_type_or_nested_type() {
-        let plain = Attribute { name: "a".into(), ty: AttributeType::Type(Type::map(Type::String)), ..Default::default() };
+        let plain = Attribute {
+            name: "a".into(),
+            ty: AttributeType::Type(Type::map(Type::String)),
+            ..Default::default()
+        };
         let p = attribute_to_pb(&plain);
         assert_eq!(p.r#type, br#"["map","string"]"#);
         assert!(p.nested_type.is_none());

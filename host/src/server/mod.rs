@@ -43,7 +43,9 @@ impl ProviderService {
 
     /// A service whose provider is still being loaded by `provider` (an error is the message
     /// every RPC answers with). The future should already be running, e.g. a spawned task.
-    pub fn loading(provider: impl Future<Output = Result<Arc<Provider>, Arc<str>>> + Send + 'static) -> Self {
+    pub fn loading(
+        provider: impl Future<Output = Result<Arc<Provider>, Arc<str>>> + Send + 'static,
+    ) -> Self {
         ProviderService { provider: provider.boxed().shared() }
     }
 
@@ -56,7 +58,9 @@ impl ProviderService {
 
     /// The tonic service with protocol 6 message limits.
     pub fn into_server(self) -> ProviderServer<ProviderService> {
-        ProviderServer::new(self).max_decoding_message_size(MAX_MESSAGE_SIZE).max_encoding_message_size(MAX_MESSAGE_SIZE)
+        ProviderServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
     }
 }
 

@@ -68,13 +68,18 @@ fn transcode_all<From: Message, To: Message + Default>(from: Vec<From>) -> Resul
 }
 
 /// A request of one protocol as the other's, keeping its metadata and extensions.
-fn transcode_request<From: Message, To: Message + Default>(request: Request<From>) -> Result<Request<To>, Status> {
+fn transcode_request<From: Message, To: Message + Default>(
+    request: Request<From>,
+) -> Result<Request<To>, Status> {
     let (metadata, extensions, message) = request.into_parts();
     Ok(Request::from_parts(metadata, extensions, transcode(message)?))
 }
 
 /// A response of one protocol converted to the other's by `convert`, keeping its metadata.
-fn convert_response<From, To>(response: Response<From>, convert: impl FnOnce(From) -> Result<To, Status>) -> Reply<To> {
+fn convert_response<From, To>(
+    response: Response<From>,
+    convert: impl FnOnce(From) -> Result<To, Status>,
+) -> Reply<To> {
     let (metadata, message, extensions) = response.into_parts();
     Ok(Response::from_parts(metadata, convert(message)?, extensions))
 }
@@ -180,7 +185,9 @@ protocol5_provider! {
 }
 
 /// GetMetadata: protocol 5 has no state stores, and its `actions` is field 8 (9 in 6).
-fn metadata_to_v5(metadata: v6::get_metadata::Response) -> Result<v5::get_metadata::Response, Status> {
+fn metadata_to_v5(
+    metadata: v6::get_metadata::Response,
+) -> Result<v5::get_metadata::Response, Status> {
     use v5::get_metadata as m5;
     Ok(m5::Response {
         server_capabilities: metadata.server_capabilities.map(transcode).transpose()?,
@@ -190,8 +197,16 @@ fn metadata_to_v5(metadata: v6::get_metadata::Response) -> Result<v5::get_metada
             .into_iter()
             .map(|d| m5::DataSourceMetadata { type_name: d.type_name })
             .collect(),
-        resources: metadata.resources.into_iter().map(|r| m5::ResourceMetadata { type_name: r.type_name }).collect(),
-        functions: metadata.functions.into_iter().map(|f| m5::FunctionMetadata { name: f.name }).collect(),
+        resources: metadata
+            .resources
+            .into_iter()
+            .map(|r| m5::ResourceMetadata { type_name: r.type_name })
+            .collect(),
+        functions: metadata
+            .functions
+            .into_iter()
+            .map(|f| m5::FunctionMetadata { name: f.name })
+            .collect(),
         ephemeral_resources: metadata
             .ephemeral_resources
             .into_iter()
@@ -202,7 +217,11 @@ fn metadata_to_v5(metadata: v6::get_metadata::Response) -> Result<v5::get_metada
             .into_iter()
             .map(|l| m5::ListResourceMetadata { type_name: l.type_name })
             .collect(),
-        actions: metadata.actions.into_iter().map(|a| m5::ActionMetadata { type_name: a.type_name }).collect(),
+        actions: metadata
+            .actions
+            .into_iter()
+            .map(|a| m5::ActionMetadata { type_name: a.type_name })
+            .collect(),
     })
 }
 
@@ -243,13 +262,25 @@ struct SchemaConverter {
 
 impl SchemaConverter {
     fn schema(&mut self, owner: SchemaOwner<'_>, schema: v6::Schema) -> v5::Schema {
-        v5::Schema { version: schema.version, block: schema.block.map(|block| self.block(owner, "", block)) }
+        v5::Schema {
+            version: schema.version,
+            block: schema.block.map(|block| self.block(owner, "", block)),
+        }
     }
 
     /// `path` is where the block is, as dotted names ("" for the schema's own block).
-    fn block(&mut self, owner: SchemaOwner<'_>, path: &str, block: v6::schema::Block) -> v5::schema::Block {
+    fn block(
+        &mut self,
+        owner: SchemaOwner<'_>,
+        path: &str,
+        block: v6::schema::Block,
+    ) -> v5::schema::Block {
         if block.computed {
-            let block_name = if path.is_empty() { "The root block".to_owned() } else { format!("The block \"{path}\"") };
+            let block_name = if path.is_empty() {
+                "The root block".to_owned()
+            } else {
+                format!("The block \"{path}\"")
+            };
             self.inexpressible(
                 "Computed blocks need plugin protocol 6",
                 format!(
@@ -261,8 +292,16 @@ impl SchemaConverter {
         }
         v5::schema::Block {
             version: block.version,
-            attributes: block.attributes.into_iter().map(|a| self.attribute(owner, path, a)).collect(),
-            block_types: block.block_types.into_iter().map(|b| self.nested_block(owner, path, b)).collect(),
+            attributes: block
+                .attributes
+                .into_iter()
+                .map(|a| self.attribute(owner, path, a))
+                .collect(),
+            block_types: block
+                .block_types
+                .into_iter()
+                .map(|b| self.nested_block(owner, path, b))
+                .collect(),
             description: block.description,
             description_kind: block.description_kind,
             deprecated: block.deprecated,
@@ -362,16 +401,26 @@ fn provider_schema_to_v5(
 ) -> Result<v5::get_provider_schema::Response, Status> {
     let mut converter = SchemaConverter::default();
     let provider = schema.provider.map(|s| converter.schema(SchemaOwner::Provider, s));
-    let provider_meta = schema.provider_meta.map(|s| converter.schema(SchemaOwner::ProviderMeta, s));
-    let resource_schemas = converter.schemas(schema.resource_schemas, "resource type", SchemaConverter::schema);
-    let data_source_schemas = converter.schemas(schema.data_source_schemas, "data source", SchemaConverter::schema);
-    let ephemeral_resource_schemas =
-        converter.schemas(schema.ephemeral_resource_schemas, "ephemeral resource type", SchemaConverter::schema);
-    let list_resource_schemas =
-        converter.schemas(schema.list_resource_schemas, "list resource type", SchemaConverter::schema);
-    let action_schemas = converter.schemas(schema.action_schemas, "action", |converter, owner, action| {
-        v5::ActionSchema { schema: action.schema.map(|s| converter.schema(owner, s)) }
-    });
+    let provider_meta =
+        schema.provider_meta.map(|s| converter.schema(SchemaOwner::ProviderMeta, s));
+    let resource_schemas =
+        converter.schemas(schema.resource_schemas, "resource type", SchemaConverter::schema);
+    let data_source_schemas =
+        converter.schemas(schema.data_source_schemas, "data source", SchemaConverter::schema);
+    let ephemeral_resource_schemas = converter.schemas(
+        schema.ephemeral_resource_schemas,
+        "ephemeral resource type",
+        SchemaConverter::schema,
+    );
+    let list_resource_schemas = converter.schemas(
+        schema.list_resource_schemas,
+        "list resource type",
+        SchemaConverter::schema,
+    );
+    let action_schemas =
+        converter.schemas(schema.action_schemas, "action", |converter, owner, action| {
+            v5::ActionSchema { schema: action.schema.map(|s| converter.schema(owner, s)) }
+        });
     // Protocol 6's state_store_schemas have no counterpart; Terrarium providers have none.
 
     let mut diagnostics: Vec<v5::Diagnostic> = transcode_all(schema.diagnostics)?;
@@ -426,10 +475,18 @@ mod tests {
         }
     }
 
-    fn v6_schema(attributes: Vec<v6::schema::Attribute>, blocks: Vec<v6::schema::NestedBlock>) -> v6::Schema {
+    fn v6_schema(
+        attributes: Vec<v6::schema::Attribute>,
+        blocks: Vec<v6::schema::NestedBlock>,
+    ) -> v6::Schema {
         v6::Schema {
             version: 2,
-            block: Some(v6::schema::Block { version: 2, attributes, block_types: blocks, ..Default::default() }),
+            block: Some(v6::schema::Block {
+                version: 2,
+                attributes,
+                block_types: blocks,
+                ..Default::default()
+            }),
         }
     }
 
@@ -474,9 +531,15 @@ mod tests {
             }
         );
         let bytes = converted.encode_to_vec();
-        assert!(bytes.windows(2).any(|w| w == [tag(10, 0), 1]), "write_only is field 10: {bytes:?}");
+        assert!(
+            bytes.windows(2).any(|w| w == [tag(10, 0), 1]),
+            "write_only is field 10: {bytes:?}"
+        );
         let message = [&[tag(11, 2), 9][..], b"use other"].concat();
-        assert!(bytes.windows(message.len()).any(|w| w == message), "deprecation_message is field 11: {bytes:?}");
+        assert!(
+            bytes.windows(message.len()).any(|w| w == message),
+            "deprecation_message is field 11: {bytes:?}"
+        );
     }
 
     #[test]
@@ -511,12 +574,21 @@ mod tests {
                 v6_schema(vec![v6_attribute("tags", "[\"map\",\"string\"]")], vec![block]),
             )]),
             data_source_schemas: HashMap::from([("demo_info".into(), v6_schema(vec![], vec![]))]),
-            ephemeral_resource_schemas: HashMap::from([("demo_token".into(), v6_schema(vec![], vec![]))]),
-            list_resource_schemas: HashMap::from([("demo_thing".into(), v6_schema(vec![], vec![]))]),
+            ephemeral_resource_schemas: HashMap::from([(
+                "demo_token".into(),
+                v6_schema(vec![], vec![]),
+            )]),
+            list_resource_schemas: HashMap::from([(
+                "demo_thing".into(),
+                v6_schema(vec![], vec![]),
+            )]),
             action_schemas: HashMap::from([(
                 "demo_poke".into(),
                 v6::ActionSchema {
-                    schema: Some(v6_schema(vec![v6_attribute("paths", "[\"list\",\"string\"]")], vec![])),
+                    schema: Some(v6_schema(
+                        vec![v6_attribute("paths", "[\"list\",\"string\"]")],
+                        vec![],
+                    )),
                 },
             )]),
             functions: HashMap::from([("double".into(), function)]),
@@ -551,7 +623,10 @@ mod tests {
         assert_eq!(rule.max_items, 1);
         let rule_block = rule.block.as_ref().unwrap();
         assert_eq!(rule_block.attributes[0].name, "pattern");
-        assert_eq!((rule_block.deprecated, rule_block.deprecation_message.as_str()), (true, "rules are going"));
+        assert_eq!(
+            (rule_block.deprecated, rule_block.deprecation_message.as_str()),
+            (true, "rules are going")
+        );
 
         assert!(v5_response.data_source_schemas.contains_key("demo_info"));
         assert!(v5_response.ephemeral_resource_schemas.contains_key("demo_token"));
@@ -570,7 +645,10 @@ mod tests {
     fn nested_attributes_are_refused_naming_where_they_are() {
         let rule = v6::schema::NestedBlock {
             type_name: "rule".into(),
-            block: Some(v6::schema::Block { attributes: vec![v6_nested_attribute("matches")], ..Default::default() }),
+            block: Some(v6::schema::Block {
+                attributes: vec![v6_nested_attribute("matches")],
+                ..Default::default()
+            }),
             nesting: v6::schema::nested_block::NestingMode::List as i32,
             ..Default::default()
         };
@@ -591,7 +669,9 @@ mod tests {
 
         // No schema at all: Terraform stops at the errors.
         assert!(v5_response.provider.is_none());
-        assert!(v5_response.resource_schemas.is_empty() && v5_response.data_source_schemas.is_empty());
+        assert!(
+            v5_response.resource_schemas.is_empty() && v5_response.data_source_schemas.is_empty()
+        );
         let errors: Vec<(&str, &str)> = v5_response
             .diagnostics
             .iter()
@@ -609,7 +689,10 @@ mod tests {
             ("\"rule.matches\"", "resource type \"demo_b\""),
             ("\"items\"", "data source \"demo_a\""),
         ]) {
-            assert!(detail.contains(&format!("The attribute {place} of {owner} is a nested attribute")), "{detail}");
+            assert!(
+                detail.contains(&format!("The attribute {place} of {owner} is a nested attribute")),
+                "{detail}"
+            );
             assert!(detail.contains("protocol 6, which Terraform 1.0 and later offer"), "{detail}");
             assert!(detail.contains("TERRARIUM_PROTOCOL=5"), "{detail}");
             assert!(detail.contains("as a nested block instead"), "{detail}");
@@ -636,7 +719,10 @@ mod tests {
     fn metadata_actions_move_to_field_8_and_state_stores_are_dropped() {
         use v6::get_metadata as m6;
         let v6_metadata = m6::Response {
-            server_capabilities: Some(v6::ServerCapabilities { plan_destroy: true, ..Default::default() }),
+            server_capabilities: Some(v6::ServerCapabilities {
+                plan_destroy: true,
+                ..Default::default()
+            }),
             diagnostics: vec![error("e")],
             data_sources: vec![m6::DataSourceMetadata { type_name: "d".into() }],
             resources: vec![m6::ResourceMetadata { type_name: "r".into() }],
@@ -647,7 +733,10 @@ mod tests {
             actions: vec![m6::ActionMetadata { type_name: "a".into() }],
         };
         let v5_metadata = metadata_to_v5(v6_metadata).unwrap();
-        assert_eq!(v5_metadata.actions, vec![v5::get_metadata::ActionMetadata { type_name: "a".into() }]);
+        assert_eq!(
+            v5_metadata.actions,
+            vec![v5::get_metadata::ActionMetadata { type_name: "a".into() }]
+        );
         assert_eq!(v5_metadata.resources[0].type_name, "r");
         assert_eq!(v5_metadata.data_sources[0].type_name, "d");
         assert_eq!(v5_metadata.functions[0].name, "f");
@@ -682,12 +771,13 @@ mod tests {
             ..Default::default()
         });
 
-        let validate: v6::validate_resource_config::Request = transcode(v5::validate_resource_type_config::Request {
-            type_name: "demo_thing".into(),
-            config: value(b"\x80"),
-            client_capabilities: client_capabilities_v5(),
-        })
-        .unwrap();
+        let validate: v6::validate_resource_config::Request =
+            transcode(v5::validate_resource_type_config::Request {
+                type_name: "demo_thing".into(),
+                config: value(b"\x80"),
+                client_capabilities: client_capabilities_v5(),
+            })
+            .unwrap();
         assert_eq!(
             validate,
             v6::validate_resource_config::Request {
@@ -703,7 +793,10 @@ mod tests {
                 config: value(b"\xc0"),
             })
             .unwrap();
-        assert_eq!((validate_data.type_name.as_str(), validate_data.config), ("demo_info", value6(b"\xc0")));
+        assert_eq!(
+            (validate_data.type_name.as_str(), validate_data.config),
+            ("demo_info", value6(b"\xc0"))
+        );
 
         let configure: v6::configure_provider::Request = transcode(v5::configure::Request {
             terraform_version: "1.15.5".into(),
@@ -713,30 +806,37 @@ mod tests {
         .unwrap();
         assert_eq!(configure.terraform_version, "1.15.5");
         assert_eq!(configure.config, value6(b"\x81\xa1a\x01"));
-        assert!(configure.client_capabilities.is_some_and(|c| c.write_only_attributes_allowed && c.deferral_allowed));
+        assert!(
+            configure
+                .client_capabilities
+                .is_some_and(|c| c.write_only_attributes_allowed && c.deferral_allowed)
+        );
 
         let prepare: v6::validate_provider_config::Request =
             transcode(v5::prepare_provider_config::Request { config: value(b"\x80") }).unwrap();
         assert_eq!(prepare.config, value6(b"\x80"));
 
-        let stop: v5::stop::Response = transcode(v6::stop_provider::Response { error: "busy".into() }).unwrap();
+        let stop: v5::stop::Response =
+            transcode(v6::stop_provider::Response { error: "busy".into() }).unwrap();
         assert_eq!(stop.error, "busy");
     }
 
     #[test]
     fn plan_request_transcodes_without_planned_private() {
-        let identity = Some(v5::ResourceIdentityData { identity_data: value(b"\x81\xa4path\xa2/x") });
-        let plan: v6::plan_resource_change::Request = transcode(v5::plan_resource_change::Request {
-            type_name: "demo_thing".into(),
-            prior_state: value(b"\xc0"),
-            proposed_new_state: value(b"\x80"),
-            config: value(b"\x81\xa1a\xc0"),
-            prior_private: b"private".to_vec(),
-            provider_meta: value(b"\xc0"),
-            client_capabilities: client_capabilities_v5(),
-            prior_identity: identity,
-        })
-        .unwrap();
+        let identity =
+            Some(v5::ResourceIdentityData { identity_data: value(b"\x81\xa4path\xa2/x") });
+        let plan: v6::plan_resource_change::Request =
+            transcode(v5::plan_resource_change::Request {
+                type_name: "demo_thing".into(),
+                prior_state: value(b"\xc0"),
+                proposed_new_state: value(b"\x80"),
+                config: value(b"\x81\xa1a\xc0"),
+                prior_private: b"private".to_vec(),
+                provider_meta: value(b"\xc0"),
+                client_capabilities: client_capabilities_v5(),
+                prior_identity: identity,
+            })
+            .unwrap();
         assert_eq!(
             plan,
             v6::plan_resource_change::Request {
@@ -751,7 +851,9 @@ mod tests {
                     write_only_attributes_allowed: true,
                     ..Default::default()
                 }),
-                prior_identity: Some(v6::ResourceIdentityData { identity_data: value6(b"\x81\xa4path\xa2/x") }),
+                prior_identity: Some(v6::ResourceIdentityData {
+                    identity_data: value6(b"\x81\xa4path\xa2/x")
+                }),
                 planned_private: Vec::new(),
             }
         );
@@ -760,7 +862,9 @@ mod tests {
     #[test]
     fn stream_events_transcode_item_by_item() {
         let event: v5::list_resource::Event = transcode(v6::list_resource::Event {
-            identity: Some(v6::ResourceIdentityData { identity_data: value6(b"\x81\xa4path\xa2/x") }),
+            identity: Some(v6::ResourceIdentityData {
+                identity_data: value6(b"\x81\xa4path\xa2/x"),
+            }),
             display_name: "x".into(),
             resource_object: value6(b"\x80"),
             diagnostic: vec![error("partial")],
@@ -795,13 +899,18 @@ mod tests {
         type Error = std::io::Error;
         type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
 
-        fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        fn poll_ready(
+            &mut self,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), Self::Error>> {
             std::task::Poll::Ready(Ok(()))
         }
 
         fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
             let socket = self.0.clone();
-            Box::pin(async move { Ok(hyper_util::rt::TokioIo::new(tokio::net::UnixStream::connect(socket).await?)) })
+            Box::pin(async move {
+                Ok(hyper_util::rt::TokioIo::new(tokio::net::UnixStream::connect(socket).await?))
+            })
         }
     }
 
@@ -838,17 +947,23 @@ mod tests {
     async fn protocol_5_calls_reach_the_protocol_6_service() {
         let (mut client, _dir) = serve_failed_provider("no such component").await;
 
-        let schema = client.get_schema(v5::get_provider_schema::Request {}).await.unwrap().into_inner();
+        let schema =
+            client.get_schema(v5::get_provider_schema::Request {}).await.unwrap().into_inner();
         assert!(has_load_error(&schema.diagnostics), "{schema:?}");
 
         let config = value(b"\x81\xa6region\xa4here");
         let prepared = client
-            .prepare_provider_config(v5::prepare_provider_config::Request { config: config.clone() })
+            .prepare_provider_config(v5::prepare_provider_config::Request {
+                config: config.clone(),
+            })
             .await
             .unwrap()
             .into_inner();
         assert!(has_load_error(&prepared.diagnostics), "{prepared:?}");
-        assert_eq!(prepared.prepared_config, config, "prepared_config is the configuration as given");
+        assert_eq!(
+            prepared.prepared_config, config,
+            "prepared_config is the configuration as given"
+        );
 
         let configured = client
             .configure(v5::configure::Request {
@@ -902,7 +1017,10 @@ mod tests {
         let (mut client, _dir) = serve_failed_provider("no such component").await;
 
         let mut events = client
-            .list_resource(v5::list_resource::Request { type_name: "demo_thing".into(), ..Default::default() })
+            .list_resource(v5::list_resource::Request {
+                type_name: "demo_thing".into(),
+                ..Default::default()
+            })
             .await
             .unwrap()
             .into_inner();
@@ -913,7 +1031,10 @@ mod tests {
         assert!(has_load_error(&diagnostics), "{diagnostics:?}");
 
         let mut events = client
-            .invoke_action(v5::invoke_action::Request { action_type: "demo_poke".into(), ..Default::default() })
+            .invoke_action(v5::invoke_action::Request {
+                action_type: "demo_poke".into(),
+                ..Default::default()
+            })
             .await
             .unwrap()
             .into_inner();

@@ -31,17 +31,37 @@ const STREAM_BUFFER: usize = 16;
 
 #[tonic::async_trait]
 impl provider_server::Provider for ProviderService {
-    async fn get_metadata(&self, _: Request<get_metadata::Request>) -> Reply<get_metadata::Response> {
+    async fn get_metadata(
+        &self,
+        _: Request<get_metadata::Request>,
+    ) -> Reply<get_metadata::Response> {
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(get_metadata::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(get_metadata::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let s = p.schema();
         ok(get_metadata::Response {
             server_capabilities: Some(capabilities_to_pb(&p.server_capabilities())),
-            resources: s.resources.keys().map(|n| get_metadata::ResourceMetadata { type_name: n.clone() }).collect(),
-            data_sources: s.data_sources.keys().map(|n| get_metadata::DataSourceMetadata { type_name: n.clone() }).collect(),
-            functions: s.functions.keys().map(|n| get_metadata::FunctionMetadata { name: n.clone() }).collect(),
+            resources: s
+                .resources
+                .keys()
+                .map(|n| get_metadata::ResourceMetadata { type_name: n.clone() })
+                .collect(),
+            data_sources: s
+                .data_sources
+                .keys()
+                .map(|n| get_metadata::DataSourceMetadata { type_name: n.clone() })
+                .collect(),
+            functions: s
+                .functions
+                .keys()
+                .map(|n| get_metadata::FunctionMetadata { name: n.clone() })
+                .collect(),
             ephemeral_resources: s
                 .ephemeral_resources
                 .keys()
@@ -52,26 +72,54 @@ impl provider_server::Provider for ProviderService {
                 .keys()
                 .map(|n| get_metadata::ListResourceMetadata { type_name: n.clone() })
                 .collect(),
-            actions: s.actions.keys().map(|n| get_metadata::ActionMetadata { type_name: n.clone() }).collect(),
+            actions: s
+                .actions
+                .keys()
+                .map(|n| get_metadata::ActionMetadata { type_name: n.clone() })
+                .collect(),
             diagnostics: diagnostics_to_pb(p.schema_diagnostics().to_vec()),
             ..Default::default()
         })
     }
 
-    async fn get_provider_schema(&self, _: Request<get_provider_schema::Request>) -> Reply<get_provider_schema::Response> {
+    async fn get_provider_schema(
+        &self,
+        _: Request<get_provider_schema::Request>,
+    ) -> Reply<get_provider_schema::Response> {
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(get_provider_schema::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(get_provider_schema::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let s = p.schema();
         ok(get_provider_schema::Response {
             provider: Some(schema_to_pb(&s.provider)),
             provider_meta: s.provider_meta.as_ref().map(schema_to_pb),
-            resource_schemas: s.resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
-            data_source_schemas: s.data_sources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
+            resource_schemas: s
+                .resources
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_to_pb(v)))
+                .collect(),
+            data_source_schemas: s
+                .data_sources
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_to_pb(v)))
+                .collect(),
             functions: s.functions.iter().map(|(k, f)| (k.clone(), function_to_pb(f))).collect(),
-            ephemeral_resource_schemas: s.ephemeral_resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
-            list_resource_schemas: s.list_resources.iter().map(|(k, v)| (k.clone(), schema_to_pb(v))).collect(),
+            ephemeral_resource_schemas: s
+                .ephemeral_resources
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_to_pb(v)))
+                .collect(),
+            list_resource_schemas: s
+                .list_resources
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_to_pb(v)))
+                .collect(),
             action_schemas: s
                 .actions
                 .iter()
@@ -102,8 +150,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let diags = match self.provider().await {
             Ok(p) => {
-                p.validate_resource_config(&r.type_name, &dynamic_value(r.config), client_capabilities(r.client_capabilities))
-                    .await
+                p.validate_resource_config(
+                    &r.type_name,
+                    &dynamic_value(r.config),
+                    client_capabilities(r.client_capabilities),
+                )
+                .await
             }
             Err(d) => d,
         };
@@ -129,7 +181,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(upgrade_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(upgrade_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
@@ -151,11 +208,18 @@ impl provider_server::Provider for ProviderService {
         let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => {
-                return ok(get_resource_identity_schemas::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() });
+                return ok(get_resource_identity_schemas::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
             }
         };
         ok(get_resource_identity_schemas::Response {
-            identity_schemas: p.identity_schemas().iter().map(|(k, s)| (k.clone(), identity_schema_to_pb(s))).collect(),
+            identity_schemas: p
+                .identity_schemas()
+                .iter()
+                .map(|(k, s)| (k.clone(), identity_schema_to_pb(s)))
+                .collect(),
             diagnostics: Vec::new(),
         })
     }
@@ -168,7 +232,10 @@ impl provider_server::Provider for ProviderService {
         let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => {
-                return ok(upgrade_resource_identity::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() });
+                return ok(upgrade_resource_identity::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
             }
         };
         let out = p
@@ -184,7 +251,10 @@ impl provider_server::Provider for ProviderService {
         })
     }
 
-    async fn configure_provider(&self, r: Request<configure_provider::Request>) -> Reply<configure_provider::Response> {
+    async fn configure_provider(
+        &self,
+        r: Request<configure_provider::Request>,
+    ) -> Reply<configure_provider::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
             Ok(p) => {
@@ -200,11 +270,19 @@ impl provider_server::Provider for ProviderService {
         ok(configure_provider::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
-    async fn read_resource(&self, r: Request<read_resource::Request>) -> Reply<read_resource::Response> {
+    async fn read_resource(
+        &self,
+        r: Request<read_resource::Request>,
+    ) -> Reply<read_resource::Response> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(read_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(read_resource::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .read_resource(&dt::ReadResourceRequest {
@@ -225,11 +303,19 @@ impl provider_server::Provider for ProviderService {
         })
     }
 
-    async fn plan_resource_change(&self, r: Request<plan_resource_change::Request>) -> Reply<plan_resource_change::Response> {
+    async fn plan_resource_change(
+        &self,
+        r: Request<plan_resource_change::Request>,
+    ) -> Reply<plan_resource_change::Response> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(plan_resource_change::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(plan_resource_change::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .plan_resource_change(&dt::PlanResourceChangeRequest {
@@ -261,7 +347,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(apply_resource_change::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(apply_resource_change::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .apply_resource_change(&dt::ApplyResourceChangeRequest {
@@ -290,7 +381,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(import_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(import_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .import_resource_state(&dt::ImportResourceStateRequest {
@@ -316,11 +412,19 @@ impl provider_server::Provider for ProviderService {
         })
     }
 
-    async fn move_resource_state(&self, r: Request<move_resource_state::Request>) -> Reply<move_resource_state::Response> {
+    async fn move_resource_state(
+        &self,
+        r: Request<move_resource_state::Request>,
+    ) -> Reply<move_resource_state::Response> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(move_resource_state::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(move_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .move_resource_state(&dt::MoveResourceStateRequest {
@@ -342,11 +446,19 @@ impl provider_server::Provider for ProviderService {
         })
     }
 
-    async fn read_data_source(&self, r: Request<read_data_source::Request>) -> Reply<read_data_source::Response> {
+    async fn read_data_source(
+        &self,
+        r: Request<read_data_source::Request>,
+    ) -> Reply<read_data_source::Response> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(read_data_source::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(read_data_source::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .read_data_source(&dt::ReadDataSourceRequest {
@@ -370,7 +482,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(generate_resource_config::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(generate_resource_config::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p.generate_resource_config(&r.type_name, &dynamic_value(r.state)).await;
         ok(generate_resource_config::Response {
@@ -385,7 +502,9 @@ impl provider_server::Provider for ProviderService {
     ) -> Reply<validate_ephemeral_resource_config::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
-            Ok(p) => p.validate_ephemeral_resource_config(&r.type_name, &dynamic_value(r.config)).await,
+            Ok(p) => {
+                p.validate_ephemeral_resource_config(&r.type_name, &dynamic_value(r.config)).await
+            }
             Err(d) => d,
         };
         ok(validate_ephemeral_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
@@ -398,7 +517,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(open_ephemeral_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(open_ephemeral_resource::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .open_ephemeral_resource(&dt::OpenEphemeralResourceRequest {
@@ -423,7 +547,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(renew_ephemeral_resource::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(renew_ephemeral_resource::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p.renew_ephemeral_resource(&r.type_name, r.private).await;
         ok(renew_ephemeral_resource::Response {
@@ -447,11 +576,19 @@ impl provider_server::Provider for ProviderService {
 
     type ListResourceStream = EventStream<list_resource::Event>;
 
-    async fn list_resource(&self, r: Request<list_resource::Request>) -> Reply<Self::ListResourceStream> {
+    async fn list_resource(
+        &self,
+        r: Request<list_resource::Request>,
+    ) -> Reply<Self::ListResourceStream> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(one(list_resource::Event { diagnostic: diagnostics_to_pb(d), ..Default::default() })),
+            Err(d) => {
+                return ok(one(list_resource::Event {
+                    diagnostic: diagnostics_to_pb(d),
+                    ..Default::default()
+                }));
+            }
         };
         let request = dt::ListResourceRequest {
             type_name: r.type_name,
@@ -486,30 +623,51 @@ impl provider_server::Provider for ProviderService {
         ok(validate_list_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
-    async fn get_functions(&self, _: Request<get_functions::Request>) -> Reply<get_functions::Response> {
+    async fn get_functions(
+        &self,
+        _: Request<get_functions::Request>,
+    ) -> Reply<get_functions::Response> {
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(get_functions::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(get_functions::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         ok(get_functions::Response {
-            functions: p.schema().functions.iter().map(|(k, f)| (k.clone(), function_to_pb(f))).collect(),
+            functions: p
+                .schema()
+                .functions
+                .iter()
+                .map(|(k, f)| (k.clone(), function_to_pb(f)))
+                .collect(),
             diagnostics: Vec::new(),
         })
     }
 
-    async fn call_function(&self, r: Request<call_function::Request>) -> Reply<call_function::Response> {
+    async fn call_function(
+        &self,
+        r: Request<call_function::Request>,
+    ) -> Reply<call_function::Response> {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
             Err(d) => {
-                let text = d.iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect::<Vec<_>>().join("\n");
+                let text = d
+                    .iter()
+                    .map(|d| format!("{}: {}", d.summary, d.detail))
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 return ok(call_function::Response {
                     result: None,
                     error: Some(FunctionError { text, function_argument: None }),
                 });
             }
         };
-        let args: Vec<dt::DynamicValue> = r.arguments.into_iter().map(|a| dynamic_value(Some(a))).collect();
+        let args: Vec<dt::DynamicValue> =
+            r.arguments.into_iter().map(|a| dynamic_value(Some(a))).collect();
         let out = p.call_function(&r.name, &args).await;
         ok(call_function::Response {
             result: out.result.map(dynamic_value_to_pb),
@@ -528,13 +686,22 @@ impl provider_server::Provider for ProviderService {
         &self,
         _: Request<configure_state_store::Request>,
     ) -> Reply<configure_state_store::Response> {
-        ok(configure_state_store::Response { diagnostics: not_supported("state stores"), ..Default::default() })
+        ok(configure_state_store::Response {
+            diagnostics: not_supported("state stores"),
+            ..Default::default()
+        })
     }
 
     type ReadStateBytesStream = EventStream<read_state_bytes::Response>;
 
-    async fn read_state_bytes(&self, _: Request<read_state_bytes::Request>) -> Reply<Self::ReadStateBytesStream> {
-        ok(one(read_state_bytes::Response { diagnostics: not_supported("state stores"), ..Default::default() }))
+    async fn read_state_bytes(
+        &self,
+        _: Request<read_state_bytes::Request>,
+    ) -> Reply<Self::ReadStateBytesStream> {
+        ok(one(read_state_bytes::Response {
+            diagnostics: not_supported("state stores"),
+            ..Default::default()
+        }))
     }
 
     async fn write_state_bytes(
@@ -545,18 +712,30 @@ impl provider_server::Provider for ProviderService {
     }
 
     async fn lock_state(&self, _: Request<lock_state::Request>) -> Reply<lock_state::Response> {
-        ok(lock_state::Response { diagnostics: not_supported("state stores"), ..Default::default() })
+        ok(lock_state::Response {
+            diagnostics: not_supported("state stores"),
+            ..Default::default()
+        })
     }
 
-    async fn unlock_state(&self, _: Request<unlock_state::Request>) -> Reply<unlock_state::Response> {
+    async fn unlock_state(
+        &self,
+        _: Request<unlock_state::Request>,
+    ) -> Reply<unlock_state::Response> {
         ok(unlock_state::Response { diagnostics: not_supported("state stores") })
     }
 
     async fn get_states(&self, _: Request<get_states::Request>) -> Reply<get_states::Response> {
-        ok(get_states::Response { diagnostics: not_supported("state stores"), ..Default::default() })
+        ok(get_states::Response {
+            diagnostics: not_supported("state stores"),
+            ..Default::default()
+        })
     }
 
-    async fn delete_state(&self, _: Request<delete_state::Request>) -> Reply<delete_state::Response> {
+    async fn delete_state(
+        &self,
+        _: Request<delete_state::Request>,
+    ) -> Reply<delete_state::Response> {
         ok(delete_state::Response { diagnostics: not_supported("state stores") })
     }
 
@@ -564,7 +743,12 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let p = match self.provider().await {
             Ok(p) => p,
-            Err(d) => return ok(plan_action::Response { diagnostics: diagnostics_to_pb(d), ..Default::default() }),
+            Err(d) => {
+                return ok(plan_action::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
         };
         let out = p
             .plan_action(&dt::ActionRequest {
@@ -573,12 +757,18 @@ impl provider_server::Provider for ProviderService {
                 client: client_capabilities(r.client_capabilities),
             })
             .await;
-        ok(plan_action::Response { diagnostics: diagnostics_to_pb(out.diagnostics), deferred: deferred(out.deferred) })
+        ok(plan_action::Response {
+            diagnostics: diagnostics_to_pb(out.diagnostics),
+            deferred: deferred(out.deferred),
+        })
     }
 
     type InvokeActionStream = EventStream<invoke_action::Event>;
 
-    async fn invoke_action(&self, r: Request<invoke_action::Request>) -> Reply<Self::InvokeActionStream> {
+    async fn invoke_action(
+        &self,
+        r: Request<invoke_action::Request>,
+    ) -> Reply<Self::InvokeActionStream> {
         use invoke_action::event::{Completed, Progress, Type};
         let r = r.into_inner();
         let p = match self.provider().await {
@@ -598,7 +788,9 @@ impl provider_server::Provider for ProviderService {
         let stream = ReceiverStream::new(received).map(|e: dt::ActionEvent| {
             let event = match e {
                 dt::ActionEvent::Progress(message) => Type::Progress(Progress { message }),
-                dt::ActionEvent::Completed(d) => Type::Completed(Completed { diagnostics: diagnostics_to_pb(d) }),
+                dt::ActionEvent::Completed(d) => {
+                    Type::Completed(Completed { diagnostics: diagnostics_to_pb(d) })
+                }
             };
             Ok(invoke_action::Event { r#type: Some(event) })
         });
@@ -617,7 +809,10 @@ impl provider_server::Provider for ProviderService {
         ok(validate_action_config::Response { diagnostics: diagnostics_to_pb(diags) })
     }
 
-    async fn stop_provider(&self, _: Request<stop_provider::Request>) -> Reply<stop_provider::Response> {
+    async fn stop_provider(
+        &self,
+        _: Request<stop_provider::Request>,
+    ) -> Reply<stop_provider::Response> {
         let error = match self.provider().await {
             Ok(p) => p.stop().await.unwrap_or_default(),
             Err(_) => String::new(),

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use terrarium::codec;
 use terrarium::dispatch::Provider;
-use terrarium::dispatch::types::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
+use terrarium::dispatch::types::{
+    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest,
+};
 use terrarium::runtime::{Runtime, RuntimeSettings};
 use terrarium_model::{Diagnostic, Type, Value};
 
@@ -50,7 +52,9 @@ pub(crate) async fn apply(p: &Provider, mode: &str) -> (Option<Value>, Vec<Diagn
             ..Default::default()
         })
         .await;
-    let state = out.new_state.map(|dv| codec::decode_msgpack(&dv.msgpack, &thing_type(p)).expect("host encoded it"));
+    let state = out
+        .new_state
+        .map(|dv| codec::decode_msgpack(&dv.msgpack, &thing_type(p)).expect("host encoded it"));
     (state, out.diagnostics)
 }
 
@@ -146,8 +150,15 @@ async fn an_endless_loop_is_interrupted_at_the_call_timeout() {
 async fn an_unknown_resource_type_is_a_diagnostic_listing_the_known_ones() {
     let p = start(Duration::from_secs(60)).await;
     let out = p
-        .apply_resource_change(&ApplyResourceChangeRequest { type_name: "faulty_nothing".into(), ..Default::default() })
+        .apply_resource_change(&ApplyResourceChangeRequest {
+            type_name: "faulty_nothing".into(),
+            ..Default::default()
+        })
         .await;
     let d = single_error(&out.diagnostics);
-    assert!(d.detail.contains("faulty_nothing") && d.detail.contains("faulty_thing"), "{}", d.detail);
+    assert!(
+        d.detail.contains("faulty_nothing") && d.detail.contains("faulty_thing"),
+        "{}",
+        d.detail
+    );
 }

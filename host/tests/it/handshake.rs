@@ -60,12 +60,8 @@ pub(crate) fn terraform_client_identity() -> ClientIdentity {
     };
     let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
     let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    params
-        .distinguished_name
-        .push(DnType::CommonName, "localhost");
-    params
-        .distinguished_name
-        .push(DnType::OrganizationName, "HashiCorp");
+    params.distinguished_name.push(DnType::CommonName, "localhost");
+    params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.key_usages = vec![
         KeyUsagePurpose::DigitalSignature,
@@ -73,10 +69,8 @@ pub(crate) fn terraform_client_identity() -> ClientIdentity {
         KeyUsagePurpose::KeyAgreement,
         KeyUsagePurpose::KeyCertSign,
     ];
-    params.extended_key_usages = vec![
-        ExtendedKeyUsagePurpose::ClientAuth,
-        ExtendedKeyUsagePurpose::ServerAuth,
-    ];
+    params.extended_key_usages =
+        vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
     let certificate = params.self_signed(&key).unwrap();
     ClientIdentity {
         pem: certificate.pem(),
@@ -137,14 +131,9 @@ pub(crate) fn parse_handshake(line: &str) -> Handshake {
         assert!(!fields[5].contains('='), "padding in {:?}", fields[5]);
         // go-plugin reads the field as a certificate only when longer than 50.
         assert!(fields[5].len() > 50, "{:?}", fields[5]);
-        Some(CertificateDer::from(
-            STANDARD_NO_PAD.decode(fields[5]).unwrap(),
-        ))
+        Some(CertificateDer::from(STANDARD_NO_PAD.decode(fields[5]).unwrap()))
     };
-    Handshake {
-        socket: PathBuf::from(fields[3]),
-        server_certificate,
-    }
+    Handshake { socket: PathBuf::from(fields[3]), server_certificate }
 }
 
 /// Any byte stream a connector can hand to tonic.
@@ -188,20 +177,14 @@ pub(crate) async fn connect(
     connector: PluginConnector,
 ) -> Result<Channel, tonic::transport::Error> {
     // go-plugin dials the literal target "unused".
-    Endpoint::from_static("http://unused")
-        .connect_with_connector(connector)
-        .await
+    Endpoint::from_static("http://unused").connect_with_connector(connector).await
 }
 
 /// Connects and asks `grpc.health.v1.Health/Check` about "plugin".
 async fn health_of_plugin(connector: PluginConnector) -> Result<ServingStatus, String> {
-    let channel = connect(connector)
-        .await
-        .map_err(|e| format!("connect: {e:?}"))?;
+    let channel = connect(connector).await.map_err(|e| format!("connect: {e:?}"))?;
     let response = HealthClient::new(channel)
-        .check(HealthCheckRequest {
-            service: plugin::HEALTH_SERVICE_NAME.to_owned(),
-        })
+        .check(HealthCheckRequest { service: plugin::HEALTH_SERVICE_NAME.to_owned() })
         .await
         .map_err(|status| format!("check: {status:?}"))?;
     Ok(response.into_inner().status())
@@ -254,24 +237,14 @@ async fn start_plugin(client_certificates: Option<Vec<CertificateDer<'static>>>)
     }
     let handshake = parse_handshake(&String::from_utf8(written).unwrap());
     assert!(handshake.socket.starts_with(socket_dir.path()));
-    assert!(
-        handshake.socket.exists(),
-        "socket must be bound before the handshake"
-    );
-    RunningPlugin {
-        handshake,
-        server,
-        _socket_dir: socket_dir,
-    }
+    assert!(handshake.socket.exists(), "socket must be bound before the handshake");
+    RunningPlugin { handshake, server, _socket_dir: socket_dir }
 }
 
 /// Calls GRPCController/Shutdown and checks that the server stops within
 /// Terraform's kill delay and removes its socket.
 async fn shut_down(plugin: RunningPlugin, channel: Channel) {
-    GrpcControllerClient::new(channel)
-        .shutdown(Empty {})
-        .await
-        .expect("Shutdown answered");
+    GrpcControllerClient::new(channel).shutdown(Empty {}).await.expect("Shutdown answered");
     let stopped = tokio::time::timeout(TERRAFORM_KILL_DELAY, plugin.server)
         .await
         .expect("server still running 2 s after Shutdown");
@@ -290,17 +263,10 @@ async fn mtls_terraform_client_checks_health_streams_stdio_and_shuts_down() {
         .expect("field 6 carries the server certificate when PLUGIN_CLIENT_CERT is set");
     let connector = PluginConnector {
         socket: plugin.handshake.socket.clone(),
-        tls: Some(terraform_tls_config(
-            &server_certificate,
-            Some(&client),
-            ALL_VERSIONS,
-        )),
+        tls: Some(terraform_tls_config(&server_certificate, Some(&client), ALL_VERSIONS)),
     };
 
-    assert_eq!(
-        health_of_plugin(connector.clone()).await,
-        Ok(ServingStatus::Serving)
-    );
+    assert_eq!(health_of_plugin(connector.clone()).await, Ok(ServingStatus::Serving));
 
     let channel = connect(connector).await.unwrap();
     // go-plugin opens the stdio stream right after connecting; ours stays
@@ -311,18 +277,12 @@ async fn mtls_terraform_client_checks_health_streams_stdio_and_shuts_down() {
         .expect("StreamStdio accepted")
         .into_inner();
     let early = tokio::time::timeout(Duration::from_millis(200), stdio.message()).await;
-    assert!(
-        early.is_err(),
-        "stdio stream sent or ended early: {early:?}"
-    );
+    assert!(early.is_err(), "stdio stream sent or ended early: {early:?}");
 
     let stdio_end = tokio::spawn(async move { stdio.message().await });
     shut_down(plugin, channel).await;
     // The stream ended cleanly (OK status, no message) rather than being cut.
-    let end = tokio::time::timeout(PATIENCE, stdio_end)
-        .await
-        .unwrap()
-        .unwrap();
+    let end = tokio::time::timeout(PATIENCE, stdio_end).await.unwrap().unwrap();
     assert!(matches!(end, Ok(None)), "stdio stream ended with {end:?}");
 }
 
@@ -353,26 +313,14 @@ async fn mtls_negotiates_h2_and_presents_the_printed_certificate() {
 
         let connector = PluginConnector {
             socket: plugin.handshake.socket.clone(),
-            tls: Some(terraform_tls_config(
-                &server_certificate,
-                Some(&client),
-                versions,
-            )),
+            tls: Some(terraform_tls_config(&server_certificate, Some(&client), versions)),
         };
-        assert_eq!(
-            health_of_plugin(connector).await,
-            Ok(ServingStatus::Serving),
-            "{expected:?}"
-        );
+        assert_eq!(health_of_plugin(connector).await, Ok(ServingStatus::Serving), "{expected:?}");
     }
 
     let connector = PluginConnector {
         socket: plugin.handshake.socket.clone(),
-        tls: Some(terraform_tls_config(
-            &server_certificate,
-            Some(&client),
-            ALL_VERSIONS,
-        )),
+        tls: Some(terraform_tls_config(&server_certificate, Some(&client), ALL_VERSIONS)),
     };
     shut_down(plugin, connect(connector).await.unwrap()).await;
 }
@@ -386,30 +334,14 @@ async fn mtls_refuses_every_client_but_terraforms() {
     let socket = plugin.handshake.socket.clone();
     let with_tls = |identity: Option<&ClientIdentity>, versions| PluginConnector {
         socket: socket.clone(),
-        tls: Some(terraform_tls_config(
-            &server_certificate,
-            identity,
-            versions,
-        )),
+        tls: Some(terraform_tls_config(&server_certificate, identity, versions)),
     };
 
     for (what, connector) in [
-        (
-            "another P-521 certificate over TLS 1.3",
-            with_tls(Some(&stranger), TLS13_ONLY),
-        ),
-        (
-            "another P-521 certificate over TLS 1.2",
-            with_tls(Some(&stranger), TLS12_ONLY),
-        ),
+        ("another P-521 certificate over TLS 1.3", with_tls(Some(&stranger), TLS13_ONLY)),
+        ("another P-521 certificate over TLS 1.2", with_tls(Some(&stranger), TLS12_ONLY)),
         ("no client certificate", with_tls(None, ALL_VERSIONS)),
-        (
-            "plaintext",
-            PluginConnector {
-                socket: socket.clone(),
-                tls: None,
-            },
-        ),
+        ("plaintext", PluginConnector { socket: socket.clone(), tls: None }),
     ] {
         let outcome = health_of_plugin(connector).await;
         assert!(outcome.is_err(), "{what}: accepted ({outcome:?})");
@@ -417,10 +349,7 @@ async fn mtls_refuses_every_client_but_terraforms() {
 
     // Refused clients do not disturb the server.
     let terraform_connector = with_tls(Some(&terraform), ALL_VERSIONS);
-    assert_eq!(
-        health_of_plugin(terraform_connector.clone()).await,
-        Ok(ServingStatus::Serving)
-    );
+    assert_eq!(health_of_plugin(terraform_connector.clone()).await, Ok(ServingStatus::Serving));
     shut_down(plugin, connect(terraform_connector).await.unwrap()).await;
 }
 
@@ -431,24 +360,14 @@ async fn plaintext_without_a_client_certificate() {
         plugin.handshake.server_certificate.is_none(),
         "field 6 must be empty without PLUGIN_CLIENT_CERT"
     );
-    let connector = PluginConnector {
-        socket: plugin.handshake.socket.clone(),
-        tls: None,
-    };
-    assert_eq!(
-        health_of_plugin(connector.clone()).await,
-        Ok(ServingStatus::Serving)
-    );
+    let connector = PluginConnector { socket: plugin.handshake.socket.clone(), tls: None };
+    assert_eq!(health_of_plugin(connector.clone()).await, Ok(ServingStatus::Serving));
 
     let channel = connect(connector).await.unwrap();
     // Terraform starts the broker stream and ignores this answer.
-    let broker = GrpcBrokerClient::new(channel.clone())
-        .start_stream(futures::stream::empty())
-        .await;
-    assert_eq!(
-        broker.map(|_| ()).map_err(|status| status.code()),
-        Err(tonic::Code::Unimplemented)
-    );
+    let broker =
+        GrpcBrokerClient::new(channel.clone()).start_stream(futures::stream::empty()).await;
+    assert_eq!(broker.map(|_| ()).map_err(|status| status.code()), Err(tonic::Code::Unimplemented));
     shut_down(plugin, channel).await;
 }
 
@@ -467,10 +386,7 @@ fn plugin_child_process() {
         return;
     }
     terrarium::logging::init_hclog();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let result = runtime.block_on(async {
         let env = PluginEnv::from_env()?;
         plugin::serve(env, Routes::default()).await
@@ -535,12 +451,7 @@ fn spawn_child_plugin(client_pem: Option<&str>, with_cookie: bool) -> ChildPlugi
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    ChildPlugin {
-        child,
-        stdout_lines,
-        stderr,
-        _socket_dir: socket_dir,
-    }
+    ChildPlugin { child, stdout_lines, stderr, _socket_dir: socket_dir }
 }
 
 impl ChildPlugin {
@@ -554,9 +465,7 @@ impl ChildPlugin {
                 Ok(line) => line,
                 Err(error) => panic!("no handshake line from the child: {error}"),
             };
-            let candidate = line
-                .rsplit_once(" ... ")
-                .map_or(line.as_str(), |(_, rest)| rest);
+            let candidate = line.rsplit_once(" ... ").map_or(line.as_str(), |(_, rest)| rest);
             if candidate.starts_with("1|") {
                 return parse_handshake(&format!("{candidate}\n"));
             }
@@ -629,30 +538,18 @@ async fn process_ignores_sigint_and_exits_on_sigterm() {
     let child = spawn_child_plugin(Some(&client.pem), true);
     let handshake = child.handshake();
     let connector = tls_connector_for(&handshake, &client);
-    assert_eq!(
-        health_of_plugin(connector.clone()).await,
-        Ok(ServingStatus::Serving)
-    );
+    assert_eq!(health_of_plugin(connector.clone()).await, Ok(ServingStatus::Serving));
 
     child.signal("INT");
     // Pending signals are acted on before the child runs again, so answering
     // after kill() returned proves SIGINT did not end it.
-    assert_eq!(
-        health_of_plugin(connector).await,
-        Ok(ServingStatus::Serving)
-    );
+    assert_eq!(health_of_plugin(connector).await, Ok(ServingStatus::Serving));
 
     child.signal("TERM");
     let socket = handshake.socket.clone();
-    let exit = tokio::task::spawn_blocking(move || child.wait(PATIENCE))
-        .await
-        .unwrap();
+    let exit = tokio::task::spawn_blocking(move || child.wait(PATIENCE)).await.unwrap();
     let stderr = exit.stderr;
-    assert!(
-        exit.status.success(),
-        "exit {:?}; stderr:\n{stderr}",
-        exit.status
-    );
+    assert!(exit.status.success(), "exit {:?}; stderr:\n{stderr}", exit.status);
     assert!(!socket.exists(), "socket left behind");
 }
 
@@ -661,23 +558,12 @@ async fn process_exits_after_controller_shutdown_and_logs_hclog() {
     let client = terraform_client_identity();
     let child = spawn_child_plugin(Some(&client.pem), true);
     let handshake = child.handshake();
-    let channel = connect(tls_connector_for(&handshake, &client))
-        .await
-        .unwrap();
-    GrpcControllerClient::new(channel)
-        .shutdown(Empty {})
-        .await
-        .expect("Shutdown answered");
+    let channel = connect(tls_connector_for(&handshake, &client)).await.unwrap();
+    GrpcControllerClient::new(channel).shutdown(Empty {}).await.expect("Shutdown answered");
 
-    let exit = tokio::task::spawn_blocking(move || child.wait(PATIENCE))
-        .await
-        .unwrap();
+    let exit = tokio::task::spawn_blocking(move || child.wait(PATIENCE)).await.unwrap();
     let stderr = exit.stderr;
-    assert!(
-        exit.status.success(),
-        "exit {:?}; stderr:\n{stderr}",
-        exit.status
-    );
+    assert!(exit.status.success(), "exit {:?}; stderr:\n{stderr}", exit.status);
     assert!(!handshake.socket.exists(), "socket left behind");
 
     // TF_LOG_PROVIDER=DEBUG: the host's debug records arrive as hclog JSON.
@@ -690,10 +576,7 @@ async fn process_exits_after_controller_shutdown_and_logs_hclog() {
     assert_eq!(listening["@module"], "terrarium.plugin.serve");
     assert_eq!(listening["tls"], true);
     let timestamp = listening["@timestamp"].as_str().unwrap();
-    let fraction = timestamp
-        .rsplit_once('.')
-        .map(|(_, rest)| rest.trim_end_matches('Z'))
-        .unwrap();
+    let fraction = timestamp.rsplit_once('.').map(|(_, rest)| rest.trim_end_matches('Z')).unwrap();
     assert_eq!(fraction.len(), 6, "{timestamp}");
     assert!(records.iter().all(|record| record["@level"] != "trace"));
 }

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use terrarium::codec;
 use terrarium::dispatch::Provider;
 use terrarium::dispatch::types::{
-    ApplyResourceChangeRequest, ConfigureRequest, DynamicValue, ImportResourceStateRequest, PlanResourceChangeRequest,
-    RawState, ReadDataSourceRequest, ReadResourceRequest, UpgradeResourceStateRequest,
+    ApplyResourceChangeRequest, ConfigureRequest, DynamicValue, ImportResourceStateRequest,
+    PlanResourceChangeRequest, RawState, ReadDataSourceRequest, ReadResourceRequest,
+    UpgradeResourceStateRequest,
 };
 use terrarium::runtime::{Runtime, RuntimeSettings};
 use terrarium::sandbox::{ByteSize, Grants, Limits};
@@ -33,13 +34,17 @@ struct Tally {
 impl Tally {
     fn record(&mut self, attempt: impl Into<String>, outcome: impl Into<String>) {
         let outcome: String = outcome.into();
-        let first_line = outcome.lines().next().unwrap_or_default().chars().take(110).collect::<String>();
+        let first_line =
+            outcome.lines().next().unwrap_or_default().chars().take(110).collect::<String>();
         self.rows.push((attempt.into(), first_line));
     }
 
     fn print(&self) {
         let width = self.rows.iter().map(|(a, _)| a.len()).max().unwrap_or(0);
-        println!("\nhostile suite: {} attempts, every one refused or stopped, host still serving", self.rows.len());
+        println!(
+            "\nhostile suite: {} attempts, every one refused or stopped, host still serving",
+            self.rows.len()
+        );
         for (attempt, outcome) in &self.rows {
             println!("  {attempt:width$}  -> {outcome}");
         }
@@ -47,7 +52,8 @@ impl Tally {
 }
 
 async fn start(grants: Grants, cache: &Path) -> Provider {
-    let mut settings = RuntimeSettings { cache_dir: Some(cache.to_path_buf()), ..RuntimeSettings::default() };
+    let mut settings =
+        RuntimeSettings { cache_dir: Some(cache.to_path_buf()), ..RuntimeSettings::default() };
     terrarium::cli::serve::apply_grants(&mut settings, grants);
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
@@ -119,17 +125,28 @@ async fn expect_refused(p: &Provider, tally: &mut Tally, attack: &str, target: &
 }
 
 async fn expect_allowed(p: &Provider, tally: &mut Tally, attack: &str, target: &str) -> String {
-    let got = probe(p, attack, target).await.unwrap_or_else(|d| panic!("{attack} {target} was granted: {d:#?}"));
+    let got = probe(p, attack, target)
+        .await
+        .unwrap_or_else(|d| panic!("{attack} {target} was granted: {d:#?}"));
     tally.record(format!("{attack} {target} (granted)"), format!("allowed: {got}"));
     got
 }
 
 /// The host stopped the guest: one error diagnostic with this summary.
-async fn expect_stopped(p: &Provider, tally: &mut Tally, attack: &str, summary: &str) -> Diagnostic {
+async fn expect_stopped(
+    p: &Provider,
+    tally: &mut Tally,
+    attack: &str,
+    summary: &str,
+) -> Diagnostic {
     let diags = probe(p, attack, "").await.expect_err("the host must stop this");
     let d = single_error(attack, &diags);
     assert_eq!(d.summary, summary, "{attack}: {d:#?}");
-    assert!(d.detail.contains("ApplyResourceChange for resource \"hostile_probe\""), "{attack}: {}", d.detail);
+    assert!(
+        d.detail.contains("ApplyResourceChange for resource \"hostile_probe\""),
+        "{attack}: {}",
+        d.detail
+    );
     tally.record(attack, format!("{}: {}", d.summary, d.detail));
     d
 }
@@ -153,7 +170,8 @@ async fn http_server(redirect_to: Option<String>) -> (SocketAddr, Arc<AtomicUsiz
                     (Some(to), true) => format!(
                         "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
                     ),
-                    _ => "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok".to_string(),
+                    _ => "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+                        .to_string(),
                 };
                 let _ = socket.write_all(response.as_bytes()).await;
             });
@@ -184,9 +202,16 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
 
     let grants = Grants {
         http: vec![format!("http://{granted}").parse().unwrap()],
-        dirs: vec![format!("{}:ro", ro.display()).parse().unwrap(), format!("{}:rw", rw.display()).parse().unwrap()],
+        dirs: vec![
+            format!("{}:ro", ro.display()).parse().unwrap(),
+            format!("{}:rw", rw.display()).parse().unwrap(),
+        ],
         env: vec!["HOSTILE_TEST_GRANTED".into()],
-        limits: Limits { memory: Some(ByteSize(64 << 20)), timeout: Some(Duration::from_secs(2)), http_response: None },
+        limits: Limits {
+            memory: Some(ByteSize(64 << 20)),
+            timeout: Some(Duration::from_secs(2)),
+            http_response: None,
+        },
     };
     let p = start(grants, &cache).await;
     let mut tally = Tally::default();
@@ -201,9 +226,12 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     expect_refused(&p, &mut tally, "write-file", &format!("{}/../escaped.txt", rw.display())).await;
     expect_refused(&p, &mut tally, "read-file", &format!("{}/../outside.txt", ro.display())).await;
     assert!(!root.join("escaped.txt").exists() && !ro.join("new.txt").exists());
-    let read = expect_allowed(&p, &mut tally, "read-file", &ro.join("readable.txt").display().to_string()).await;
+    let read =
+        expect_allowed(&p, &mut tally, "read-file", &ro.join("readable.txt").display().to_string())
+            .await;
     assert_eq!(read, "read 15 bytes");
-    expect_allowed(&p, &mut tally, "write-file", &rw.join("written.txt").display().to_string()).await;
+    expect_allowed(&p, &mut tally, "write-file", &rw.join("written.txt").display().to_string())
+        .await;
     assert_eq!(std::fs::read_to_string(rw.join("written.txt")).unwrap(), "hostile was here");
 
     // Environment: only granted variables exist.
@@ -216,26 +244,45 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let d = expect_refused(&p, &mut tally, "http", &format!("http://{ungranted}/")).await;
     assert!(d.detail.contains("HttpRequestDenied"), "{}", d.detail);
     let d = expect_refused(&p, &mut tally, "http", &format!("https://{granted}/")).await;
-    assert!(d.detail.contains("HttpRequestDenied"), "another scheme is another origin: {}", d.detail);
+    assert!(
+        d.detail.contains("HttpRequestDenied"),
+        "another scheme is another origin: {}",
+        d.detail
+    );
     expect_refused(&p, &mut tally, "http", "http://169.254.169.254/latest/meta-data/").await;
-    assert_eq!(expect_allowed(&p, &mut tally, "http", &format!("http://{granted}/")).await, "status 200");
+    assert_eq!(
+        expect_allowed(&p, &mut tally, "http", &format!("http://{granted}/")).await,
+        "status 200"
+    );
     // A granted server cannot redirect the provider to an ungranted one: the second request
     // is checked like the first.
-    let d = expect_refused(&p, &mut tally, "http-follow", &format!("http://{granted}/redirect")).await;
+    let d =
+        expect_refused(&p, &mut tally, "http-follow", &format!("http://{granted}/redirect")).await;
     assert!(d.detail.contains("HttpRequestDenied"), "{}", d.detail);
     assert_eq!(ungranted_hits.load(Ordering::SeqCst), 0, "a refused request reached the network");
     assert_eq!(granted_hits.load(Ordering::SeqCst), 2);
     expect_refused(&p, &mut tally, "tcp", &granted.to_string()).await;
-    assert_eq!(granted_hits.load(Ordering::SeqCst), 2, "raw sockets are off, even to granted hosts");
+    assert_eq!(
+        granted_hits.load(Ordering::SeqCst),
+        2,
+        "raw sockets are off, even to granted hosts"
+    );
 
     // Limits: each named, with the grant or setting that raises it.
     let started = Instant::now();
     let d = expect_stopped(&p, &mut tally, "loop", "Provider timed out").await;
     assert!(started.elapsed() < Duration::from_secs(30), "the loop was not interrupted in time");
-    assert!(d.detail.contains("time limit of 2s") && d.detail.contains("--timeout"), "{}", d.detail);
+    assert!(
+        d.detail.contains("time limit of 2s") && d.detail.contains("--timeout"),
+        "{}",
+        d.detail
+    );
     let started = Instant::now();
     let d = expect_stopped(&p, &mut tally, "sleep", "Provider timed out").await;
-    assert!(started.elapsed() < Duration::from_secs(30), "a guest blocked in the host was not interrupted");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "a guest blocked in the host was not interrupted"
+    );
     assert!(d.detail.contains("--timeout"), "{}", d.detail);
     let d = expect_stopped(&p, &mut tally, "alloc", "Provider exceeded a resource limit").await;
     assert!(d.detail.contains("64MiB") && d.detail.contains("--memory"), "{}", d.detail);
@@ -254,7 +301,11 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let crashed = |rpc: &str, diags: &[Diagnostic], tally: &mut Tally| {
         let d = single_error(rpc, diags);
         assert_eq!(d.summary, "Provider crashed", "{rpc}: {d:#?}");
-        assert!(d.detail.contains(rpc) && d.detail.contains(&format!("deliberate panic in {rpc}")), "{}", d.detail);
+        assert!(
+            d.detail.contains(rpc) && d.detail.contains(&format!("deliberate panic in {rpc}")),
+            "{}",
+            d.detail
+        );
         tally.record(format!("panic in {rpc}"), format!("{}: {}", d.summary, d.detail));
     };
     for rpc in ["PlanResourceChange", "ApplyResourceChange"] {
@@ -280,7 +331,8 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
         crashed(rpc, &diags, &mut tally);
     }
     let config = probe_value("panic:ValidateResourceConfig", "", Value::Null, Value::Null);
-    let diags = p.validate_resource_config("hostile_probe", &encode(&p, &config), Default::default()).await;
+    let diags =
+        p.validate_resource_config("hostile_probe", &encode(&p, &config), Default::default()).await;
     crashed("ValidateResourceConfig", &diags, &mut tally);
     let state = probe_value("panic:ReadResource", "", Value::string("x"), Value::string("y"));
     let request = ReadResourceRequest {
@@ -294,16 +346,25 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
         id: "panic:ImportResourceState".into(),
         ..Default::default()
     };
-    crashed("ImportResourceState", &p.import_resource_state(&request).await.diagnostics, &mut tally);
+    crashed(
+        "ImportResourceState",
+        &p.import_resource_state(&request).await.diagnostics,
+        &mut tally,
+    );
     let request = UpgradeResourceStateRequest {
         type_name: "hostile_probe".into(),
         version: 0,
         raw_state: RawState {
-            json: br#"{"attack":"panic:UpgradeResourceState","target":null,"id":"x","result":"y"}"#.to_vec(),
+            json: br#"{"attack":"panic:UpgradeResourceState","target":null,"id":"x","result":"y"}"#
+                .to_vec(),
             ..Default::default()
         },
     };
-    crashed("UpgradeResourceState", &p.upgrade_resource_state(&request).await.diagnostics, &mut tally);
+    crashed(
+        "UpgradeResourceState",
+        &p.upgrade_resource_state(&request).await.diagnostics,
+        &mut tally,
+    );
     let data_type = p.schema().data_sources["hostile_data"].block.implied_type();
     let data = Value::Object(BTreeMap::from([("result".to_string(), Value::Null)]));
     let request = ReadDataSourceRequest {
@@ -314,7 +375,10 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     crashed("ReadDataSource", &p.read_data_source(&request).await.diagnostics, &mut tally);
     let out = p.call_function("boom", &[]).await;
     let error = out.error.expect("a function error");
-    assert!(out.result.is_none() && error.text.contains("deliberate panic in CallFunction"), "{error:?}");
+    assert!(
+        out.result.is_none() && error.text.contains("deliberate panic in CallFunction"),
+        "{error:?}"
+    );
     tally.record("panic in CallFunction", error.text.clone());
     let provider_type = p.schema().provider.block.implied_type();
     let provider_config = |rpc: &str| {
@@ -326,7 +390,8 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
         &p.validate_provider_config(&provider_config("ValidateProviderConfig")).await,
         &mut tally,
     );
-    let request = ConfigureRequest { config: provider_config("ConfigureProvider"), ..Default::default() };
+    let request =
+        ConfigureRequest { config: provider_config("ConfigureProvider"), ..Default::default() };
     crashed("ConfigureProvider", &p.configure(&request).await, &mut tally);
 
     // After all that, the same provider still serves.
@@ -335,17 +400,22 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
 
     // StopProvider after a configuration that makes the guest's stop panic: an error text,
     // not a host crash.
-    let request = ConfigureRequest { config: provider_config("StopProvider"), ..Default::default() };
+    let request =
+        ConfigureRequest { config: provider_config("StopProvider"), ..Default::default() };
     assert!(p.configure(&request).await.is_empty());
     let stop_error = p.stop().await.expect("the panic is reported");
-    assert!(stop_error.contains("deliberate panic in StopProvider") || stop_error.contains("crashed"), "{stop_error}");
+    assert!(
+        stop_error.contains("deliberate panic in StopProvider") || stop_error.contains("crashed"),
+        "{stop_error}"
+    );
     tally.record("panic in StopProvider", stop_error);
 
     // GetProviderSchema: a provider that cannot say its schema does not start, with a reason.
     // SAFETY: as above; only this test reads this name.
     unsafe { std::env::set_var("HOSTILE_PANIC_IN_SCHEMA", "1") };
     let grants = Grants { env: vec!["HOSTILE_PANIC_IN_SCHEMA".into()], ..Grants::default() };
-    let mut settings = RuntimeSettings { cache_dir: Some(cache.clone()), ..RuntimeSettings::default() };
+    let mut settings =
+        RuntimeSettings { cache_dir: Some(cache.clone()), ..RuntimeSettings::default() };
     terrarium::cli::serve::apply_grants(&mut settings, grants);
     let runtime = Runtime::load(&hostile(), settings).expect("loads");
     let error = Provider::start(Arc::new(runtime)).await.err().expect("cannot start").to_string();
@@ -394,8 +464,10 @@ fn inspect_lists_what_the_component_could_ask_for() {
         assert!(imports.iter().any(|i| i.starts_with(wanted)), "{wanted} missing from {imports:?}");
     }
     let listing = terrarium::cli::inspect::imports_listing(&imports);
-    let http = listing.lines().find(|l| l.starts_with("wasi:http/outgoing-handler")).expect("listed");
+    let http =
+        listing.lines().find(|l| l.starts_with("wasi:http/outgoing-handler")).expect("listed");
     assert!(http.contains("--allow-http"), "{http}");
-    let streams = listing.lines().find(|l| l.starts_with("terrarium:provider/streams")).expect("listed");
+    let streams =
+        listing.lines().find(|l| l.starts_with("terrarium:provider/streams")).expect("listed");
     assert!(streams.contains("list results and action progress"), "{streams}");
 }

@@ -30,16 +30,9 @@ use tonic::Request;
 
 fn component(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .expect("test executable inside a cargo target directory");
+    let target = exe.ancestors().nth(3).expect("test executable inside a cargo target directory");
     let path = target.join(format!("wasm32-wasip2/debug/{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: build the guests first (`make build`)",
-        path.display()
-    );
+    assert!(path.exists(), "{} is missing: build the guests first (`make build`)", path.display());
     path
 }
 
@@ -103,24 +96,14 @@ async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
     std::fs::write(&path, bytes).unwrap();
     let runtime =
         Runtime::from_bytes(bytes, &path, settings.clone()).expect("the first build loads");
-    let provider = Provider::start(Arc::new(runtime))
-        .await
-        .expect("the first build starts");
+    let provider = Provider::start(Arc::new(runtime)).await.expect("the first build starts");
     let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
     // As `terrarium dev` does: new builds are compiled without optimisations.
-    let reload_settings = RuntimeSettings {
-        optimize_code: false,
-        ..settings
-    };
+    let reload_settings = RuntimeSettings { optimize_code: false, ..settings };
     let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), reload_settings));
     let watch =
         watch::watch_component(reloader, watch::COMPONENT_QUIET).expect("watch the component");
-    Dev {
-        path,
-        service: ReloadingService::new(live.clone()),
-        live,
-        _watch: watch,
-    }
+    Dev { path, service: ReloadingService::new(live.clone()), live, _watch: watch }
 }
 
 impl Dev {
@@ -150,10 +133,7 @@ impl Dev {
 
     async fn validate_provider_config(&self, config: Vec<u8>) -> Vec<pb::Diagnostic> {
         let request = pb::validate_provider_config::Request {
-            config: Some(pb::DynamicValue {
-                msgpack: config,
-                json: vec![],
-            }),
+            config: Some(pb::DynamicValue { msgpack: config, json: vec![] }),
         };
         self.service
             .validate_provider_config(Request::new(request))
@@ -166,10 +146,7 @@ impl Dev {
     async fn configure(&self, config: Vec<u8>) {
         let request = pb::configure_provider::Request {
             terraform_version: "1.15.5".into(),
-            config: Some(pb::DynamicValue {
-                msgpack: config,
-                json: vec![],
-            }),
+            config: Some(pb::DynamicValue { msgpack: config, json: vec![] }),
             ..Default::default()
         };
         let response = self
@@ -178,11 +155,7 @@ impl Dev {
             .await
             .expect("ConfigureProvider")
             .into_inner();
-        assert!(
-            response.diagnostics.is_empty(),
-            "{:?}",
-            response.diagnostics
-        );
+        assert!(response.diagnostics.is_empty(), "{:?}", response.diagnostics);
     }
 }
 
@@ -191,31 +164,17 @@ fn msgpack(value: &Value, ty: &Type) -> Vec<u8> {
 }
 
 fn empty_object() -> Vec<u8> {
-    msgpack(
-        &Value::Object(BTreeMap::new()),
-        &Type::object(Vec::<(String, Type)>::new()),
-    )
+    msgpack(&Value::Object(BTreeMap::new()), &Type::object(Vec::<(String, Type)>::new()))
 }
 
 /// A provider configuration with every attribute null, for whatever schema `dev` serves.
 fn null_configuration(dev: &Dev) -> Vec<u8> {
-    let provider = dev
-        .live
-        .current()
-        .provider
-        .clone()
-        .expect("a build is serving");
+    let provider = dev.live.current().provider.clone().expect("a build is serving");
     let ty = provider.schema().provider.block.implied_type();
     let Type::Object(object) = &ty else {
         panic!("the provider configuration is not an object: {ty:?}")
     };
-    let value = Value::Object(
-        object
-            .attributes
-            .keys()
-            .map(|k| (k.clone(), Value::Null))
-            .collect(),
-    );
+    let value = Value::Object(object.attributes.keys().map(|k| (k.clone(), Value::Null)).collect());
     msgpack(&value, &ty)
 }
 
@@ -236,12 +195,7 @@ async fn apply_faulty(
             ("value".to_string(), value),
         ]))
     };
-    let dv = |v: &Value| {
-        Some(pb::DynamicValue {
-            msgpack: msgpack(v, ty),
-            json: vec![],
-        })
-    };
+    let dv = |v: &Value| Some(pb::DynamicValue { msgpack: msgpack(v, ty), json: vec![] });
     let request = pb::apply_resource_change::Request {
         type_name: "faulty_thing".into(),
         prior_state: dv(&Value::Null),
@@ -269,10 +223,7 @@ async fn apply_faulty(
 }
 
 fn faulty_thing_type(schema: &pb::get_provider_schema::Response) -> Type {
-    assert!(
-        schema.resource_schemas.contains_key("faulty_thing"),
-        "not the faulty fixture"
-    );
+    assert!(schema.resource_schemas.contains_key("faulty_thing"), "not the faulty fixture");
     Type::object(["id", "mode", "value"].map(|n| (n, Type::String)))
 }
 
@@ -294,23 +245,14 @@ async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_on
     while Arc::strong_count(&first) < 3 {
         tokio::task::yield_now().await;
     }
-    rename_over(
-        &dev.path,
-        &std::fs::read(component("null_provider")).unwrap(),
-    );
+    rename_over(&dev.path, &std::fs::read(component("null_provider")).unwrap());
     assert_eq!(dev.wait_past(1).await, 2);
 
     let schema = dev.schema().await;
-    assert!(
-        schema.resource_schemas.contains_key("null_resource"),
-        "new calls run the new build"
-    );
+    assert!(schema.resource_schemas.contains_key("null_resource"), "new calls run the new build");
     assert!(!schema.resource_schemas.contains_key("faulty_thing"));
     assert_eq!(
-        in_flight
-            .await
-            .unwrap()
-            .expect("the call in flight finished on the old build"),
+        in_flight.await.unwrap().expect("the call in flight finished on the old build"),
         "unconfigured"
     );
     // Whether that call was still running at the swap depends on timing (it takes 200 ms).
@@ -332,10 +274,7 @@ async fn the_recorded_configuration_is_replayed_into_the_new_build() {
     let dev = dev(dir.path(), &faulty, settings(None, 4)).await;
     let ty = faulty_thing_type(&dev.schema().await);
     dev.configure(empty_object()).await;
-    assert_eq!(
-        apply_faulty(&dev.service, &ty, "slow").await.unwrap(),
-        "configured"
-    );
+    assert_eq!(apply_faulty(&dev.service, &ty, "slow").await.unwrap(), "configured");
 
     // Same code, new bytes: without the carried-over configuration its instances would say
     // "unconfigured", since nothing sends ConfigureProvider again.
@@ -373,41 +312,19 @@ async fn a_build_that_fails_to_load_is_not_swapped_in_and_the_next_call_warns() 
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         };
-        assert_eq!(
-            summaries(&diagnostics),
-            vec![reload::RELOAD_FAILED],
-            "{diagnostics:#?}"
-        );
-        assert_eq!(
-            diagnostics[0].severity,
-            pb::diagnostic::Severity::Warning as i32
-        );
+        assert_eq!(summaries(&diagnostics), vec![reload::RELOAD_FAILED], "{diagnostics:#?}");
+        assert_eq!(diagnostics[0].severity, pb::diagnostic::Severity::Warning as i32);
+        assert!(diagnostics[0].detail.contains(expected), "{}", diagnostics[0].detail);
         assert!(
-            diagnostics[0].detail.contains(expected),
-            "{}",
-            diagnostics[0].detail
-        );
-        assert!(
-            diagnostics[0]
-                .detail
-                .contains("previous build keeps serving"),
+            diagnostics[0].detail.contains("previous build keeps serving"),
             "{}",
             diagnostics[0].detail
         );
 
         // The old build still serves, and the warning was given once.
         assert_eq!(dev.live.current().number, 1);
-        assert!(
-            dev.schema()
-                .await
-                .resource_schemas
-                .contains_key("null_resource")
-        );
-        assert!(
-            dev.validate_provider_config(empty_object())
-                .await
-                .is_empty()
-        );
+        assert!(dev.schema().await.resource_schemas.contains_key("null_resource"));
+        assert!(dev.validate_provider_config(empty_object()).await.is_empty());
     }
 
     // A good build after broken ones is swapped in.
@@ -446,13 +363,8 @@ async fn reloads_under_load_fail_no_call() {
     let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let workers: Vec<_> = (0..CONCURRENCY)
         .map(|worker| {
-            let (dev, stop, calls, failures, state) = (
-                dev.clone(),
-                stop.clone(),
-                calls.clone(),
-                failures.clone(),
-                state.clone(),
-            );
+            let (dev, stop, calls, failures, state) =
+                (dev.clone(), stop.clone(), calls.clone(), failures.clone(), state.clone());
             tokio::spawn(async move {
                 let mut n = 0usize;
                 while !stop.load(Ordering::Relaxed) {
@@ -520,10 +432,7 @@ async fn reloads_under_load_fail_no_call() {
         calls.load(Ordering::Relaxed),
         failures[0]
     );
-    assert!(
-        swaps >= SWAPS && during >= CALLS,
-        "{swaps} swaps, {during} calls"
-    );
+    assert!(swaps >= SWAPS && during >= CALLS, "{swaps} swaps, {during} calls");
     eprintln!(
         "hot reload under load: {swaps} swaps during {during} calls ({CONCURRENCY} at a time), none failed"
     );
@@ -538,11 +447,8 @@ async fn reloads_under_load_fail_no_call() {
 /// examples/null (`make bench`) and tests/guests/devloop (by the `dev` end-to-end test).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reload_latency() {
-    let target = component("faulty_provider")
-        .ancestors()
-        .nth(3)
-        .expect("target directory")
-        .to_path_buf();
+    let target =
+        component("faulty_provider").ancestors().nth(3).expect("target directory").to_path_buf();
     let optional = [
         target.join("wasm32-wasip2/release/null_provider.wasm"),
         target.join("tmp/devloop-target/wasm32-wasip2/debug/devloop_provider.wasm"),
@@ -559,10 +465,7 @@ async fn reload_latency() {
         let current =
             std::fs::read(p).is_ok_and(|bytes| bytes.windows(export.len()).any(|w| w == export));
         if !current {
-            println!(
-                "reload latency: skipping {}, built for another WIT world",
-                p.display()
-            );
+            println!("reload latency: skipping {}, built for another WIT world", p.display());
         }
         current
     }));
@@ -586,18 +489,12 @@ async fn reload_latency() {
                     samples.push(written.elapsed());
                     break;
                 }
-                assert!(
-                    written.elapsed() < Duration::from_secs(120),
-                    "no reload within 120 s"
-                );
+                assert!(written.elapsed() < Duration::from_secs(120), "no reload within 120 s");
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
         }
         let compile_started = Instant::now();
-        let unoptimized = RuntimeSettings {
-            optimize_code: false,
-            ..settings(None, 4)
-        };
+        let unoptimized = RuntimeSettings { optimize_code: false, ..settings(None, 4) };
         Runtime::from_bytes(&variant(&original, "compile-only"), &path, unoptimized)
             .expect("compiles");
         let compile = compile_started.elapsed();
@@ -631,18 +528,12 @@ async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file
     let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
 
     // The same bytes (a build tool touched the file): nothing to do.
-    assert!(matches!(
-        reloader.reload().await.unwrap(),
-        reload::ReloadOutcome::Unchanged
-    ));
+    assert!(matches!(reloader.reload().await.unwrap(), reload::ReloadOutcome::Unchanged));
     assert_eq!(live.current().number, 1);
 
     std::fs::write(&path, std::fs::read(component("random_provider")).unwrap()).unwrap();
-    let reload::ReloadOutcome::Swapped {
-        generation,
-        changes,
-        ..
-    } = reloader.reload().await.unwrap()
+    let reload::ReloadOutcome::Swapped { generation, changes, .. } =
+        reloader.reload().await.unwrap()
     else {
         panic!("the new build was not swapped in");
     };
@@ -652,15 +543,10 @@ async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file
         "data source null_data_source removed",
         "resource random_string added",
     ] {
-        assert!(
-            changes.iter().any(|c| c == expected),
-            "{expected:?} missing from {changes:#?}"
-        );
+        assert!(changes.iter().any(|c| c == expected), "{expected:?} missing from {changes:#?}");
     }
     assert!(
-        changes
-            .iter()
-            .any(|c| c.starts_with("function ") && c.ends_with(" added")),
+        changes.iter().any(|c| c.starts_with("function ") && c.ends_with(" added")),
         "{changes:#?}"
     );
 }
@@ -704,11 +590,7 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
             .expect("an export line"),
     )
     .unwrap();
-    let socket = PathBuf::from(
-        reattach["example/faulty"]["Addr"]["String"]
-            .as_str()
-            .unwrap(),
-    );
+    let socket = PathBuf::from(reattach["example/faulty"]["Addr"]["String"].as_str().unwrap());
 
     let channel = tonic::transport::Endpoint::from_static("http://unused")
         .connect_with_connector(UnixConnector(socket.clone()))
@@ -717,23 +599,11 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
     let client = ProviderClient::new(channel);
     let configure = pb::configure_provider::Request {
         terraform_version: "1.15.5".into(),
-        config: Some(pb::DynamicValue {
-            msgpack: empty_object(),
-            json: vec![],
-        }),
+        config: Some(pb::DynamicValue { msgpack: empty_object(), json: vec![] }),
         ..Default::default()
     };
-    let configured = client
-        .clone()
-        .configure_provider(configure)
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(
-        configured.diagnostics.is_empty(),
-        "{:?}",
-        configured.diagnostics
-    );
+    let configured = client.clone().configure_provider(configure).await.unwrap().into_inner();
+    assert!(configured.diagnostics.is_empty(), "{:?}", configured.diagnostics);
     // A reload may change the schema, so in dev mode Terraform must fetch it in every
     // provider process (`terrarium serve` declares it optional).
     let schema = client
@@ -753,12 +623,7 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
             ("value".to_string(), value),
         ]))
     };
-    let dv = |v: &Value| {
-        Some(pb::DynamicValue {
-            msgpack: msgpack(v, &ty),
-            json: vec![],
-        })
-    };
+    let dv = |v: &Value| Some(pb::DynamicValue { msgpack: msgpack(v, &ty), json: vec![] });
     let apply = pb::apply_resource_change::Request {
         type_name: "faulty_thing".into(),
         prior_state: dv(&Value::Null),
@@ -772,13 +637,8 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
     let failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let workers: Vec<_> = (0..CONCURRENCY)
         .map(|_| {
-            let (mut client, stop, calls, failures, apply) = (
-                client.clone(),
-                stop.clone(),
-                calls.clone(),
-                failures.clone(),
-                apply.clone(),
-            );
+            let (mut client, stop, calls, failures, apply) =
+                (client.clone(), stop.clone(), calls.clone(), failures.clone(), apply.clone());
             tokio::spawn(async move {
                 while !stop.load(Ordering::Relaxed) {
                     let failure = match client.apply_resource_change(apply.clone()).await {
@@ -800,12 +660,8 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
         })
         .collect();
 
-    let reloads = |log: &Path| {
-        std::fs::read_to_string(log)
-            .unwrap_or_default()
-            .matches("reloaded:")
-            .count()
-    };
+    let reloads =
+        |log: &Path| std::fs::read_to_string(log).unwrap_or_default().matches("reloaded:").count();
     let mut swaps = 0;
     while swaps < SWAPS || calls.load(Ordering::Relaxed) < CALLS {
         rename_over(&path, &variant(&faulty, &format!("swap-{swaps}")));
@@ -840,10 +696,7 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
 
     // SIGINT, as Ctrl-C sends: the server stops and removes its socket.
     let pid = server.id().expect("still running").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("run kill");
+    let sent = std::process::Command::new("kill").args(["-INT", &pid]).status().expect("run kill");
     assert!(sent.success(), "kill -INT {pid}: {sent}");
     let status = tokio::time::timeout(Duration::from_secs(10), server.wait())
         .await
@@ -873,9 +726,7 @@ impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
     fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
         let socket = self.0.clone();
         Box::pin(async move {
-            Ok(hyper_util::rt::TokioIo::new(
-                tokio::net::UnixStream::connect(socket).await?,
-            ))
+            Ok(hyper_util::rt::TokioIo::new(tokio::net::UnixStream::connect(socket).await?))
         })
     }
 }
@@ -888,15 +739,9 @@ async fn without_a_working_build_calls_say_why_until_one_loads() {
     let service = ReloadingService::new(live.clone());
     let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
 
-    let response = service
-        .get_provider_schema(Request::new(Default::default()))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        summaries(&response.diagnostics),
-        vec!["Failed to load the provider component"]
-    );
+    let response =
+        service.get_provider_schema(Request::new(Default::default())).await.unwrap().into_inner();
+    assert_eq!(summaries(&response.diagnostics), vec!["Failed to load the provider component"]);
     assert!(
         response.diagnostics[0].detail.contains("does not exist"),
         "{:?}",
@@ -904,28 +749,15 @@ async fn without_a_working_build_calls_say_why_until_one_loads() {
     );
 
     std::fs::write(&path, std::fs::read(component("null_provider")).unwrap()).unwrap();
-    let reload::ReloadOutcome::Swapped {
-        generation,
-        changes,
-        ..
-    } = reloader.reload().await.unwrap()
+    let reload::ReloadOutcome::Swapped { generation, changes, .. } =
+        reloader.reload().await.unwrap()
     else {
         panic!("the first working build was not swapped in");
     };
-    assert_eq!(
-        (generation, changes),
-        (1, vec!["first working build".to_string()])
-    );
-    let response = service
-        .get_provider_schema(Request::new(Default::default()))
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(
-        response.diagnostics.is_empty(),
-        "{:?}",
-        response.diagnostics
-    );
+    assert_eq!((generation, changes), (1, vec!["first working build".to_string()]));
+    let response =
+        service.get_provider_schema(Request::new(Default::default())).await.unwrap().into_inner();
+    assert!(response.diagnostics.is_empty(), "{:?}", response.diagnostics);
     assert!(response.resource_schemas.contains_key("null_resource"));
 }
 

@@ -25,7 +25,10 @@ fn thing(mode: &str, id: Value, value: Value) -> pb::DynamicValue {
         ("id".to_string(), id),
         ("value".to_string(), value),
     ]));
-    pb::DynamicValue { msgpack: codec::encode_msgpack(&v, &thing_type()).expect("encodable"), json: vec![] }
+    pb::DynamicValue {
+        msgpack: codec::encode_msgpack(&v, &thing_type()).expect("encodable"),
+        json: vec![],
+    }
 }
 
 fn identity(id: &str) -> pb::ResourceIdentityData {
@@ -95,7 +98,10 @@ async fn identities_round_trip_through_apply_read_and_import() {
     assert_eq!(schema.version, 0);
     assert_eq!(schema.identity_attributes.len(), 1);
     let id = &schema.identity_attributes[0];
-    assert_eq!((id.name.as_str(), id.r#type.as_slice(), id.required_for_import), ("id", &b"\"string\""[..], true));
+    assert_eq!(
+        (id.name.as_str(), id.r#type.as_slice(), id.required_for_import),
+        ("id", &b"\"string\""[..], true)
+    );
 
     let applied = apply(&mut p, "ok").await;
     assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
@@ -133,7 +139,8 @@ async fn identities_round_trip_through_apply_read_and_import() {
     let resource = &imported.imported_resources[0];
     assert_eq!(identity_id(resource.identity.as_ref()), "imported-by-identity");
     let state =
-        codec::decode_msgpack(&resource.state.as_ref().expect("a state").msgpack, &thing_type()).expect("state");
+        codec::decode_msgpack(&resource.state.as_ref().expect("a state").msgpack, &thing_type())
+            .expect("state");
     let Value::Object(state) = state else { panic!("state: {state:?}") };
     assert_eq!(state.get("id"), Some(&Value::string("imported-by-identity")));
 
@@ -172,7 +179,10 @@ async fn a_deferred_plan_passes_through_to_terraform() {
             prior_state: None,
             proposed_new_state: Some(thing("defer", Value::unknown(), Value::unknown())),
             config: Some(thing("defer", Value::Null, Value::Null)),
-            client_capabilities: Some(pb::ClientCapabilities { deferral_allowed: true, ..Default::default() }),
+            client_capabilities: Some(pb::ClientCapabilities {
+                deferral_allowed: true,
+                ..Default::default()
+            }),
             ..Default::default()
         })
         .await
@@ -184,9 +194,17 @@ async fn a_deferred_plan_passes_through_to_terraform() {
 }
 
 async fn schema_optional(p: &mut ServedProvider) -> (bool, bool) {
-    let schema = p.client.get_provider_schema(pb::get_provider_schema::Request {}).await.expect("schema").into_inner();
-    let metadata = p.client.get_metadata(pb::get_metadata::Request {}).await.expect("metadata").into_inner();
-    let flag = |c: Option<pb::ServerCapabilities>| c.expect("server capabilities").get_provider_schema_optional;
+    let schema = p
+        .client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("schema")
+        .into_inner();
+    let metadata =
+        p.client.get_metadata(pb::get_metadata::Request {}).await.expect("metadata").into_inner();
+    let flag = |c: Option<pb::ServerCapabilities>| {
+        c.expect("server capabilities").get_provider_schema_optional
+    };
     (flag(schema.server_capabilities), flag(metadata.server_capabilities))
 }
 
@@ -219,7 +237,10 @@ async fn rpcs_for_undeclared_types_name_the_type() {
 
     let planned = p
         .client
-        .plan_action(pb::plan_action::Request { action_type: "faulty_poke".into(), ..Default::default() })
+        .plan_action(pb::plan_action::Request {
+            action_type: "faulty_poke".into(),
+            ..Default::default()
+        })
         .await
         .expect("PlanAction")
         .into_inner();

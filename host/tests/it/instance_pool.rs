@@ -34,7 +34,8 @@ async fn start(pool_size: usize) -> Provider {
 
 async fn configure(p: &Provider) {
     let ty = p.schema().provider.block.implied_type();
-    let config = codec::encode_msgpack(&Value::Object(BTreeMap::new()), &ty).expect("empty provider config encodes");
+    let config = codec::encode_msgpack(&Value::Object(BTreeMap::new()), &ty)
+        .expect("empty provider config encodes");
     let diags = p
         .configure(&ConfigureRequest {
             terraform_version: "1.15.5".into(),
@@ -61,7 +62,11 @@ async fn apply(p: &Provider, mode: &str) -> Result<(String, String), Vec<Diagnos
 }
 
 async fn slow_calls(p: &Provider, n: usize) -> Vec<(String, String)> {
-    join_all((0..n).map(|_| apply(p, "slow"))).await.into_iter().map(|r| r.expect("slow call succeeds")).collect()
+    join_all((0..n).map(|_| apply(p, "slow")))
+        .await
+        .into_iter()
+        .map(|r| r.expect("slow call succeeds"))
+        .collect()
 }
 
 fn instances(results: &[(String, String)]) -> BTreeSet<&str> {
@@ -103,7 +108,8 @@ async fn a_trap_affects_only_its_own_call_and_its_instance_is_replaced() {
     configure(&p).await;
     let first = slow_calls(&p, 3).await;
 
-    let (slow, crashed) = tokio::join!(join_all((0..3).map(|_| apply(&p, "slow"))), apply(&p, "panic"));
+    let (slow, crashed) =
+        tokio::join!(join_all((0..3).map(|_| apply(&p, "slow"))), apply(&p, "panic"));
     for r in &slow {
         let (_, value) = r.as_ref().expect("concurrent calls are unaffected by the trap");
         assert_eq!(value, "configured");

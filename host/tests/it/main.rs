@@ -2,12 +2,12 @@
 //!
 //! Each module covers one concern; add new ones here.
 
-mod handshake;
 mod guest_faults;
-mod hot_reload;
-mod instance_pool;
+mod handshake;
 mod hostile;
+mod hot_reload;
+mod identity;
+mod instance_pool;
+mod rpc_coverage;
 mod served;
 mod streams;
-mod identity;
-mod rpc_coverage;

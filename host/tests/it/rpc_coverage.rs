@@ -47,11 +47,7 @@ async fn get_functions_answers_the_functions_of_the_schema() {
         .expect("functions")
         .into_inner();
     assert!(functions.diagnostics.is_empty(), "{:?}", functions.diagnostics);
-    assert!(
-        functions.functions.contains_key("uuid_v5"),
-        "{:?}",
-        functions.functions.keys()
-    );
+    assert!(functions.functions.contains_key("uuid_v5"), "{:?}", functions.functions.keys());
     assert_eq!(functions.functions, schema.functions);
 }
 
@@ -59,12 +55,8 @@ async fn get_functions_answers_the_functions_of_the_schema() {
 async fn get_metadata_names_every_type_of_the_schema() {
     let mut p = ServedProvider::start(&files(), &[]).await;
     let schema = schema(&mut p).await;
-    let metadata = p
-        .client
-        .get_metadata(pb::get_metadata::Request {})
-        .await
-        .expect("metadata")
-        .into_inner();
+    let metadata =
+        p.client.get_metadata(pb::get_metadata::Request {}).await.expect("metadata").into_inner();
     assert!(metadata.diagnostics.is_empty(), "{:?}", metadata.diagnostics);
     let names = |it: Vec<String>| it.into_iter().collect::<BTreeSet<_>>();
     assert_eq!(
@@ -117,29 +109,19 @@ async fn every_state_store_rpc_answers_not_supported() {
         .await
         .expect("ReadStateBytes")
         .into_inner();
-    let first = stream
-        .message()
-        .await
-        .expect("ReadStateBytes event")
-        .expect("one event");
+    let first = stream.message().await.expect("ReadStateBytes event").expect("one event");
     assert_not_supported("ReadStateBytes", &first.diagnostics);
     assert!(
         stream.message().await.expect("end of stream").is_none(),
         "ReadStateBytes sends one event"
     );
     let chunk = pb::write_state_bytes::RequestChunk {
-        meta: Some(pb::RequestChunkMeta {
-            type_name: name(),
-            state_id: "default".into(),
-        }),
+        meta: Some(pb::RequestChunkMeta { type_name: name(), state_id: "default".into() }),
         bytes: b"{}".to_vec(),
         total_length: 2,
         range: Some(pb::StateRange { start: 0, end: 2 }),
     };
-    let r = c
-        .write_state_bytes(futures::stream::iter([chunk]))
-        .await
-        .expect("WriteStateBytes");
+    let r = c.write_state_bytes(futures::stream::iter([chunk])).await.expect("WriteStateBytes");
     assert_not_supported("WriteStateBytes", &r.into_inner().diagnostics);
     let r = c
         .lock_state(pb::lock_state::Request {
@@ -159,16 +141,10 @@ async fn every_state_store_rpc_answers_not_supported() {
         .await
         .expect("UnlockState");
     assert_not_supported("UnlockState", &r.into_inner().diagnostics);
-    let r = c
-        .get_states(pb::get_states::Request { type_name: name() })
-        .await
-        .expect("GetStates");
+    let r = c.get_states(pb::get_states::Request { type_name: name() }).await.expect("GetStates");
     assert_not_supported("GetStates", &r.into_inner().diagnostics);
     let r = c
-        .delete_state(pb::delete_state::Request {
-            type_name: name(),
-            state_id: "default".into(),
-        })
+        .delete_state(pb::delete_state::Request { type_name: name(), state_id: "default".into() })
         .await
         .expect("DeleteState");
     assert_not_supported("DeleteState", &r.into_inner().diagnostics);
@@ -187,10 +163,8 @@ async fn every_state_store_rpc_answers_not_supported() {
 async fn an_ephemeral_password_opens_renews_and_closes() {
     let mut p = ServedProvider::start(&random(), &[]).await;
     let c = &mut p.client;
-    let config = pb::DynamicValue {
-        msgpack: vec![],
-        json: br#"{"length": 24, "special": false}"#.to_vec(),
-    };
+    let config =
+        pb::DynamicValue { msgpack: vec![], json: br#"{"length": 24, "special": false}"#.to_vec() };
     let validated = c
         .validate_ephemeral_resource_config(pb::validate_ephemeral_resource_config::Request {
             type_name: "random_password".into(),
@@ -216,16 +190,16 @@ async fn an_ephemeral_password_opens_renews_and_closes() {
         .await
         .expect("schema")
         .into_inner();
-    let block = schema.ephemeral_resource_schemas["random_password"]
-        .block
-        .clone()
-        .expect("a block");
+    let block =
+        schema.ephemeral_resource_schemas["random_password"].block.clone().expect("a block");
     assert!(block.block_types.is_empty(), "the test decodes attributes only");
     let ty = terrarium_model::Type::object(block.attributes.iter().map(|a| {
-        let ty = terrarium_model::Type::from_json(&String::from_utf8_lossy(&a.r#type)).expect("a type");
+        let ty =
+            terrarium_model::Type::from_json(&String::from_utf8_lossy(&a.r#type)).expect("a type");
         (a.name.clone(), ty)
     }));
-    let value = terrarium::codec::decode_msgpack(&result.msgpack, &ty).expect("the host encoded the result");
+    let value = terrarium::codec::decode_msgpack(&result.msgpack, &ty)
+        .expect("the host encoded the result");
     match value.attr("result") {
         Some(terrarium_model::Value::String(s)) => {
             assert_eq!(s.chars().count(), 24, "{s:?}");
@@ -260,6 +234,7 @@ async fn an_ephemeral_password_opens_renews_and_closes() {
         .await
         .expect("CloseEphemeralResource")
         .into_inner();
-    let names_it = |d: &pb::Diagnostic| d.detail.contains("random_nope") || d.summary.contains("random_nope");
+    let names_it =
+        |d: &pb::Diagnostic| d.detail.contains("random_nope") || d.summary.contains("random_nope");
     assert!(unknown.diagnostics.iter().any(names_it), "{:?}", unknown.diagnostics);
 }

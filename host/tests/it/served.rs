@@ -54,7 +54,10 @@ impl ServedProvider {
     pub(crate) async fn start(component: &Path, env: &[(&str, &str)]) -> ServedProvider {
         let scratch = tempfile::tempdir().expect("tempdir");
         let cache_home = scratch.path().join("cache");
-        let settings = RuntimeSettings { cache_dir: Some(cache_home.join("terrarium")), ..RuntimeSettings::default() };
+        let settings = RuntimeSettings {
+            cache_dir: Some(cache_home.join("terrarium")),
+            ..RuntimeSettings::default()
+        };
         let component_for_cache = component.to_path_buf();
         tokio::task::spawn_blocking(move || fill_cache(&component_for_cache, settings))
             .await
@@ -98,12 +101,15 @@ impl ServedProvider {
         });
         let deadline = Instant::now() + PATIENCE;
         let line = tokio::task::spawn_blocking(move || {
-            lines.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("a handshake line")
+            lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("a handshake line")
         })
         .await
         .expect("handshake reader");
         let handshake = parse_handshake(&format!("{line}\n"));
-        let channel = connect(tls_connector_for(&handshake, &identity)).await.expect("connects over mTLS");
+        let channel =
+            connect(tls_connector_for(&handshake, &identity)).await.expect("connects over mTLS");
         let client = ProviderClient::new(channel)
             .max_decoding_message_size(plugin::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(plugin::MAX_MESSAGE_SIZE);
@@ -112,9 +118,11 @@ impl ServedProvider {
 
     /// The server's peak resident memory so far (`VmHWM`), in bytes.
     pub(crate) fn peak_rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("/proc status");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc status");
         let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc status");
-        let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmHWM in kB");
+        let kib: u64 =
+            line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmHWM in kB");
         kib * 1024
     }
 

@@ -43,7 +43,10 @@ fn chatter_config(count: i64, panic_after: Option<i64>) -> pb::DynamicValue {
         ("count".to_string(), number(count)),
         ("panic_after".to_string(), panic_after.map_or(Value::Null, number)),
     ]));
-    pb::DynamicValue { msgpack: codec::encode_msgpack(&value, &ty).expect("encodable"), json: vec![] }
+    pb::DynamicValue {
+        msgpack: codec::encode_msgpack(&value, &ty).expect("encodable"),
+        json: vec![],
+    }
 }
 
 async fn list(
@@ -62,7 +65,9 @@ async fn list(
 }
 
 /// Reads a whole ListResource stream: the number of items, and the diagnostics of every event.
-async fn drain(mut events: tonic::Streaming<pb::list_resource::Event>) -> (usize, Vec<pb::Diagnostic>) {
+async fn drain(
+    mut events: tonic::Streaming<pb::list_resource::Event>,
+) -> (usize, Vec<pb::Diagnostic>) {
     let mut items = 0;
     let mut diagnostics = Vec::new();
     while let Some(event) = events.next().await {
@@ -77,7 +82,8 @@ async fn drain(mut events: tonic::Streaming<pb::list_resource::Event>) -> (usize
 
 fn identity_n(event: &pb::list_resource::Event) -> i64 {
     let ty = Type::object([("n", Type::Number)]);
-    let data = event.identity.as_ref().and_then(|i| i.identity_data.as_ref()).expect("identity data");
+    let data =
+        event.identity.as_ref().and_then(|i| i.identity_data.as_ref()).expect("identity data");
     match codec::decode_msgpack(&data.msgpack, &ty).expect("the host encoded it") {
         Value::Object(o) => match o.get("n") {
             Some(Value::Number(Number::Int(n))) => *n,
@@ -104,7 +110,8 @@ async fn a_flood_of_list_items_streams_completely_in_bounded_memory() {
         let object = event.resource_object.as_ref().expect("a resource object, as asked for");
         payload += object.msgpack.len() as u64;
         if items == 0 {
-            let decoded = codec::decode_msgpack(&object.msgpack, &resource_type).expect("the host encoded it");
+            let decoded = codec::decode_msgpack(&object.msgpack, &resource_type)
+                .expect("the host encoded it");
             let Value::Object(o) = decoded else { panic!("resource object: {decoded:?}") };
             assert_eq!(o.get("data"), Some(&Value::string("x".repeat(BYTES as usize))));
         }
@@ -113,8 +120,16 @@ async fn a_flood_of_list_items_streams_completely_in_bounded_memory() {
     assert_eq!(items, ITEMS);
     assert!(payload > 400_000_000, "the items add up to {payload} bytes");
     let peak = p.peak_rss();
-    println!("ListResource of {ITEMS} items of {BYTES} bytes ({payload} bytes): host peak RSS {} MiB", peak >> 20);
-    assert!(peak < 150 << 20, "the host's peak RSS was {} MiB for {} MiB of items", peak >> 20, payload >> 20);
+    println!(
+        "ListResource of {ITEMS} items of {BYTES} bytes ({payload} bytes): host peak RSS {} MiB",
+        peak >> 20
+    );
+    assert!(
+        peak < 150 << 20,
+        "the host's peak RSS was {} MiB for {} MiB of items",
+        peak >> 20,
+        payload >> 20
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,7 +137,8 @@ async fn the_guest_is_told_to_stop_at_terraforms_limit() {
     let mut p = ServedProvider::start(&hostile(), &[]).await;
     // The guest panics before pushing item 11 (n = 10): only a guest that pushed past the
     // limit gets there, and then the stream would end with a "Provider crashed" diagnostic.
-    let (items, diagnostics) = drain(list(&mut p, flood_config(1000, 16, Some(10)), false, 10).await).await;
+    let (items, diagnostics) =
+        drain(list(&mut p, flood_config(1000, 16, Some(10)), false, 10).await).await;
     assert_eq!(items, 10);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
 }
@@ -140,7 +156,8 @@ async fn items_a_guest_pushes_past_the_limit_are_not_sent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trap_mid_stream_ends_it_with_an_error_diagnostic() {
     let mut p = ServedProvider::start(&hostile(), &[]).await;
-    let (items, diagnostics) = drain(list(&mut p, flood_config(100, 16, Some(50)), false, 1000).await).await;
+    let (items, diagnostics) =
+        drain(list(&mut p, flood_config(100, 16, Some(50)), false, 1000).await).await;
     assert_eq!(items, 50);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     let d = &diagnostics[0];
@@ -149,7 +166,8 @@ async fn a_trap_mid_stream_ends_it_with_an_error_diagnostic() {
     assert!(d.detail.contains("ListResource for list resource \"hostile_flood\""), "{}", d.detail);
     assert!(d.detail.contains("deliberate panic in ListResource after 50 items"), "{}", d.detail);
     // The host discarded the crashed instance and serves the next listing.
-    let (items, diagnostics) = drain(list(&mut p, flood_config(3, 16, None), false, 1000).await).await;
+    let (items, diagnostics) =
+        drain(list(&mut p, flood_config(3, 16, None), false, 1000).await).await;
     assert_eq!((items, diagnostics.len()), (3, 0));
 }
 
@@ -164,10 +182,16 @@ async fn a_client_that_hangs_up_mid_stream_leaves_the_host_serving() {
     drop(events);
 
     // Other RPCs, and other listings, are served afterwards.
-    let schema = p.client.get_provider_schema(pb::get_provider_schema::Request {}).await.expect("schema").into_inner();
+    let schema = p
+        .client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("schema")
+        .into_inner();
     assert!(schema.list_resource_schemas.contains_key("hostile_flood"));
     for _ in 0..3 {
-        let (items, diagnostics) = drain(list(&mut p, flood_config(7, 16, None), false, 100).await).await;
+        let (items, diagnostics) =
+            drain(list(&mut p, flood_config(7, 16, None), false, 100).await).await;
         assert_eq!((items, diagnostics.len()), (7, 0), "{diagnostics:?}");
     }
     assert!(p.is_running());
@@ -191,13 +215,21 @@ async fn an_unknown_list_resource_type_is_a_diagnostic_event() {
     assert!(diagnostics[0].detail.contains("hostile_flood"), "{}", diagnostics[0].detail);
 }
 
-async fn invoke(p: &mut ServedProvider, config: pb::DynamicValue) -> Vec<pb::invoke_action::event::Type> {
+async fn invoke(
+    p: &mut ServedProvider,
+    config: pb::DynamicValue,
+) -> Vec<pb::invoke_action::event::Type> {
     let request = pb::invoke_action::Request {
         action_type: "hostile_chatter".into(),
         config: Some(config),
         client_capabilities: None,
     };
-    let mut events = p.client.invoke_action(request).await.expect("InvokeAction answers with a stream").into_inner();
+    let mut events = p
+        .client
+        .invoke_action(request)
+        .await
+        .expect("InvokeAction answers with a stream")
+        .into_inner();
     let mut out = Vec::new();
     while let Some(event) = events.next().await {
         out.push(event.expect("events, never a gRPC error").r#type.expect("an event type"));
@@ -213,12 +245,16 @@ async fn invoke_action_streams_progress_then_completes() {
     assert_eq!(events.len(), 201, "200 progress events and one completion");
     for (i, event) in events[..200].iter().enumerate() {
         match event {
-            Type::Progress(progress) => assert_eq!(progress.message, format!("chatter {} of 200", i + 1)),
+            Type::Progress(progress) => {
+                assert_eq!(progress.message, format!("chatter {} of 200", i + 1))
+            }
             other => panic!("event {i}: {other:?}"),
         }
     }
     match &events[200] {
-        Type::Completed(completed) => assert!(completed.diagnostics.is_empty(), "{:?}", completed.diagnostics),
+        Type::Completed(completed) => {
+            assert!(completed.diagnostics.is_empty(), "{:?}", completed.diagnostics)
+        }
         other => panic!("last event: {other:?}"),
     }
 
@@ -229,7 +265,9 @@ async fn invoke_action_streams_progress_then_completes() {
     let Type::Completed(completed) = &events[5] else { panic!("last event: {:?}", events[5]) };
     assert_eq!(completed.diagnostics.len(), 1);
     assert_eq!(completed.diagnostics[0].summary, "Provider crashed");
-    assert!(completed.diagnostics[0].detail.contains("InvokeAction for action \"hostile_chatter\""));
+    assert!(
+        completed.diagnostics[0].detail.contains("InvokeAction for action \"hostile_chatter\"")
+    );
 }
 
 /// In process, through dispatch: a guest that keeps pushing after Terraform hung up (its
@@ -244,8 +282,14 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
     use terrarium::runtime::{Runtime, RuntimeSettings};
 
     let cache = tempfile::tempdir().expect("tempdir");
-    let settings = RuntimeSettings { cache_dir: Some(cache.path().to_path_buf()), ..RuntimeSettings::default() };
-    assert!(settings.call_timeout >= Duration::from_secs(300), "the bound below must be well under the timeout");
+    let settings = RuntimeSettings {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..RuntimeSettings::default()
+    };
+    assert!(
+        settings.call_timeout >= Duration::from_secs(300),
+        "the bound below must be well under the timeout"
+    );
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     let provider = Arc::new(Provider::start(Arc::new(runtime)).await.expect("fixture starts"));
     let request = |count, ignore_stop| ListResourceRequest {

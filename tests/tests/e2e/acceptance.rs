@@ -49,7 +49,9 @@ impl Check {
     }
 
     fn run(&self, state: &Value) -> anyhow::Result<()> {
-        let at = |values: &Value, path: &str| values.pointer(&format!("/{path}")).cloned().unwrap_or(Value::Null);
+        let at = |values: &Value, path: &str| {
+            values.pointer(&format!("/{path}")).cloned().unwrap_or(Value::Null)
+        };
         match self {
             Check::Attr(address, path, expected) => {
                 let actual = at(state_values(state, address)?, path);
@@ -59,7 +61,9 @@ impl Check {
                 let actual = at(state_values(state, address)?, path);
                 ensure!(!actual.is_null(), "{address}.{path} is not set");
             }
-            Check::Custom(address, check) => check(state_values(state, address)?).with_context(|| address.clone())?,
+            Check::Custom(address, check) => {
+                check(state_values(state, address)?).with_context(|| address.clone())?
+            }
         }
         Ok(())
     }
@@ -132,27 +136,40 @@ impl TestCase {
             if let Some((address, id)) = &step.import {
                 let run = workspace.run(&["import", "-input=false", "-no-color", address, id])?;
                 if let Some(text) = &step.expect_error {
-                    ensure!(run.code != Some(0) && run.stderr.contains(text), "step {n}: expected an error with {text:?}\n{run}");
+                    ensure!(
+                        run.code != Some(0) && run.stderr.contains(text),
+                        "step {n}: expected an error with {text:?}\n{run}"
+                    );
                     continue;
                 }
                 ensure!(run.code == Some(0), "step {n}: import failed\n{run}");
             } else {
-                let run = workspace.run(&["apply", "-input=false", "-no-color", "-auto-approve"])?;
+                let run =
+                    workspace.run(&["apply", "-input=false", "-no-color", "-auto-approve"])?;
                 if let Some(text) = &step.expect_error {
-                    ensure!(run.code != Some(0), "step {n}: expected an error, the apply succeeded\n{run}");
-                    ensure!(run.stderr.contains(text), "step {n}: expected {text:?} in the errors\n{run}");
+                    ensure!(
+                        run.code != Some(0),
+                        "step {n}: expected an error, the apply succeeded\n{run}"
+                    );
+                    ensure!(
+                        run.stderr.contains(text),
+                        "step {n}: expected {text:?} in the errors\n{run}"
+                    );
                     continue;
                 }
                 ensure!(run.code == Some(0), "step {n}: apply failed\n{run}");
             }
             let state = workspace.state_json().with_context(|| format!("step {n}: state"))?;
             for check in &step.checks {
-                check.run(&state).with_context(|| format!("step {n}: check failed; state:\n{}", pretty(&state)))?;
+                check.run(&state).with_context(|| {
+                    format!("step {n}: check failed; state:\n{}", pretty(&state))
+                })?;
             }
             // As terraform-plugin-testing does: after apply nothing is left to do; after an
             // import, nothing is left to do for the imported resource (resources of earlier
             // steps that the import's configuration leaves out are destroyed at the end).
-            let (run, plan) = workspace.plan_json(&[]).with_context(|| format!("step {n}: plan after apply"))?;
+            let (run, plan) =
+                workspace.plan_json(&[]).with_context(|| format!("step {n}: plan after apply"))?;
             let pending: Vec<(String, Vec<String>)> = plan_actions(&plan)
                 .into_iter()
                 .filter(|(address, actions)| {
@@ -167,7 +184,11 @@ impl TestCase {
         let destroy = workspace.run(&["destroy", "-input=false", "-no-color", "-auto-approve"])?;
         ensure!(destroy.code == Some(0), "destroy failed\n{destroy}");
         let state = workspace.state_json()?;
-        ensure!(state["values"].is_null() || state["values"]["root_module"]["resources"].is_null(), "state left after destroy:\n{}", pretty(&state));
+        ensure!(
+            state["values"].is_null() || state["values"]["root_module"]["resources"].is_null(),
+            "state left after destroy:\n{}",
+            pretty(&state)
+        );
         Ok(())
     }
 }
@@ -183,39 +204,50 @@ fn acceptance_steps_against_random() -> anyhow::Result<()> {
     };
     TestCase::new(Provider::Random)
         .step(
-            Step::config(r#"resource "random_integer" "n" {
+            Step::config(
+                r#"resource "random_integer" "n" {
   min = 1
   max = 9
-}"#)
+}"#,
+            )
             .check(Check::attr("random_integer.n", "min", json!(1)))
             .check(Check::attr_set("random_integer.n", "id"))
             .check(Check::custom("random_integer.n", result_between(1, 9))),
         )
         .step(
-            Step::config(r#"resource "random_integer" "n" {
+            Step::config(
+                r#"resource "random_integer" "n" {
   min = 1
   max = 99
-}"#)
+}"#,
+            )
             .check(Check::attr("random_integer.n", "max", json!(99)))
             .check(Check::custom("random_integer.n", result_between(1, 9))),
         )
         .step(
-            Step::config(r#"resource "random_integer" "n" {
+            Step::config(
+                r#"resource "random_integer" "n" {
   min = 5
   max = 1
-}"#)
+}"#,
+            )
             .expect_error("max (1) must not be less than min (5)"),
         )
         .step(
-            Step::config(r#"resource "random_string" "s" {
+            Step::config(
+                r#"resource "random_string" "s" {
   length = 8
   upper  = false
-}"#)
+}"#,
+            )
             .check(Check::attr("random_string.s", "upper", json!(false)))
             .check(Check::attr("random_string.s", "lower", json!(true)))
             .check(Check::custom("random_string.s", |v| {
                 let s = v["result"].as_str().context("no result")?;
-                ensure!(s.chars().count() == 8 && !s.chars().any(|c| c.is_ascii_uppercase()), "{s}");
+                ensure!(
+                    s.chars().count() == 8 && !s.chars().any(|c| c.is_ascii_uppercase()),
+                    "{s}"
+                );
                 Ok(())
             })),
         )
@@ -236,11 +268,15 @@ fn acceptance_steps_against_random() -> anyhow::Result<()> {
 #[test]
 fn a_failing_check_fails_the_case() {
     let result = TestCase::new(Provider::Random)
-        .step(
-            Step::config(r#"resource "random_uuid" "u" {}"#)
-                .check(Check::attr("random_uuid.u", "result", json!("not-this"))),
-        )
+        .step(Step::config(r#"resource "random_uuid" "u" {}"#).check(Check::attr(
+            "random_uuid.u",
+            "result",
+            json!("not-this"),
+        )))
         .run();
     let error = format!("{:#}", result.expect_err("the check must fail"));
-    assert!(error.contains("step 1: check failed") && error.contains("expected \"not-this\""), "{error}");
+    assert!(
+        error.contains("step 1: check failed") && error.contains("expected \"not-this\""),
+        "{error}"
+    );
 }

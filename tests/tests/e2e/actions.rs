@@ -60,11 +60,26 @@ fn invoking_files_touch_creates_and_touches_files_and_reports_progress() -> anyh
     ensure!(plan.code == Some(0) && plan.stdout.contains("action.files_touch.t"), "{plan}");
     ensure!(!missing.exists(), "planning the invocation ran the action");
 
-    let run = ws.ok(&["apply", "-invoke=action.files_touch.t", "-auto-approve", "-input=false", "-no-color"])?;
-    ensure!(missing.exists() && fs::read(&missing)?.is_empty(), "the missing file was not created empty\n{run}");
-    ensure!(fs::read_to_string(&existing)? == "keep me", "touch changed the content of an existing file");
+    let run = ws.ok(&[
+        "apply",
+        "-invoke=action.files_touch.t",
+        "-auto-approve",
+        "-input=false",
+        "-no-color",
+    ])?;
+    ensure!(
+        missing.exists() && fs::read(&missing)?.is_empty(),
+        "the missing file was not created empty\n{run}"
+    );
+    ensure!(
+        fs::read_to_string(&existing)? == "keep me",
+        "touch changed the content of an existing file"
+    );
     let after = fs::metadata(&existing)?.modified()?;
-    ensure!(after > before, "the existing file's modification time did not move: {before:?} -> {after:?}");
+    ensure!(
+        after > before,
+        "the existing file's modification time did not move: {before:?} -> {after:?}"
+    );
 
     // Progress, in order: `touched <path> (i/n)` per file.
     let first = format!("touched {} (1/2)", missing.display());
@@ -76,14 +91,27 @@ fn invoking_files_touch_creates_and_touches_files_and_reports_progress() -> anyh
     ensure!(i < j, "progress out of order\n{run}");
 
     // With -json the progress is machine-readable.
-    let run = ws.ok(&["apply", "-invoke=action.files_touch.t", "-auto-approve", "-input=false", "-json"])?;
-    let progress: Vec<String> =
-        run.json_lines()?.into_iter().filter(|l| l["type"] == "action_progress").map(|l| l.to_string()).collect();
+    let run = ws.ok(&[
+        "apply",
+        "-invoke=action.files_touch.t",
+        "-auto-approve",
+        "-input=false",
+        "-json",
+    ])?;
+    let progress: Vec<String> = run
+        .json_lines()?
+        .into_iter()
+        .filter(|l| l["type"] == "action_progress")
+        .map(|l| l.to_string())
+        .collect();
     ensure!(
         progress.len() == 2 && progress[0].contains(&first) && progress[1].contains(&second),
         "action_progress messages: {progress:?}\n{run}"
     );
-    ensure!(run.json_lines()?.iter().any(|l| l["type"] == "action_complete"), "no action_complete\n{run}");
+    ensure!(
+        run.json_lines()?.iter().any(|l| l["type"] == "action_complete"),
+        "no action_complete\n{run}"
+    );
 
     // Actions do not touch the state.
     let state = ws.state_json()?;
@@ -98,7 +126,13 @@ fn a_failing_touch_fails_the_apply_with_the_providers_error() -> anyhow::Result<
     let inside = granted.join("inside.txt");
     let outside = scratch.path().canonicalize()?.join("outside.txt");
     let ws = touch_workspace(&granted, &[&inside, &outside])?;
-    let run = ws.run(&["apply", "-invoke=action.files_touch.t", "-auto-approve", "-input=false", "-no-color"])?;
+    let run = ws.run(&[
+        "apply",
+        "-invoke=action.files_touch.t",
+        "-auto-approve",
+        "-input=false",
+        "-no-color",
+    ])?;
     ensure!(run.code == Some(1), "touching a file outside the grant did not fail\n{run}");
     ensure!(!outside.exists(), "a file was created outside the grant");
     ensure!(run.stderr.contains("outside.txt"), "the error does not name the file\n{run}");

@@ -53,18 +53,13 @@ struct AuthorCrate {
 
 impl AuthorCrate {
     fn copy(artifacts: &Artifacts) -> anyhow::Result<AuthorCrate> {
-        let root = tempfile::Builder::new()
-            .prefix("terrarium-devloop-")
-            .tempdir()?;
+        let root = tempfile::Builder::new().prefix("terrarium-devloop-").tempdir()?;
         let repo = &artifacts.repo_root;
         fs::create_dir(root.path().join("wit"))?;
         for entry in fs::read_dir(repo.join("wit"))? {
             let entry = entry?;
             if entry.file_type()?.is_file() {
-                fs::copy(
-                    entry.path(),
-                    root.path().join("wit").join(entry.file_name()),
-                )?;
+                fs::copy(entry.path(), root.path().join("wit").join(entry.file_name()))?;
             }
         }
         let dir = root.path().join("tests/guests/devloop");
@@ -144,12 +139,7 @@ impl DevServer {
                 }
             }
         });
-        let mut server = DevServer {
-            child,
-            reattach: String::new(),
-            socket: PathBuf::new(),
-            log,
-        };
+        let mut server = DevServer { child, reattach: String::new(), socket: PathBuf::new(), log };
         let first = received.recv_timeout(BUILD_TIMEOUT).map_err(|_| {
             anyhow::anyhow!(
                 "terrarium dev printed nothing within {BUILD_TIMEOUT:?}\n{}",
@@ -164,13 +154,8 @@ impl DevServer {
             .and_then(|q| q.strip_suffix('\''))
             .with_context(|| format!("the value is not one single-quoted word: {quoted}"))?
             .to_owned();
-        let hint = received
-            .recv_timeout(Duration::from_secs(10))
-            .context("no hint line")?;
-        ensure!(
-            hint.starts_with("# ") && hint.contains("Ctrl-C"),
-            "unexpected hint line {hint:?}"
-        );
+        let hint = received.recv_timeout(Duration::from_secs(10)).context("no hint line")?;
+        ensure!(hint.starts_with("# ") && hint.contains("Ctrl-C"), "unexpected hint line {hint:?}");
 
         let parsed: Value = serde_json::from_str(&server.reattach)?;
         let entry = &parsed["example/devloop"];
@@ -183,11 +168,7 @@ impl DevServer {
             "{parsed}"
         );
         server.socket = PathBuf::from(entry["Addr"]["String"].as_str().context("no socket path")?);
-        ensure!(
-            server.socket.exists(),
-            "the socket {} does not exist",
-            server.socket.display()
-        );
+        ensure!(server.socket.exists(), "the socket {} does not exist", server.socket.display());
         Ok(server)
     }
 
@@ -204,10 +185,7 @@ impl DevServer {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        bail!(
-            "the dev server never logged {needle:?} {count} times\n{}",
-            self.log_text()
-        )
+        bail!("the dev server never logged {needle:?} {count} times\n{}", self.log_text())
     }
 
     /// terraform with TF_REATTACH_PROVIDERS pointing here.
@@ -215,12 +193,7 @@ impl DevServer {
         let mut command = ws.command(args);
         command.env("TF_REATTACH_PROVIDERS", &self.reattach);
         let (code, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)?;
-        let run = Run {
-            args: args.iter().map(|a| a.to_string()).collect(),
-            code,
-            stdout,
-            stderr,
-        };
+        let run = Run { args: args.iter().map(|a| a.to_string()).collect(), code, stdout, stderr };
         ensure!(
             run.code == Some(0) || run.code == Some(2),
             "terraform failed\n{run}\n--- dev log ---\n{}",
@@ -284,14 +257,9 @@ fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
     )?;
     server.wait_for_log("failed: it exited with status", 1)?;
     let (greeting, run) = server.planned_greeting(&ws)?;
-    assert_eq!(
-        greeting, "dev: hello from build 2",
-        "the old build keeps serving"
-    );
+    assert_eq!(greeting, "dev: hello from build 2", "the old build keeps serving");
     ensure!(
-        run.warning_summaries()
-            .iter()
-            .any(|w| w == "Provider build failed"),
+        run.warning_summaries().iter().any(|w| w == "Provider build failed"),
         "expected a \"Provider build failed\" warning\n{run}"
     );
 
@@ -300,10 +268,7 @@ fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
     server.wait_for_log("reloaded:", 2)?;
     let (greeting, run) = server.planned_greeting(&ws)?;
     assert_eq!(greeting, "dev: hello from build 3");
-    ensure!(
-        run.warning_summaries().is_empty(),
-        "no stale warning after a good build\n{run}"
-    );
+    ensure!(run.warning_summaries().is_empty(), "no stale warning after a good build\n{run}");
 
     stop_with_ctrl_c(server)
 }
@@ -320,21 +285,10 @@ fn stop_with_ctrl_c(mut server: DevServer) -> anyhow::Result<()> {
         if let Some(status) = server.child.try_wait()? {
             break status;
         }
-        ensure!(
-            Instant::now() < deadline,
-            "terrarium dev did not stop within 10 s of Ctrl-C"
-        );
+        ensure!(Instant::now() < deadline, "terrarium dev did not stop within 10 s of Ctrl-C");
         std::thread::sleep(Duration::from_millis(20));
     };
-    ensure!(
-        status.success(),
-        "terrarium dev exited with {status}\n{}",
-        server.log_text()
-    );
-    ensure!(
-        !server.socket.exists(),
-        "the socket {} was left behind",
-        server.socket.display()
-    );
+    ensure!(status.success(), "terrarium dev exited with {status}\n{}", server.log_text());
+    ensure!(!server.socket.exists(), "the socket {} was left behind", server.socket.display());
     Ok(())
 }

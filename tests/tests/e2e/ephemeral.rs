@@ -32,8 +32,12 @@ fn check_secret_kept_out_of_state(
     secret_file: &Path,
     runs: &[&terrarium_tests::Run],
 ) -> anyhow::Result<String> {
-    let password = fs::read_to_string(secret_file).with_context(|| format!("reading {}", secret_file.display()))?;
-    ensure!(password.chars().count() == 24, "the file holds {password:?}, not a 24-character password");
+    let password = fs::read_to_string(secret_file)
+        .with_context(|| format!("reading {}", secret_file.display()))?;
+    ensure!(
+        password.chars().count() == 24,
+        "the file holds {password:?}, not a 24-character password"
+    );
     // A password whose characters are all one class would suggest the file holds something
     // else (a hash, a placeholder): the default classes are upper, lower, numeric and special.
     ensure!(
@@ -43,9 +47,17 @@ fn check_secret_kept_out_of_state(
 
     let state = ws.state_json()?;
     let shown = state.to_string();
-    ensure!(!shown.contains(&password), "`terraform show -json` holds the password:\n{}", pretty(&state));
+    ensure!(
+        !shown.contains(&password),
+        "`terraform show -json` holds the password:\n{}",
+        pretty(&state)
+    );
     let values = state_values(&state, "files_file.secret")?;
-    ensure!(values["content_wo"].is_null(), "content_wo is not null in the state: {}", pretty(values));
+    ensure!(
+        values["content_wo"].is_null(),
+        "content_wo is not null in the state: {}",
+        pretty(values)
+    );
     ensure!(values["filename"] == secret_file.to_string_lossy().as_ref(), "{}", pretty(values));
     // An ephemeral resource is never in state (the file's resource records only that it
     // depends on it, in `depends_on`).
@@ -58,7 +70,8 @@ fn check_secret_kept_out_of_state(
 
     let raw = ws.read("terraform.tfstate")?;
     ensure!(!raw.contains(&password), "terraform.tfstate holds the password:\n{raw}");
-    let tfstate: serde_json::Value = serde_json::from_str(&raw).context("terraform.tfstate is not JSON")?;
+    let tfstate: serde_json::Value =
+        serde_json::from_str(&raw).context("terraform.tfstate is not JSON")?;
     let instances = raw_state_instances(&tfstate, "files_file", "secret")?;
     ensure!(
         instances.len() == 1 && instances[0]["attributes"]["content_wo"].is_null(),
@@ -80,12 +93,16 @@ fn check_secret_kept_out_of_state(
 }
 
 #[test]
-fn an_ephemeral_password_reaches_a_file_through_a_write_only_attribute_and_never_the_state() -> anyhow::Result<()> {
+fn an_ephemeral_password_reaches_a_file_through_a_write_only_attribute_and_never_the_state()
+-> anyhow::Result<()> {
     let scratch = tempfile::tempdir()?;
     let granted = scratch.path().canonicalize()?.join("granted");
     fs::create_dir(&granted)?;
     let secret_file = granted.join("secret.txt");
-    let ws = Workspace::with_installs(&[(Provider::Random, &[]), (Provider::Files, &allow_dir_rw(&granted))])?;
+    let ws = Workspace::with_installs(&[
+        (Provider::Random, &[]),
+        (Provider::Files, &allow_dir_rw(&granted)),
+    ])?;
     ws.write("main.tf", &config(&secret_file, 1))?;
     ws.init()?;
 
@@ -102,7 +119,10 @@ fn an_ephemeral_password_reaches_a_file_through_a_write_only_attribute_and_never
     // The ephemeral resource is opened again for every run and draws a new password, but a
     // write-only value is not compared: with the same content_wo_version nothing changes.
     let replan = ws.run(PLAN)?;
-    ensure!(replan.code == Some(0) && replan.stdout.contains("No changes."), "second plan is not empty\n{replan}");
+    ensure!(
+        replan.code == Some(0) && replan.stdout.contains("No changes."),
+        "second plan is not empty\n{replan}"
+    );
     ensure!(fs::read_to_string(&secret_file)? == first, "a plan changed the file");
 
     // A new version writes the file again, with the password of this run.
@@ -116,9 +136,16 @@ fn an_ephemeral_password_reaches_a_file_through_a_write_only_attribute_and_never
         "{apply}"
     );
     let second = check_secret_kept_out_of_state(&ws, &secret_file, &[&plan, &apply])?;
-    ensure!(second != first, "bumping content_wo_version did not rewrite the file: still {first:?}");
+    ensure!(
+        second != first,
+        "bumping content_wo_version did not rewrite the file: still {first:?}"
+    );
     let state = ws.state_json()?;
-    ensure!(state_values(&state, "files_file.secret")?["content_wo_version"] == 2, "{}", pretty(&state));
+    ensure!(
+        state_values(&state, "files_file.secret")?["content_wo_version"] == 2,
+        "{}",
+        pretty(&state)
+    );
     let replan = ws.run(PLAN)?;
     ensure!(replan.code == Some(0), "plan after the new version is not empty\n{replan}");
 
@@ -133,7 +160,10 @@ fn content_and_content_wo_are_mutually_exclusive() -> anyhow::Result<()> {
     let granted = scratch.path().canonicalize()?.join("granted");
     fs::create_dir(&granted)?;
     let file = granted.join("both.txt");
-    let ws = Workspace::with_installs(&[(Provider::Random, &[]), (Provider::Files, &allow_dir_rw(&granted))])?;
+    let ws = Workspace::with_installs(&[
+        (Provider::Random, &[]),
+        (Provider::Files, &allow_dir_rw(&granted)),
+    ])?;
     let resource = |body: &str| {
         format!(
             "{}\nephemeral \"random_password\" \"p\" {{\n  length = 8\n}}\n\
@@ -142,7 +172,10 @@ fn content_and_content_wo_are_mutually_exclusive() -> anyhow::Result<()> {
             hcl_string(&file.to_string_lossy())
         )
     };
-    ws.write("main.tf", &resource("  content    = \"plain\"\n  content_wo = ephemeral.random_password.p.result\n"))?;
+    ws.write(
+        "main.tf",
+        &resource("  content    = \"plain\"\n  content_wo = ephemeral.random_password.p.result\n"),
+    )?;
     ws.init()?;
     let run = ws.run(PLAN)?;
     ensure!(run.code == Some(1), "both content and content_wo were accepted\n{run}");

@@ -39,7 +39,9 @@ impl Etcd {
         let etcd = ["/usr/bin/etcd", "/usr/local/bin/etcd"]
             .into_iter()
             .find(|p| Path::new(p).exists())
-            .context("etcd is not installed; run scripts/setup (Debian: apt-get install etcd-server)")?;
+            .context(
+                "etcd is not installed; run scripts/setup (Debian: apt-get install etcd-server)",
+            )?;
         let data = tempfile::tempdir()?;
         let port = free_port()?;
         let peer = free_port()?;
@@ -83,7 +85,10 @@ impl Etcd {
         let mut response = String::new();
         stream.read_to_string(&mut response)?;
         let (head, body) = response.split_once("\r\n\r\n").context("no HTTP body")?;
-        ensure!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "etcd said {head}");
+        ensure!(
+            head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+            "etcd said {head}"
+        );
         Ok(serde_json::from_str(body)?)
     }
 
@@ -95,7 +100,9 @@ impl Etcd {
     fn get(&self, key: &str) -> anyhow::Result<Option<String>> {
         let body = serde_json::json!({ "key": BASE64.encode(key) });
         let response = self.post("/v3/kv/range", &body.to_string())?;
-        let Some(kv) = response["kvs"].as_array().and_then(|kvs| kvs.first()) else { return Ok(None) };
+        let Some(kv) = response["kvs"].as_array().and_then(|kvs| kvs.first()) else {
+            return Ok(None);
+        };
         let value = BASE64.decode(kv["value"].as_str().unwrap_or_default())?;
         Ok(Some(String::from_utf8(value)?))
     }
@@ -108,10 +115,21 @@ impl Etcd {
 
 fn workspace(root: &Path, grants: &[String]) -> anyhow::Result<Workspace> {
     let provider = Provider::Etcd;
-    let component = Artifacts::get()?.component(provider.component_crate().context("a component")?)?;
+    let component =
+        Artifacts::get()?.component(provider.component_crate().context("a component")?)?;
     let mirror = Mirror::at(root.join("mirror"))?;
-    let output = terrarium_install_with(&component, provider.source(), provider.version(), mirror.root(), grants)?;
-    ensure!(output.status.success(), "`terrarium install` failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let output = terrarium_install_with(
+        &component,
+        provider.source(),
+        provider.version(),
+        mirror.root(),
+        grants,
+    )?;
+    ensure!(
+        output.status.success(),
+        "`terrarium install` failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     Workspace::with_cli_config(&format!(
         "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    path    = {}\n    include = [\"{}\"]\n  }}\n}}\n",
         hcl_string(&mirror.root().to_string_lossy()),
@@ -153,7 +171,10 @@ fn etcd_keys_with_crud_import_and_drift_only_through_the_granted_origin() -> any
     // Update in place.
     ws.write("main.tf", &config(&etcd.origin(), &[("a", "/terrarium/a", "two")]))?;
     let run = ws.run(PLAN)?;
-    ensure!(run.code == Some(2) && run.stdout.contains("updated in-place"), "expected an in-place update\n{run}");
+    ensure!(
+        run.code == Some(2) && run.stdout.contains("updated in-place"),
+        "expected an in-place update\n{run}"
+    );
     ws.ok(APPLY)?;
     ensure!(etcd.get("/terrarium/a")?.as_deref() == Some("two"));
 
@@ -165,7 +186,10 @@ fn etcd_keys_with_crud_import_and_drift_only_through_the_granted_origin() -> any
     ensure!(etcd.get("/terrarium/a")?.as_deref() == Some("two"));
     etcd.delete("/terrarium/a")?;
     let run = ws.run(PLAN)?;
-    ensure!(run.code == Some(2) && run.stdout.contains("will be created"), "deletion not detected\n{run}");
+    ensure!(
+        run.code == Some(2) && run.stdout.contains("will be created"),
+        "deletion not detected\n{run}"
+    );
     ws.ok(APPLY)?;
     ensure!(etcd.get("/terrarium/a")?.as_deref() == Some("two"));
 
@@ -173,14 +197,23 @@ fn etcd_keys_with_crud_import_and_drift_only_through_the_granted_origin() -> any
     etcd.put("/terrarium/existing", "was here")?;
     ws.write(
         "main.tf",
-        &config(&etcd.origin(), &[("a", "/terrarium/a", "two"), ("existing", "/terrarium/existing", "was here")]),
+        &config(
+            &etcd.origin(),
+            &[("a", "/terrarium/a", "two"), ("existing", "/terrarium/existing", "was here")],
+        ),
     )?;
     ws.ok(&["import", "-input=false", "-no-color", "etcd_key.existing", "/terrarium/existing"])?;
     let run = ws.run(PLAN)?;
-    ensure!(run.code == Some(0), "an imported key matching its configuration needs no change\n{run}");
+    ensure!(
+        run.code == Some(0),
+        "an imported key matching its configuration needs no change\n{run}"
+    );
 
     ws.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
-    ensure!(etcd.get("/terrarium/a")?.is_none() && etcd.get("/terrarium/existing")?.is_none(), "destroy left keys");
+    ensure!(
+        etcd.get("/terrarium/a")?.is_none() && etcd.get("/terrarium/existing")?.is_none(),
+        "destroy left keys"
+    );
 
     // The same provider installed without the grant: refused, with the grant named.
     let ungranted = tempfile::tempdir()?;

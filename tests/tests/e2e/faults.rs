@@ -13,7 +13,9 @@ fn config(modes: &[(&str, &str)]) -> String {
         Provider::Faulty.required_providers_entry()
     );
     for (name, mode) in modes {
-        tf.push_str(&format!("\nresource \"faulty_thing\" \"{name}\" {{\n  mode = \"{mode}\"\n}}\n"));
+        tf.push_str(&format!(
+            "\nresource \"faulty_thing\" \"{name}\" {{\n  mode = \"{mode}\"\n}}\n"
+        ));
     }
     tf
 }
@@ -21,7 +23,10 @@ fn config(modes: &[(&str, &str)]) -> String {
 #[test]
 fn a_crashing_resource_fails_with_a_diagnostic_and_the_others_apply() -> anyhow::Result<()> {
     let ws = Workspace::new(&[Provider::Faulty])?;
-    ws.write("main.tf", &config(&[("healthy", "ok"), ("crashing", "panic"), ("confused", "wrong-type")]))?;
+    ws.write(
+        "main.tf",
+        &config(&[("healthy", "ok"), ("crashing", "panic"), ("confused", "wrong-type")]),
+    )?;
     ws.init()?;
 
     let run = ws.run_expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 1)?;
@@ -45,12 +50,14 @@ fn a_crashing_resource_fails_with_a_diagnostic_and_the_others_apply() -> anyhow:
 
     // The healthy resource was created in the same run; the faulty ones were not.
     let state = ws.state_json()?;
-    let addresses: Vec<String> = state_resources(&state).into_iter().map(|(address, _)| address).collect();
+    let addresses: Vec<String> =
+        state_resources(&state).into_iter().map(|(address, _)| address).collect();
     ensure!(addresses == ["faulty_thing.healthy"], "state holds {addresses:?}");
 
     // Fixed configuration, next run: served normally.
     ws.write("main.tf", &config(&[("healthy", "ok"), ("crashing", "ok"), ("confused", "ok")]))?;
-    ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color"]).context("apply after fixing the modes")?;
+    ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color"])
+        .context("apply after fixing the modes")?;
     let run = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
     ensure!(run.code == Some(0), "expected no changes\n{run}");
     ws.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;

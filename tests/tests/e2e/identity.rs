@@ -65,11 +65,13 @@ fn check_identity(ws: &Workspace, address: &str, path: &Path) -> anyhow::Result<
     let state = ws.state_json()?;
     let resource = state_resource(&state, address)?;
     ensure!(
-        resource["identity_schema_version"] == 1 && resource["identity"] == json!({ "path": path_string(path) }),
+        resource["identity_schema_version"] == 1
+            && resource["identity"] == json!({ "path": path_string(path) }),
         "identity of {address} in `terraform show -json`: {}",
         pretty(resource)
     );
-    let tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?).context("terraform.tfstate")?;
+    let tfstate: Value =
+        serde_json::from_str(&ws.read("terraform.tfstate")?).context("terraform.tfstate")?;
     let (type_name, name) = address.split_once('.').context("an address TYPE.NAME")?;
     let instances = raw_state_instances(&tfstate, type_name, name)?;
     ensure!(
@@ -91,8 +93,8 @@ fn applied_files_carry_their_identity_in_state() -> anyhow::Result<()> {
 
     // The schema terraform sees declares the identity.
     let schemas = ws.json(&["providers", "schema", "-json"])?;
-    let identity_schema =
-        &schemas["provider_schemas"][Provider::Files.source()]["resource_identity_schemas"]["files_file"];
+    let identity_schema = &schemas["provider_schemas"][Provider::Files.source()]["resource_identity_schemas"]
+        ["files_file"];
     ensure!(
         identity_schema["version"] == 1
             && identity_schema["attributes"]["path"]["type"] == "string"
@@ -139,20 +141,24 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
     let change = planned_change(&plan, "files_file.i")?;
     ensure!(
         change["change"]["actions"] == json!(["no-op"])
-            && change["change"]["importing"]["identity"] == json!({ "path": path_string(&existing) }),
+            && change["change"]["importing"]["identity"]
+                == json!({ "path": path_string(&existing) }),
         "{}",
         pretty(change)
     );
     let apply = ws.ok(&["apply", "-input=false", "-no-color", "tfplan"])?;
     ensure!(
-        apply.stdout.contains("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed."),
+        apply
+            .stdout
+            .contains("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed."),
         "{apply}"
     );
 
     let state = ws.state_json()?;
     let values = state_values(&state, "files_file.i")?;
     ensure!(
-        values["content"] == "already here" && values["filename"] == path_string(&existing).as_str(),
+        values["content"] == "already here"
+            && values["filename"] == path_string(&existing).as_str(),
         "imported state: {}",
         pretty(values)
     );
@@ -201,12 +207,19 @@ fn a_version_0_identity_in_state_is_upgraded_to_version_1() -> anyhow::Result<()
     );
 
     // Terraform upgrades the identity before it reads the resource; the plan has nothing to do.
-    let run = ws.run(&["plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color"])?;
-    ensure!(matches!(run.code, Some(0) | Some(2)), "refresh-only plan failed on the old identity\n{run}");
+    let run =
+        ws.run(&["plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(
+        matches!(run.code, Some(0) | Some(2)),
+        "refresh-only plan failed on the old identity\n{run}"
+    );
     let log_path = ws.root().join("upgrade.log");
     let log_path_text = log_path.to_string_lossy().into_owned();
     let apply = ws.run_with_env(APPLY, &[("TF_LOG", "trace"), ("TF_LOG_PATH", &log_path_text)])?;
-    ensure!(apply.code == Some(0) && apply.stdout.contains("0 added, 0 changed, 0 destroyed"), "{apply}");
+    ensure!(
+        apply.code == Some(0) && apply.stdout.contains("0 added, 0 changed, 0 destroyed"),
+        "{apply}"
+    );
     check_identity(&ws, "files_file.old", &file)?;
     // It was the provider's upgrade (not a read that happened to return the new identity).
     let log = fs::read_to_string(&log_path)?;
@@ -224,17 +237,29 @@ fn plan_generates_configuration_for_an_imported_file() -> anyhow::Result<()> {
     let (_scratch, granted, ws) = files_workspace()?;
     let existing = granted.join("generate me.txt");
     fs::write(&existing, "line one\nline \"two\"\n")?;
-    write_main(&ws, &format!("\nimport {{\n  to = files_file.g\n  id = {}\n}}\n", hcl_string(&path_string(&existing))))?;
+    write_main(
+        &ws,
+        &format!(
+            "\nimport {{\n  to = files_file.g\n  id = {}\n}}\n",
+            hcl_string(&path_string(&existing))
+        ),
+    )?;
     ws.init()?;
 
-    let run =
-        ws.run(&["plan", "-generate-config-out=generated.tf", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    let run = ws.run(&[
+        "plan",
+        "-generate-config-out=generated.tf",
+        "-detailed-exitcode",
+        "-input=false",
+        "-no-color",
+    ])?;
     ensure!(run.code == Some(2), "plan with -generate-config-out failed\n{run}");
     ensure!(run.stdout.contains("1 to import, 0 to add, 0 to change, 0 to destroy"), "{run}");
     let generated = ws.read("generated.tf")?;
     ensure!(generated.contains("resource \"files_file\" \"g\" {"), "generated.tf:\n{generated}");
     let lines: Vec<&str> = generated.lines().map(str::trim).collect();
-    let attribute = |name: &str| lines.iter().find(|l| l.split_whitespace().next() == Some(name)).copied();
+    let attribute =
+        |name: &str| lines.iter().find(|l| l.split_whitespace().next() == Some(name)).copied();
     ensure!(
         attribute("filename").is_some_and(|l| l.contains(&path_string(&existing))),
         "no filename in generated.tf:\n{generated}"
@@ -246,14 +271,24 @@ fn plan_generates_configuration_for_an_imported_file() -> anyhow::Result<()> {
     );
     // Computed-only attributes are left to the provider.
     for computed in ["id", "content_sha256"] {
-        ensure!(attribute(computed).is_none(), "generated.tf sets the computed {computed}:\n{generated}");
+        ensure!(
+            attribute(computed).is_none(),
+            "generated.tf sets the computed {computed}:\n{generated}"
+        );
     }
 
     // The generated configuration is what the file is: importing with it changes nothing.
     let apply = ws.ok(APPLY)?;
-    ensure!(apply.stdout.contains("Resources: 1 imported, 0 added, 0 changed, 0 destroyed."), "{apply}");
+    ensure!(
+        apply.stdout.contains("Resources: 1 imported, 0 added, 0 changed, 0 destroyed."),
+        "{apply}"
+    );
     let state = ws.state_json()?;
-    ensure!(state_values(&state, "files_file.g")?["content"] == "line one\nline \"two\"\n", "{}", pretty(&state));
+    ensure!(
+        state_values(&state, "files_file.g")?["content"] == "line one\nline \"two\"\n",
+        "{}",
+        pretty(&state)
+    );
     check_identity(&ws, "files_file.g", &existing)?;
     let replan = ws.run(PLAN)?;
     ensure!(replan.code == Some(0), "plan with the generated configuration is not empty\n{replan}");

@@ -11,9 +11,7 @@ use terrarium_tests::{Artifacts, Provider, Workspace};
 /// `terrarium inspect` output for `provider`'s component.
 pub fn inspect(provider: Provider) -> anyhow::Result<Value> {
     let artifacts = Artifacts::get()?;
-    let crate_name = provider
-        .component_crate()
-        .context("not a component provider")?;
+    let crate_name = provider.component_crate().context("not a component provider")?;
     let component = artifacts.component(crate_name)?;
     let output = Command::new(artifacts.terrarium()?)
         .arg("inspect")

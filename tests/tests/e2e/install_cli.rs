@@ -20,17 +20,12 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
     let output = terrarium_install(&component, "hashicorp/null", "2.1.2", &mirror)?;
     let stdout = String::from_utf8(output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    ensure!(
-        output.status.success(),
-        "install failed: {}\n{stdout}{stderr}",
-        output.status
-    );
+    ensure!(output.status.success(), "install failed: {}\n{stdout}{stderr}", output.status);
 
     // The exact package layout Terraform's filesystem mirror search expects.
     let mirror = mirror.canonicalize()?;
-    let package = mirror
-        .join("registry.terraform.io/hashicorp/null/2.1.2")
-        .join(terraform_platform());
+    let package =
+        mirror.join("registry.terraform.io/hashicorp/null/2.1.2").join(terraform_platform());
     let mut names: Vec<String> = fs::read_dir(&package)
         .with_context(|| format!("no package directory {}", package.display()))?
         .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
@@ -49,26 +44,15 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = fs::metadata(package.join("terraform-provider-null_v2.1.2"))?
-            .permissions()
-            .mode();
-        assert_eq!(
-            mode & 0o111,
-            0o111,
-            "the provider executable is not executable: {mode:o}"
-        );
+        let mode =
+            fs::metadata(package.join("terraform-provider-null_v2.1.2"))?.permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "the provider executable is not executable: {mode:o}");
     }
 
     // stdout is the CLI config block and nothing else: use it verbatim.
     assert!(stdout.contains("filesystem_mirror"), "{stdout}");
-    assert!(
-        stdout.contains(&format!("\"{}\"", mirror.display())),
-        "mirror path missing: {stdout}"
-    );
-    assert!(
-        stdout.contains("\"registry.terraform.io/hashicorp/null\""),
-        "{stdout}"
-    );
+    assert!(stdout.contains(&format!("\"{}\"", mirror.display())), "mirror path missing: {stdout}");
+    assert!(stdout.contains("\"registry.terraform.io/hashicorp/null\""), "{stdout}");
     let workspace = Workspace::with_cli_config(&stdout)?;
     workspace.write(
         "main.tf",
@@ -78,18 +62,11 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
         ),
     )?;
     let init = workspace.init()?;
-    assert!(
-        init.stdout.contains("Installed hashicorp/null v2.1.2"),
-        "{init}"
-    );
+    assert!(init.stdout.contains("Installed hashicorp/null v2.1.2"), "{init}");
 
     // Installing the same thing again changes nothing and succeeds.
     let again = terrarium_install(&component, "hashicorp/null", "2.1.2", &mirror)?;
-    ensure!(
-        again.status.success(),
-        "reinstall failed: {}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    ensure!(again.status.success(), "reinstall failed: {}", String::from_utf8_lossy(&again.stderr));
     workspace.ok(&["validate", "-no-color"])?;
     Ok(())
 }
@@ -106,12 +83,7 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
     let missing = scratch.path().join("missing.wasm");
 
     let cases: [(&std::path::Path, &str, &str, &str); 6] = [
-        (
-            &core_module,
-            "acme/thing",
-            "1.0.0",
-            "core WebAssembly module",
-        ),
+        (&core_module, "acme/thing", "1.0.0", "core WebAssembly module"),
         (&not_wasm, "acme/thing", "1.0.0", "not a WebAssembly file"),
         (&missing, "acme/thing", "1.0.0", "missing.wasm"),
         (&component, "acme/my_thing", "1.0.0", "--source"),
@@ -121,11 +93,7 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
     for (path, source, version, expected) in cases {
         let output = terrarium_install(path, source, version, &mirror)?;
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !output.status.success(),
-            "{source} {version} {}: accepted",
-            path.display()
-        );
+        assert!(!output.status.success(), "{source} {version} {}: accepted", path.display());
         assert!(
             stderr.contains(expected),
             "{source} {version}: message lacks {expected:?}: {stderr}"
@@ -136,9 +104,6 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
         Ok(entries) => entries.collect(),
         Err(_) => Vec::new(),
     };
-    assert!(
-        written.is_empty(),
-        "refused installs wrote into the mirror: {written:?}"
-    );
+    assert!(written.is_empty(), "refused installs wrote into the mirror: {written:?}");
     Ok(())
 }

@@ -27,20 +27,20 @@
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
 
-mod dev;
 mod acceptance;
 mod actions;
+mod dev;
 mod ephemeral;
-mod identity;
-mod moved;
-mod query;
-mod schema_calls;
+mod etcd;
 mod faults;
+mod identity;
 mod inspect;
 mod install_cli;
+mod moved;
 mod null;
 mod plugin;
 mod protocol5;
+mod query;
 mod random;
 mod sandbox;
-mod etcd;
+mod schema_calls;

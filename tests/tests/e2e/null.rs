@@ -179,9 +179,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         init.stdout.contains("Installed hashicorp/null v2.1.2"),
         "init did not install from the mirror\n{init}"
     );
-    let lock = workspace
-        .read(".terraform.lock.hcl")
-        .context("init wrote no lock file")?;
+    let lock = workspace.read(".terraform.lock.hcl").context("init wrote no lock file")?;
     ensure!(
         lock.contains(r#"provider "registry.terraform.io/hashicorp/null""#),
         "lock file:\n{lock}"
@@ -198,19 +196,12 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         "validate: {}",
         pretty(&validate)
     );
-    ensure!(
-        validate["warning_count"] == 0,
-        "validate warned: {}",
-        pretty(&validate)
-    );
+    ensure!(validate["warning_count"] == 0, "validate warned: {}", pretty(&validate));
     record.push(("validate".into(), validate));
 
     // plan: everything is created; the data source that reads an unknown id waits for apply.
     let (run, plan) = workspace.plan_json(&[]).context("first plan")?;
-    ensure!(
-        run.code == Some(2),
-        "first plan should propose changes\n{run}"
-    );
+    ensure!(run.code == Some(2), "first plan should propose changes\n{run}");
     let actions = plan_actions(&plan);
     for address in [
         "null_resource.plain",
@@ -225,24 +216,14 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         );
     }
     ensure!(
-        actions.contains(&(
-            "data.null_data_source.values".to_owned(),
-            vec!["read".to_owned()]
-        )),
+        actions.contains(&("data.null_data_source.values".to_owned(), vec!["read".to_owned()])),
         "the dependent data source is not deferred to apply: {actions:?}"
     );
     record.push(("plan create".into(), observe_plan(&run, &plan)));
 
     // apply the saved plan
-    let apply = workspace
-        .ok(&["apply", "-input=false", "-no-color", "tfplan"])
-        .context("apply")?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 5 added, 0 changed, 0 destroyed."),
-        "{apply}"
-    );
+    let apply = workspace.ok(&["apply", "-input=false", "-no-color", "tfplan"]).context("apply")?;
+    ensure!(apply.stdout.contains("Resources: 5 added, 0 changed, 0 destroyed."), "{apply}");
     let state = workspace.state_json()?;
     let triggered_id = decimal_id(&state, "null_resource.triggered")?;
     let plain_id = decimal_id(&state, "null_resource.plain")?;
@@ -265,11 +246,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         pretty(values)
     );
     let defaults = state_values(&state, "data.null_data_source.defaults")?;
-    ensure!(
-        defaults["has_computed_default"] == "default",
-        "{}",
-        pretty(defaults)
-    );
+    ensure!(defaults["has_computed_default"] == "default", "{}", pretty(defaults));
     // Go's SDKv1 quirk, which a drop-in keeps: no inputs still gives an empty outputs map.
     ensure!(
         defaults["inputs"].is_null() && defaults["outputs"] == json!({}),
@@ -290,33 +267,14 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     ensure!(run.code == Some(2), "{run}");
     let change = plan["resource_changes"]
         .as_array()
-        .and_then(|changes| {
-            changes
-                .iter()
-                .find(|c| c["address"] == "null_resource.triggered")
-        })
+        .and_then(|changes| changes.iter().find(|c| c["address"] == "null_resource.triggered"))
         .context("no change for null_resource.triggered")?;
-    ensure!(
-        change["change"]["actions"] == json!(["delete", "create"]),
-        "{}",
-        pretty(change)
-    );
-    ensure!(
-        change["action_reason"] == "replace_because_cannot_update",
-        "{}",
-        pretty(change)
-    );
-    ensure!(
-        change["change"]["replace_paths"] == json!([["triggers"]]),
-        "{}",
-        pretty(change)
-    );
+    ensure!(change["change"]["actions"] == json!(["delete", "create"]), "{}", pretty(change));
+    ensure!(change["action_reason"] == "replace_because_cannot_update", "{}", pretty(change));
+    ensure!(change["change"]["replace_paths"] == json!([["triggers"]]), "{}", pretty(change));
     for (address, actions) in plan_actions(&plan) {
         if address.starts_with("null_resource.") && address != "null_resource.triggered" {
-            ensure!(
-                actions == ["no-op"],
-                "{address} should not change: {actions:?}"
-            );
+            ensure!(actions == ["no-op"], "{address} should not change: {actions:?}");
         }
     }
     record.push(("plan replace".into(), observe_plan(&run, &plan)));
@@ -324,18 +282,10 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     let apply = workspace
         .ok(&["apply", "-input=false", "-no-color", "tfplan"])
         .context("replacing apply")?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 1 added, 0 changed, 1 destroyed."),
-        "{apply}"
-    );
+    ensure!(apply.stdout.contains("Resources: 1 added, 0 changed, 1 destroyed."), "{apply}");
     let state = workspace.state_json()?;
     let new_triggered_id = decimal_id(&state, "null_resource.triggered")?;
-    ensure!(
-        new_triggered_id != triggered_id,
-        "replacement kept the id {triggered_id}"
-    );
+    ensure!(new_triggered_id != triggered_id, "replacement kept the id {triggered_id}");
     ensure!(
         decimal_id(&state, "null_resource.plain")? == plain_id,
         "an unrelated resource changed"
@@ -344,40 +294,19 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     record.push(("apply replace".into(), observe_apply(&apply, &state)));
 
     // refresh, both spellings: nothing changes.
-    let refresh = workspace
-        .ok(&["refresh", "-input=false", "-no-color"])
-        .context("refresh")?;
+    let refresh = workspace.ok(&["refresh", "-input=false", "-no-color"]).context("refresh")?;
     assert_unchanged("state after refresh", &state, &workspace.state_json()?)?;
     record.push(("refresh".into(), observe_text(&refresh)));
     let refresh_only = workspace
-        .ok(&[
-            "apply",
-            "-refresh-only",
-            "-auto-approve",
-            "-input=false",
-            "-no-color",
-        ])
+        .ok(&["apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"])
         .context("apply -refresh-only")?;
-    ensure!(
-        refresh_only.stdout.contains("No changes."),
-        "{refresh_only}"
-    );
-    assert_unchanged(
-        "state after apply -refresh-only",
-        &state,
-        &workspace.state_json()?,
-    )?;
+    ensure!(refresh_only.stdout.contains("No changes."), "{refresh_only}");
+    assert_unchanged("state after apply -refresh-only", &state, &workspace.state_json()?)?;
     record.push(("apply -refresh-only".into(), observe_text(&refresh_only)));
 
     // Outputs, as scripts read them.
-    let outputs = workspace
-        .json(&["output", "-json"])
-        .context("output -json")?;
-    ensure!(
-        outputs["default"]["value"] == "default",
-        "{}",
-        pretty(&outputs)
-    );
+    let outputs = workspace.json(&["output", "-json"]).context("output -json")?;
+    ensure!(outputs["default"]["value"] == "default", "{}", pretty(&outputs));
     ensure!(
         outputs["values"]["value"] == json!({"a": "1", "trigger": new_triggered_id}),
         "{}",
@@ -395,62 +324,30 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
             "-no-color",
         ])
         .context("apply -replace")?;
-    ensure!(
-        replace
-            .stdout
-            .contains("Resources: 1 added, 0 changed, 1 destroyed."),
-        "{replace}"
-    );
+    ensure!(replace.stdout.contains("Resources: 1 added, 0 changed, 1 destroyed."), "{replace}");
     let state = workspace.state_json()?;
-    ensure!(
-        decimal_id(&state, "null_resource.plain")? != plain_id,
-        "-replace kept the id"
-    );
+    ensure!(decimal_id(&state, "null_resource.plain")? != plain_id, "-replace kept the id");
     ensure!(decimal_id(&state, "null_resource.triggered")? == new_triggered_id);
     record.push(("apply -replace".into(), observe_apply(&replace, &state)));
 
     // import: hashicorp/null 2.1.2 does not support it, and says so.
     workspace.write("imported.tf", IMPORT_TF)?;
     let import = workspace
-        .run_expect(
-            &[
-                "import",
-                "-input=false",
-                "-no-color",
-                "null_resource.imported",
-                "12345",
-            ],
-            1,
-        )
+        .run_expect(&["import", "-input=false", "-no-color", "null_resource.imported", "12345"], 1)
         .context("import")?;
     ensure!(import.error_summaries() == [IMPORT_ERROR], "{import}");
-    record.push((
-        "import".into(),
-        json!({"exit": import.code, "errors": import.error_summaries()}),
-    ));
+    record
+        .push(("import".into(), json!({"exit": import.code, "errors": import.error_summaries()})));
     workspace.remove("imported.tf")?;
-    assert_unchanged(
-        "state after a failed import",
-        &state,
-        &workspace.state_json()?,
-    )?;
+    assert_unchanged("state after a failed import", &state, &workspace.state_json()?)?;
 
     // destroy
     let destroy = workspace
         .ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])
         .context("destroy")?;
-    ensure!(
-        destroy
-            .stdout
-            .contains("Destroy complete! Resources: 5 destroyed."),
-        "{destroy}"
-    );
+    ensure!(destroy.stdout.contains("Destroy complete! Resources: 5 destroyed."), "{destroy}");
     let list = workspace.ok(&["state", "list"])?;
-    ensure!(
-        list.stdout.trim().is_empty(),
-        "resources left after destroy: {}",
-        list.stdout
-    );
+    ensure!(list.stdout.trim().is_empty(), "resources left after destroy: {}", list.stdout);
     ensure!(state_resources(&workspace.state_json()?).is_empty());
     record.push(("destroy".into(), observe_text(&destroy)));
 
@@ -476,10 +373,7 @@ fn assert_unchanged(what: &str, before: &Value, after: &Value) -> anyhow::Result
             .map(|(address, values)| (address, values["id"].clone()))
             .collect()
     };
-    ensure!(
-        managed_ids(before) == managed_ids(after),
-        "{what}: managed resource ids changed"
-    );
+    ensure!(managed_ids(before) == managed_ids(after), "{what}: managed resource ids changed");
     assert_same(what, &normalise(before.clone()), &normalise(after.clone()))
 }
 
@@ -605,15 +499,10 @@ fn text_masking_hides_ids_and_durations_only() {
         "Plan: 1 to add, 0 to change, 10 to destroy."
     );
     assert_eq!(mask_line("index = 1234567"), "index = 1234567");
-    assert!(is_progress_line(
-        "null_resource.a: Still creating... [10s elapsed]"
-    ));
+    assert!(is_progress_line("null_resource.a: Still creating... [10s elapsed]"));
     assert_eq!(
         text_lines("b\nnull_resource.a: Still destroying... [id=123456789, 20s elapsed]\na\n"),
         ["a", "b"]
     );
-    assert_eq!(
-        mask_line("+ id = (known after apply)"),
-        "+ id = (known after apply)"
-    );
+    assert_eq!(mask_line("+ id = (known after apply)"), "+ id = (known after apply)");
 }

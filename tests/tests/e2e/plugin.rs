@@ -20,12 +20,8 @@ fn terraform_like_client_cert() -> anyhow::Result<String> {
     let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)?;
     let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
     params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    params
-        .distinguished_name
-        .push(rcgen::DnType::OrganizationName, "HashiCorp");
-    params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "localhost");
+    params.distinguished_name.push(rcgen::DnType::OrganizationName, "HashiCorp");
+    params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
     Ok(params.self_signed(&key)?.pem())
 }
 
@@ -65,11 +61,7 @@ fn installed_executable_prints_a_six_field_handshake_with_a_server_certificate()
     };
 
     let fields: Vec<&str> = line.trim_end_matches(['\r', '\n']).split('|').collect();
-    ensure!(
-        fields.len() == 6,
-        "expected 6 fields, got {}: {line:?}",
-        fields.len()
-    );
+    ensure!(fields.len() == 6, "expected 6 fields, got {}: {line:?}", fields.len());
     assert_eq!(fields[0], "1", "core protocol version: {line}");
     assert_eq!(fields[1], "6", "Terraform protocol version: {line}");
     assert_eq!(fields[2], "unix", "network: {line}");
@@ -82,22 +74,12 @@ fn installed_executable_prints_a_six_field_handshake_with_a_server_certificate()
     assert_eq!(fields[4], "grpc", "{line}");
     // go-plugin reads field 6 as a certificate only when it is longer than 50 characters.
     let certificate = fields[5];
-    assert!(
-        certificate.len() > 50,
-        "no server certificate in field 6: {line}"
-    );
-    assert!(
-        !certificate.ends_with('='),
-        "field 6 must be unpadded base64: {line}"
-    );
+    assert!(certificate.len() > 50, "no server certificate in field 6: {line}");
+    assert!(!certificate.ends_with('='), "field 6 must be unpadded base64: {line}");
     let der = base64::engine::general_purpose::STANDARD_NO_PAD
         .decode(certificate)
         .context("field 6 is not standard base64 without padding")?;
-    assert_eq!(
-        der.first(),
-        Some(&0x30),
-        "field 6 is not a DER certificate (SEQUENCE)"
-    );
+    assert_eq!(der.first(), Some(&0x30), "field 6 is not a DER certificate (SEQUENCE)");
     assert!(
         der.windows(b"localhost".len()).any(|w| w == b"localhost"),
         "the server certificate does not name localhost (Terraform verifies the DNS SAN)"
@@ -109,33 +91,15 @@ fn installed_executable_prints_a_six_field_handshake_with_a_server_certificate()
 fn installed_executable_run_by_hand_explains_itself_and_exits_1() -> anyhow::Result<()> {
     let executable = Provider::Null.installed_executable()?;
     let mut command = Command::new(&executable);
-    command
-        .env_remove(MAGIC_COOKIE_KEY)
-        .env_remove("PLUGIN_CLIENT_CERT");
+    command.env_remove(MAGIC_COOKIE_KEY).env_remove("PLUGIN_CLIENT_CERT");
     let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(60))?;
-    assert_eq!(
-        code,
-        Some(1),
-        "exit code; stdout: {stdout}\nstderr: {stderr}"
-    );
-    assert!(
-        !stdout.starts_with("1|"),
-        "printed a handshake without the cookie: {stdout}"
-    );
+    assert_eq!(code, Some(1), "exit code; stdout: {stdout}\nstderr: {stderr}");
+    assert!(!stdout.starts_with("1|"), "printed a handshake without the cookie: {stdout}");
     let message = format!("{stdout}{stderr}");
     let lower = message.to_lowercase();
-    assert!(
-        lower.contains("terraform"),
-        "the explanation does not mention Terraform: {message}"
-    );
-    assert!(
-        lower.contains("plugin") || lower.contains("provider"),
-        "{message}"
-    );
+    assert!(lower.contains("terraform"), "the explanation does not mention Terraform: {message}");
+    assert!(lower.contains("plugin") || lower.contains("provider"), "{message}");
     assert!(!lower.contains("panicked"), "{message}");
-    assert!(
-        message.lines().count() <= 30,
-        "the explanation should be short: {message}"
-    );
+    assert!(message.lines().count() <= 30, "the explanation should be short: {message}");
     Ok(())
 }

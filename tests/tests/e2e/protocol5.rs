@@ -77,11 +77,7 @@ impl LoggedWorkspace {
             stdout,
             stderr,
         };
-        ensure!(
-            run.code == Some(code),
-            "expected exit code {code}, got {:?}\n{run}",
-            run.code
-        );
+        ensure!(run.code == Some(code), "expected exit code {code}, got {:?}\n{run}", run.code);
         Ok(run)
     }
 
@@ -101,12 +97,7 @@ fn negotiated_versions(log: &str) -> Vec<String> {
     log.lines()
         .filter(|line| line.contains("using plugin"))
         .filter_map(|line| line.split("version=").nth(1))
-        .map(|rest| {
-            rest.split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_owned()
-        })
+        .map(|rest| rest.split_whitespace().next().unwrap_or_default().to_owned())
         .collect()
 }
 
@@ -124,78 +115,40 @@ fn require_only(log_file: &Path, log: &str, version: &str) -> anyhow::Result<()>
 fn null_lifecycle_over_protocol_5() -> anyhow::Result<()> {
     let w = LoggedWorkspace::new()?;
     let five = Some("5");
-    w.run(five, &["init", "-input=false", "-no-color"], 0)
-        .context("init")?;
+    w.run(five, &["init", "-input=false", "-no-color"], 0).context("init")?;
 
-    let (plan_args, plan_file) = (
-        [
-            "plan",
-            "-input=false",
-            "-no-color",
-            "-detailed-exitcode",
-            "-out",
-            "tfplan",
-        ],
-        "tfplan",
-    );
+    let (plan_args, plan_file) =
+        (["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out", "tfplan"], "tfplan");
     let plan = w.run(five, &plan_args, 2).context("first plan")?;
-    ensure!(
-        plan.stdout
-            .contains("Plan: 1 to add, 0 to change, 0 to destroy."),
-        "{plan}"
-    );
+    ensure!(plan.stdout.contains("Plan: 1 to add, 0 to change, 0 to destroy."), "{plan}");
     let shown = w.workspace.json(&["show", "-json", plan_file])?;
     let actions = plan_actions(&shown);
     ensure!(
-        actions.contains(&(
-            "null_resource.triggered".to_owned(),
-            vec!["create".to_owned()]
-        )),
+        actions.contains(&("null_resource.triggered".to_owned(), vec!["create".to_owned()])),
         "{actions:?}"
     );
 
-    let apply = w
-        .run(five, &["apply", "-input=false", "-no-color", plan_file], 0)
-        .context("apply")?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 1 added, 0 changed, 0 destroyed."),
-        "{apply}"
-    );
+    let apply =
+        w.run(five, &["apply", "-input=false", "-no-color", plan_file], 0).context("apply")?;
+    ensure!(apply.stdout.contains("Resources: 1 added, 0 changed, 0 destroyed."), "{apply}");
     let state = w.workspace.state_json()?;
     let id = state_values(&state, "null_resource.triggered")?["id"].clone();
     ensure!(
-        id.as_str()
-            .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())),
+        id.as_str().is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())),
         "id {id}"
     );
     ensure!(state_values(&state, "null_resource.triggered")?["triggers"] == json!({"t": "one"}));
     ensure!(state_values(&state, "data.null_data_source.values")?["outputs"] == json!({"id": id}));
 
     // Nothing to do after apply: read, plan and data source agree with what apply stored.
-    w.run(
-        five,
-        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
-        0,
-    )
-    .context("plan after apply")?;
+    w.run(five, &["plan", "-input=false", "-no-color", "-detailed-exitcode"], 0)
+        .context("plan after apply")?;
 
     let destroy = w
-        .run(
-            five,
-            &["destroy", "-auto-approve", "-input=false", "-no-color"],
-            0,
-        )
+        .run(five, &["destroy", "-auto-approve", "-input=false", "-no-color"], 0)
         .context("destroy")?;
-    ensure!(
-        destroy.stdout.contains("Resources: 1 destroyed."),
-        "{destroy}"
-    );
-    ensure!(
-        w.workspace.state_json()?.get("values").is_none(),
-        "state not empty after destroy"
-    );
+    ensure!(destroy.stdout.contains("Resources: 1 destroyed."), "{destroy}");
+    ensure!(w.workspace.state_json()?.get("values").is_none(), "state not empty after destroy");
 
     let log = w.log_text()?;
     require_only(&w.log, &log, "5")?;
@@ -228,11 +181,7 @@ fn null_lifecycle_over_protocol_5() -> anyhow::Result<()> {
 fn protocol_6_is_chosen_when_not_forced() -> anyhow::Result<()> {
     let w = LoggedWorkspace::new()?;
     w.run(None, &["init", "-input=false", "-no-color"], 0)?;
-    w.run(
-        None,
-        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
-        2,
-    )?;
+    w.run(None, &["plan", "-input=false", "-no-color", "-detailed-exitcode"], 2)?;
     let log = w.log_text()?;
     require_only(&w.log, &log, "6")?;
     ensure!(
@@ -296,21 +245,14 @@ fn a_nested_attribute_is_refused_over_protocol_5_and_served_over_protocol_6() ->
     let w = LoggedWorkspace::with(Provider::Faulty, &nested_attribute_config())?;
     let five = Some("5");
     // Init installs the provider without asking it for its schema.
-    w.run(five, &["init", "-input=false", "-no-color"], 0)
-        .context("init")?;
+    w.run(five, &["init", "-input=false", "-no-color"], 0).context("init")?;
 
-    for args in [
-        &["validate", "-no-color"][..],
-        &["plan", "-input=false", "-no-color"],
-    ] {
+    for args in [&["validate", "-no-color"][..], &["plan", "-input=false", "-no-color"]] {
         let run = w
             .run(five, args, 1)
             .with_context(|| format!("terraform {} over protocol 5", args[0]))?;
         let errors = run.error_summaries();
-        ensure!(
-            errors == ["Failed to load plugin schemas"],
-            "{errors:?}\n{run}"
-        );
+        ensure!(errors == ["Failed to load plugin schemas"], "{errors:?}\n{run}");
         let stderr = unwrapped(&run.stderr);
         for needle in [
             "Nested attributes need plugin protocol 6",
@@ -328,59 +270,26 @@ fn a_nested_attribute_is_refused_over_protocol_5_and_served_over_protocol_6() ->
     }
     let log = w.log_text()?;
     require_only(&w.log, &log, "5")?;
-    ensure!(
-        w.workspace.state_json()?.get("values").is_none(),
-        "something was stored"
-    );
+    ensure!(w.workspace.state_json()?.get("values").is_none(), "something was stored");
 
     // The same configuration, not forced: protocol 6 serves it.
     w.clear_log()?;
     let plan = w.run(
         None,
-        &[
-            "plan",
-            "-input=false",
-            "-no-color",
-            "-detailed-exitcode",
-            "-out",
-            "tfplan",
-        ],
+        &["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out", "tfplan"],
         2,
     )?;
-    ensure!(
-        plan.stdout
-            .contains("Plan: 1 to add, 0 to change, 0 to destroy."),
-        "{plan}"
-    );
+    ensure!(plan.stdout.contains("Plan: 1 to add, 0 to change, 0 to destroy."), "{plan}");
     let apply = w.run(None, &["apply", "-input=false", "-no-color", "tfplan"], 0)?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 1 added, 0 changed, 0 destroyed."),
-        "{apply}"
-    );
+    ensure!(apply.stdout.contains("Resources: 1 added, 0 changed, 0 destroyed."), "{apply}");
     let state = w.workspace.state_json()?;
     let values = state_values(&state, "faulty_nested.n")?;
-    ensure!(
-        values == &json!({"rule": {"pattern": "*.txt"}}),
-        "state holds {values}"
-    );
+    ensure!(values == &json!({"rule": {"pattern": "*.txt"}}), "state holds {values}");
     // Read and plan agree with what apply stored.
-    w.run(
-        None,
-        &["plan", "-input=false", "-no-color", "-detailed-exitcode"],
-        0,
-    )
-    .context("plan after apply")?;
-    let destroy = w.run(
-        None,
-        &["destroy", "-auto-approve", "-input=false", "-no-color"],
-        0,
-    )?;
-    ensure!(
-        destroy.stdout.contains("Resources: 1 destroyed."),
-        "{destroy}"
-    );
+    w.run(None, &["plan", "-input=false", "-no-color", "-detailed-exitcode"], 0)
+        .context("plan after apply")?;
+    let destroy = w.run(None, &["destroy", "-auto-approve", "-input=false", "-no-color"], 0)?;
+    ensure!(destroy.stdout.contains("Resources: 1 destroyed."), "{destroy}");
     let log = w.log_text()?;
     require_only(&w.log, &log, "6")?;
     Ok(())

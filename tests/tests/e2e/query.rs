@@ -26,14 +26,22 @@ struct Listed {
 /// The results of `list.files_file.<name>` in the JSON lines of `terraform query -json`.
 fn listed(run: &Run, name: &str) -> anyhow::Result<Listed> {
     let address = format!("list.files_file.{name}");
-    let mut listed =
-        Listed { display_names: Vec::new(), identities: Vec::new(), resource_objects: Vec::new(), total: None };
+    let mut listed = Listed {
+        display_names: Vec::new(),
+        identities: Vec::new(),
+        resource_objects: Vec::new(),
+        total: None,
+    };
     for line in run.json_lines()? {
         match line["type"].as_str() {
-            Some("list_resource_found") if line["list_resource_found"]["address"] == address.as_str() => {
+            Some("list_resource_found")
+                if line["list_resource_found"]["address"] == address.as_str() =>
+            {
                 let found = &line["list_resource_found"];
                 ensure!(found["resource_type"] == "files_file", "{}", pretty(&line));
-                listed.display_names.push(found["display_name"].as_str().unwrap_or_default().to_owned());
+                listed
+                    .display_names
+                    .push(found["display_name"].as_str().unwrap_or_default().to_owned());
                 listed.identities.push(found["identity"].clone());
                 listed.resource_objects.push(found["resource_object"].clone());
             }
@@ -58,8 +66,12 @@ fn directory_and_workspace() -> anyhow::Result<(tempfile::TempDir, PathBuf, Work
     let listed = granted.join("listed");
     fs::create_dir_all(listed.join("sub"))?;
     // Written out of order: the listing sorts by name.
-    for (name, content) in [("c.log", "log line\n"), ("a.txt", "alpha"), ("b.txt", "bravo"), ("sub/nested.txt", "deep")]
-    {
+    for (name, content) in [
+        ("c.log", "log line\n"),
+        ("a.txt", "alpha"),
+        ("b.txt", "bravo"),
+        ("sub/nested.txt", "deep"),
+    ] {
         fs::write(listed.join(name), content)?;
     }
     let ws = Workspace::with_installs(&[(Provider::Files, &allow_dir_rw(&granted))])?;
@@ -91,21 +103,36 @@ fn query_lists_the_files_of_a_directory_with_their_identities() -> anyhow::Resul
 
     let run = ws.run(&["query", "-json", "-no-color"])?;
     ensure!(run.code == Some(0), "terraform query -json failed\n{run}");
-    let errors: Vec<Value> = run.json_diagnostics()?.into_iter().filter(|d| d["severity"] == "error").collect();
+    let errors: Vec<Value> =
+        run.json_diagnostics()?.into_iter().filter(|d| d["severity"] == "error").collect();
     ensure!(errors.is_empty(), "errors: {errors:?}\n{run}");
 
     let all = listed(&run, "all")?;
-    ensure!(all.display_names == ["a.txt", "b.txt", "c.log"], "list.files_file.all: {all:?}\n{run}");
     ensure!(
-        all.identities == [identity(&dir.join("a.txt")), identity(&dir.join("b.txt")), identity(&dir.join("c.log"))],
+        all.display_names == ["a.txt", "b.txt", "c.log"],
+        "list.files_file.all: {all:?}\n{run}"
+    );
+    ensure!(
+        all.identities
+            == [
+                identity(&dir.join("a.txt")),
+                identity(&dir.join("b.txt")),
+                identity(&dir.join("c.log"))
+            ],
         "identities: {all:?}"
     );
     ensure!(all.total == Some(3), "list_complete of list.files_file.all: {all:?}\n{run}");
     // Without include_resource the items carry no resource object.
-    ensure!(all.resource_objects.iter().all(Value::is_null), "unrequested resource objects: {all:?}");
+    ensure!(
+        all.resource_objects.iter().all(Value::is_null),
+        "unrequested resource objects: {all:?}"
+    );
 
     let txt = listed(&run, "txt")?;
-    ensure!(txt.display_names == ["a.txt", "b.txt"] && txt.total == Some(2), "list.files_file.txt: {txt:?}\n{run}");
+    ensure!(
+        txt.display_names == ["a.txt", "b.txt"] && txt.total == Some(2),
+        "list.files_file.txt: {txt:?}\n{run}"
+    );
 
     let first = listed(&run, "first")?;
     ensure!(
@@ -162,7 +189,10 @@ fn query_generates_import_and_resource_blocks_that_a_plan_imports() -> anyhow::R
     let generated = ws.read("generated.tf")?;
     let imports = generated.matches("import {").count();
     let resources = generated.matches("resource \"files_file\"").count();
-    ensure!(imports == 3 && resources == 3, "{imports} import and {resources} resource blocks:\n{generated}");
+    ensure!(
+        imports == 3 && resources == 3,
+        "{imports} import and {resources} resource blocks:\n{generated}"
+    );
     for name in ["a.txt", "b.txt", "c.log"] {
         ensure!(
             generated.contains(&hcl_string(&dir.join(name).to_string_lossy())),
@@ -170,7 +200,10 @@ fn query_generates_import_and_resource_blocks_that_a_plan_imports() -> anyhow::R
         );
     }
     for content in ["alpha", "bravo", "log line"] {
-        ensure!(generated.contains(content), "generated.tf lacks the content {content:?}:\n{generated}");
+        ensure!(
+            generated.contains(content),
+            "generated.tf lacks the content {content:?}:\n{generated}"
+        );
     }
     ensure!(!generated.contains("nested.txt"), "{generated}");
 

@@ -115,10 +115,7 @@ fn random_lifecycle() -> anyhow::Result<()> {
 
     // init installs from the mirror and writes the lock file.
     let init = workspace.init().context("init")?;
-    ensure!(
-        init.stdout.contains("Installed terrarium/random v0.1.0"),
-        "{init}"
-    );
+    ensure!(init.stdout.contains("Installed terrarium/random v0.1.0"), "{init}");
     let lock = workspace.read(".terraform.lock.hcl")?;
     ensure!(
         lock.contains(r#"provider "registry.terraform.io/terrarium/random""#)
@@ -138,11 +135,7 @@ fn random_lifecycle() -> anyhow::Result<()> {
     let (run, plan) = workspace.plan_json(&[]).context("first plan")?;
     ensure!(run.code == Some(2), "first plan proposes no changes\n{run}");
     for address in MANAGED {
-        ensure!(
-            actions(&plan, address) == ["create"],
-            "{address}: {:?}",
-            plan_actions(&plan)
-        );
+        ensure!(actions(&plan, address) == ["create"], "{address}: {:?}", plan_actions(&plan));
     }
     // Defaults are planned as values, not "(known after apply)".
     ensure!(
@@ -151,11 +144,7 @@ fn random_lifecycle() -> anyhow::Result<()> {
     );
     // The sensitive result is hidden in the plan; the other one is merely unknown.
     let password_change = &resource_change(&plan, "random_password.db")?["change"];
-    ensure!(
-        password_change["after_sensitive"]["result"] == true,
-        "{}",
-        pretty(password_change)
-    );
+    ensure!(password_change["after_sensitive"]["result"] == true, "{}", pretty(password_change));
     ensure!(
         resource_change(&plan, "random_string.name")?["change"]["after_sensitive"]
             .get("result")
@@ -173,15 +162,8 @@ fn random_lifecycle() -> anyhow::Result<()> {
     );
 
     // apply the saved plan.
-    let apply = workspace
-        .ok(&["apply", "-input=false", "-no-color", "tfplan"])
-        .context("apply")?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 5 added, 0 changed, 0 destroyed."),
-        "{apply}"
-    );
+    let apply = workspace.ok(&["apply", "-input=false", "-no-color", "tfplan"]).context("apply")?;
+    ensure!(apply.stdout.contains("Resources: 5 added, 0 changed, 0 destroyed."), "{apply}");
     let state = workspace.state_json()?;
     let name = state_values(&state, "random_string.name")?;
     let name_result = name["result"].as_str().context("no random_string result")?;
@@ -204,15 +186,10 @@ fn random_lifecycle() -> anyhow::Result<()> {
         "the state does not mark the password sensitive"
     );
     let port = integer_result(&state)?;
-    ensure!(
-        (1..=100).contains(&port) && port != 2 && port != 3,
-        "port {port}"
-    );
+    ensure!((1..=100).contains(&port) && port != 2 && port != 3, "port {port}");
     ensure!(state_values(&state, "random_integer.port")?["id"] == port.to_string());
-    let uuid = state_values(&state, "random_uuid.id")?["result"]
-        .as_str()
-        .context("no uuid")?
-        .to_owned();
+    let uuid =
+        state_values(&state, "random_uuid.id")?["result"].as_str().context("no uuid")?.to_owned();
     ensure!(is_uuid_v4(&uuid), "not a version 4 UUID: {uuid}");
     let region = &state_values(&state, "random_choice.region")?["result"];
     ensure!(region == "eu" || region == "us", "region {region}");
@@ -247,38 +224,21 @@ fn random_lifecycle() -> anyhow::Result<()> {
     workspace.write("terraform.tfvars", "max = 1000\n")?;
     let (run, plan) = workspace.plan_json(&[]).context("update plan")?;
     ensure!(run.code == Some(2), "{run}");
-    ensure!(
-        actions(&plan, "random_integer.port") == ["update"],
-        "{:?}",
-        plan_actions(&plan)
-    );
+    ensure!(actions(&plan, "random_integer.port") == ["update"], "{:?}", plan_actions(&plan));
     for address in MANAGED.iter().filter(|a| **a != "random_integer.port") {
-        ensure!(
-            actions(&plan, address) == ["no-op"],
-            "{address} changes\n{run}"
-        );
+        ensure!(actions(&plan, address) == ["no-op"], "{address} changes\n{run}");
     }
     let apply = workspace.ok(&["apply", "-input=false", "-no-color", "tfplan"])?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 0 added, 1 changed, 0 destroyed."),
-        "{apply}"
-    );
+    ensure!(apply.stdout.contains("Resources: 0 added, 1 changed, 0 destroyed."), "{apply}");
     let state = workspace.state_json()?;
-    ensure!(
-        integer_result(&state)? == port,
-        "the update drew a new number"
-    );
+    ensure!(integer_result(&state)? == port, "the update drew a new number");
     ensure!(state_values(&state, "random_integer.port")?["max"] == 1000);
 
     // Two replacements: new keepers replace the password; a range that rules the number out
     // replaces the integer (the provider's plan decides that from the prior result).
     let (min, max) = (port + 1, port + 11);
-    workspace.write(
-        "terraform.tfvars",
-        &format!("rotation = \"two\"\nmin = {min}\nmax = {max}\n"),
-    )?;
+    workspace
+        .write("terraform.tfvars", &format!("rotation = \"two\"\nmin = {min}\nmax = {max}\n"))?;
     let (run, plan) = workspace.plan_json(&[]).context("replacement plan")?;
     ensure!(run.code == Some(2), "{run}");
     // Both ends of the range moved; either would have ruled the number out.
@@ -287,10 +247,8 @@ fn random_lifecycle() -> anyhow::Result<()> {
         ("random_integer.port", vec![json!(["max"]), json!(["min"])]),
     ] {
         let change = resource_change(&plan, address)?;
-        let mut replace_paths = change["change"]["replace_paths"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let mut replace_paths =
+            change["change"]["replace_paths"].as_array().cloned().unwrap_or_default();
         replace_paths.sort_by_key(Value::to_string);
         ensure!(
             change["change"]["actions"] == json!(["delete", "create"])
@@ -305,24 +263,13 @@ fn random_lifecycle() -> anyhow::Result<()> {
         "{run}"
     );
     let apply = workspace.ok(&["apply", "-input=false", "-no-color", "tfplan"])?;
-    ensure!(
-        apply
-            .stdout
-            .contains("Resources: 2 added, 0 changed, 2 destroyed."),
-        "{apply}"
-    );
+    ensure!(apply.stdout.contains("Resources: 2 added, 0 changed, 2 destroyed."), "{apply}");
     let state = workspace.state_json()?;
     let new_password = password_of(&state)?;
     ensure!(new_password != password, "the password was not drawn again");
-    ensure!(
-        !apply.stdout.contains(&new_password) && !apply.stdout.contains(&password),
-        "{apply}"
-    );
+    ensure!(!apply.stdout.contains(&new_password) && !apply.stdout.contains(&password), "{apply}");
     let new_port = integer_result(&state)?;
-    ensure!(
-        (min..=max).contains(&new_port),
-        "port {new_port} not in {min}..={max}"
-    );
+    ensure!((min..=max).contains(&new_port), "port {new_port} not in {min}..={max}");
     ensure!(
         state_values(&state, "random_uuid.id")?["result"] == uuid.as_str(),
         "an unrelated resource changed"
@@ -331,30 +278,13 @@ fn random_lifecycle() -> anyhow::Result<()> {
     // refresh, both spellings: reads keep what was drawn.
     workspace.ok(&["refresh", "-input=false", "-no-color"])?;
     assert_same("state after refresh", &state, &workspace.state_json()?)?;
-    let refresh_only = workspace.ok(&[
-        "apply",
-        "-refresh-only",
-        "-auto-approve",
-        "-input=false",
-        "-no-color",
-    ])?;
-    ensure!(
-        refresh_only.stdout.contains("No changes."),
-        "{refresh_only}"
-    );
-    assert_same(
-        "state after apply -refresh-only",
-        &state,
-        &workspace.state_json()?,
-    )?;
+    let refresh_only =
+        workspace.ok(&["apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"])?;
+    ensure!(refresh_only.stdout.contains("No changes."), "{refresh_only}");
+    assert_same("state after apply -refresh-only", &state, &workspace.state_json()?)?;
 
     let destroy = workspace.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
-    ensure!(
-        destroy
-            .stdout
-            .contains("Destroy complete! Resources: 5 destroyed."),
-        "{destroy}"
-    );
+    ensure!(destroy.stdout.contains("Destroy complete! Resources: 5 destroyed."), "{destroy}");
     ensure!(state_resources(&workspace.state_json()?).is_empty());
     Ok(())
 }
@@ -384,36 +314,20 @@ fn random_integer_imports_from_result_min_max() -> anyhow::Result<()> {
     );
 
     // An ID in the wrong form is refused with the provider's explanation.
-    let bad = workspace.run_expect(
-        &[
-            "import",
-            "-input=false",
-            "-no-color",
-            "random_integer.bad_id",
-            "15,1",
-        ],
-        1,
-    )?;
+    let bad = workspace
+        .run_expect(&["import", "-input=false", "-no-color", "random_integer.bad_id", "15,1"], 1)?;
     ensure!(bad.error_summaries() == ["Invalid import ID"], "{bad}");
     ensure!(bad.stderr.contains("RESULT,MIN,MAX"), "{bad}");
 
     // The imported resource matches its configuration: only bad_id remains to be created.
     let (run, plan) = workspace.plan_json(&[])?;
     ensure!(run.code == Some(2), "{run}");
-    ensure!(
-        actions(&plan, "random_integer.imported") == ["no-op"],
-        "{run}"
-    );
-    ensure!(
-        actions(&plan, "random_integer.bad_id") == ["create"],
-        "{run}"
-    );
+    ensure!(actions(&plan, "random_integer.imported") == ["no-op"], "{run}");
+    ensure!(actions(&plan, "random_integer.bad_id") == ["create"], "{run}");
 
     // The same through an `import` block, planned with the rest of the configuration.
-    workspace.write(
-        "import.tf",
-        "import {\n  to = random_integer.bad_id\n  id = \"7,1,20\"\n}\n",
-    )?;
+    workspace
+        .write("import.tf", "import {\n  to = random_integer.bad_id\n  id = \"7,1,20\"\n}\n")?;
     let (run, plan) = workspace.plan_json(&[])?;
     ensure!(run.stdout.contains("1 to import"), "{run}");
     let change = resource_change(&plan, "random_integer.bad_id")?;
@@ -460,10 +374,7 @@ resource "random_choice" "weightless" {
         let summary = diagnostic["summary"].as_str().unwrap_or_default();
         let code = diagnostic["snippet"]["code"].as_str().unwrap_or_default();
         found.insert((
-            diagnostic["address"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
+            diagnostic["address"].as_str().unwrap_or_default().to_owned(),
             summary.to_owned(),
             code.trim().to_owned(),
         ));
@@ -476,20 +387,14 @@ resource "random_choice" "weightless" {
     .into_iter()
     .map(|(a, s, c)| (a.to_owned(), s.to_owned(), c.to_owned()))
     .collect();
-    ensure!(
-        found == expected,
-        "diagnostics: {found:?}\n{}",
-        pretty(&report)
-    );
+    ensure!(found == expected, "diagnostics: {found:?}\n{}", pretty(&report));
 
     // The human form shows the same line.
     let validate = workspace.run_expect(&["validate", "-no-color"], 1)?;
     ensure!(
         validate.stderr.contains("Error: Invalid length")
             && validate.stderr.contains("length = 0")
-            && validate
-                .stderr
-                .contains("The length must be from 1 to 65536, not 0."),
+            && validate.stderr.contains("The length must be from 1 to 65536, not 0."),
         "{validate}"
     );
 
@@ -501,9 +406,7 @@ resource "random_choice" "weightless" {
     let plan = workspace.run_expect(&["plan", "-input=false", "-no-color"], 1)?;
     ensure!(
         plan.error_summaries() == ["Invalid function argument"]
-            && plan
-                .stderr
-                .contains("Invalid value for \"namespace\" parameter")
+            && plan.stderr.contains("Invalid value for \"namespace\" parameter")
             && plan.stderr.contains("\"galaxy\" is not a namespace"),
         "{plan}"
     );
@@ -561,9 +464,7 @@ fn block_of<'a>(text: &'a str, address: &str) -> &'a str {
 fn is_uuid_v4(text: &str) -> bool {
     let groups: Vec<&str> = text.split('-').collect();
     groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
-        && text
-            .chars()
-            .all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c))
+        && text.chars().all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c))
         && groups[2].starts_with('4')
         && groups[3].starts_with(['8', '9', 'a', 'b'])
 }

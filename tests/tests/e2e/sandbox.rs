@@ -14,13 +14,27 @@ use terrarium_tests::{Artifacts, Provider, Workspace};
 
 /// Installs `provider` with `grants` (install flags) into its own mirror under `root`, and a
 /// workspace that takes the provider from there.
-fn workspace_with_grants(provider: Provider, root: &Path, grants: &[String]) -> anyhow::Result<Workspace> {
+fn workspace_with_grants(
+    provider: Provider,
+    root: &Path,
+    grants: &[String],
+) -> anyhow::Result<Workspace> {
     let crate_name = provider.component_crate().context("a component provider")?;
     let component = Artifacts::get()?.component(crate_name)?;
     let mirror = Mirror::at(root.join("mirror"))?;
-    let output = terrarium_install_with(&component, provider.source(), provider.version(), mirror.root(), grants)?;
+    let output = terrarium_install_with(
+        &component,
+        provider.source(),
+        provider.version(),
+        mirror.root(),
+        grants,
+    )?;
     if !output.status.success() {
-        bail!("`terrarium install` failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "`terrarium install` failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     Workspace::with_cli_config(&format!(
         "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    path    = {}\n    include = [\"{}\"]\n  }}\n}}\n",
@@ -30,15 +44,23 @@ fn workspace_with_grants(provider: Provider, root: &Path, grants: &[String]) -> 
 }
 
 fn required(provider: Provider) -> String {
-    format!("terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n", provider.required_providers_entry())
+    format!(
+        "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n",
+        provider.required_providers_entry()
+    )
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
 
 #[test]
-fn an_endless_loop_fails_apply_at_the_granted_timeout_and_the_other_resources_apply() -> anyhow::Result<()> {
+fn an_endless_loop_fails_apply_at_the_granted_timeout_and_the_other_resources_apply()
+-> anyhow::Result<()> {
     let scratch = tempfile::tempdir()?;
-    let ws = workspace_with_grants(Provider::Hostile, scratch.path(), &["--timeout".into(), "3s".into()])?;
+    let ws = workspace_with_grants(
+        Provider::Hostile,
+        scratch.path(),
+        &["--timeout".into(), "3s".into()],
+    )?;
     ws.write(
         "main.tf",
         &format!(
@@ -53,12 +75,18 @@ fn an_endless_loop_fails_apply_at_the_granted_timeout_and_the_other_resources_ap
     let run = ws.run_expect(APPLY, 1)?;
     // Generous: this checks the run ends because of the timeout, not how fast terraform is.
     ensure!(started.elapsed() < Duration::from_secs(120), "apply took {:?}", started.elapsed());
-    ensure!(run.error_summaries().iter().any(|e| e == "Provider timed out"), "no timeout error\n{run}");
-    for needle in ["ApplyResourceChange for resource \"hostile_probe\"", "time limit of 3s", "--timeout"] {
+    ensure!(
+        run.error_summaries().iter().any(|e| e == "Provider timed out"),
+        "no timeout error\n{run}"
+    );
+    for needle in
+        ["ApplyResourceChange for resource \"hostile_probe\"", "time limit of 3s", "--timeout"]
+    {
         ensure!(run.stderr.contains(needle), "stderr lacks {needle:?}\n{run}");
     }
     let state = ws.state_json()?;
-    let addresses: Vec<String> = state_resources(&state).into_iter().map(|(address, _)| address).collect();
+    let addresses: Vec<String> =
+        state_resources(&state).into_iter().map(|(address, _)| address).collect();
     ensure!(addresses == ["hostile_probe.healthy"], "state holds {addresses:?}");
     Ok(())
 }
@@ -69,8 +97,11 @@ fn files_live_only_inside_the_granted_directory_with_drift_and_import() -> anyho
     let root = scratch.path().canonicalize()?;
     let granted = root.join("granted");
     fs::create_dir(&granted)?;
-    let ws =
-        workspace_with_grants(Provider::Files, &root, &["--allow-dir".into(), format!("{}:rw", granted.display())])?;
+    let ws = workspace_with_grants(
+        Provider::Files,
+        &root,
+        &["--allow-dir".into(), format!("{}:rw", granted.display())],
+    )?;
     let inside = granted.join("dir/hello.txt");
     let outside = root.join("outside.txt");
     let resource = |name: &str, path: &Path, content: &str| {
@@ -92,20 +123,27 @@ fn files_live_only_inside_the_granted_directory_with_drift_and_import() -> anyho
 
     ws.write("main.tf", &base)?;
     ws.ok(APPLY)?;
-    let plan = |ws: &Workspace| ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"]);
+    let plan =
+        |ws: &Workspace| ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"]);
     let run = plan(&ws)?;
     ensure!(run.code == Some(0), "expected no changes\n{run}");
 
     // Drift: an edit on disk is planned as a replacement and repaired by apply.
     fs::write(&inside, "edited behind terraform's back")?;
     let run = plan(&ws)?;
-    ensure!(run.code == Some(2) && run.stdout.contains("must be replaced"), "drift not detected\n{run}");
+    ensure!(
+        run.code == Some(2) && run.stdout.contains("must be replaced"),
+        "drift not detected\n{run}"
+    );
     ws.ok(APPLY)?;
     ensure!(fs::read_to_string(&inside)? == "hello");
     // A deleted file is planned for creation.
     fs::remove_file(&inside)?;
     let run = plan(&ws)?;
-    ensure!(run.code == Some(2) && run.stdout.contains("will be created"), "deletion not detected\n{run}");
+    ensure!(
+        run.code == Some(2) && run.stdout.contains("will be created"),
+        "deletion not detected\n{run}"
+    );
     ws.ok(APPLY)?;
     ensure!(fs::read_to_string(&inside)? == "hello");
 
@@ -113,9 +151,18 @@ fn files_live_only_inside_the_granted_directory_with_drift_and_import() -> anyho
     let existing = granted.join("existing.txt");
     fs::write(&existing, "already here")?;
     ws.write("main.tf", &format!("{base}{}", resource("existing", &existing, "already here")))?;
-    ws.ok(&["import", "-input=false", "-no-color", "files_file.existing", &existing.to_string_lossy()])?;
+    ws.ok(&[
+        "import",
+        "-input=false",
+        "-no-color",
+        "files_file.existing",
+        &existing.to_string_lossy(),
+    ])?;
     let run = plan(&ws)?;
-    ensure!(run.code == Some(0), "an imported file matching its configuration needs no change\n{run}");
+    ensure!(
+        run.code == Some(0),
+        "an imported file matching its configuration needs no change\n{run}"
+    );
 
     ws.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(!inside.exists() && !existing.exists(), "destroy removes the files");

@@ -59,20 +59,26 @@ fn traced_plan(ws: &Workspace, name: &str, env: &[(&str, &str)]) -> anyhow::Resu
     let log_path_text = log_path.to_string_lossy().into_owned();
     let mut all_env = vec![("TF_LOG", "trace"), ("TF_LOG_PATH", log_path_text.as_str())];
     all_env.extend_from_slice(env);
-    let run = ws.run_with_env(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], &all_env)?;
+    let run =
+        ws.run_with_env(&["plan", "-input=false", "-no-color", "-detailed-exitcode"], &all_env)?;
     ensure!(run.code == Some(0), "plan ({name}) is not empty or failed\n{run}");
-    let log = fs::read_to_string(&log_path).with_context(|| format!("reading {}", log_path.display()))?;
+    let log =
+        fs::read_to_string(&log_path).with_context(|| format!("reading {}", log_path.display()))?;
     let count = |needle: &str| log.lines().filter(|l| l.contains(needle)).count();
     let provider_executable = format!("terraform-provider-{}", Provider::Random.local_name());
     Ok(SchemaCalls {
         uncached: count("GRPCProvider.v6: GetProviderSchema"),
         cached: count("GRPCProvider.v6: returning cached schema"),
-        processes: log.lines().filter(|l| l.contains("starting plugin") && l.contains(&provider_executable)).count(),
+        processes: log
+            .lines()
+            .filter(|l| l.contains("starting plugin") && l.contains(&provider_executable))
+            .count(),
     })
 }
 
 #[test]
-fn terraform_asks_for_the_schema_once_per_command_unless_the_host_is_told_otherwise() -> anyhow::Result<()> {
+fn terraform_asks_for_the_schema_once_per_command_unless_the_host_is_told_otherwise()
+-> anyhow::Result<()> {
     let ws = Workspace::new(&[Provider::Random])?;
     ws.write("main.tf", &format!("{}{CONFIG_TF}", required_providers(&[Provider::Random])))?;
     ws.init()?;

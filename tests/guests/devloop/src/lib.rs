@@ -26,10 +26,7 @@ static PREFIX: Mutex<String> = Mutex::new(String::new());
 struct Devloop;
 
 fn plain(text: &str) -> Description {
-    Description {
-        text: text.to_string(),
-        kind: TextKind::Plain,
-    }
+    Description { text: text.to_string(), kind: TextKind::Plain }
 }
 
 fn string_attribute(name: &str, optional: bool, computed: bool) -> Attribute {
@@ -74,9 +71,7 @@ fn string_attr(value: &Value, name: &str) -> Option<String> {
 }
 
 fn null_value() -> Value {
-    Value {
-        nodes: vec![Node::Null],
-    }
+    Value { nodes: vec![Node::Null] }
 }
 
 fn error(summary: &str) -> Diagnostic {
@@ -170,10 +165,7 @@ impl Guest for Devloop {
     }
 
     fn upgrade_resource_state(r: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
-        UpgradeResourceStateResponse {
-            upgraded_state: r.raw_state,
-            diagnostics: vec![],
-        }
+        UpgradeResourceStateResponse { upgraded_state: r.raw_state, diagnostics: vec![] }
     }
 
     fn read_data_source(_: ReadDataSourceRequest) -> ReadDataSourceResponse {
@@ -181,21 +173,16 @@ impl Guest for Devloop {
         let text = format!("{prefix}{GREETING}");
         let state = Value {
             nodes: vec![
-                Node::Object(vec![Entry {
-                    key: "text".into(),
-                    value: 1,
-                }]),
+                Node::Object(vec![Entry { key: "text".into(), value: 1 }]),
                 Node::String(text),
             ],
         };
-        ReadDataSourceResponse {
-            state,
-            deferred: None,
-            diagnostics: vec![],
-        }
+        ReadDataSourceResponse { state, deferred: None, diagnostics: vec![] }
     }
 
-    fn upgrade_resource_identity(_: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+    fn upgrade_resource_identity(
+        _: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
         UpgradeResourceIdentityResponse {
             upgraded_identity: null_value(),
             diagnostics: vec![error("devloop has no resources")],
@@ -257,10 +244,7 @@ impl Guest for Devloop {
     }
 
     fn plan_action(_: ActionRequest) -> PlanActionResponse {
-        PlanActionResponse {
-            deferred: None,
-            diagnostics: vec![error("devloop has no actions")],
-        }
+        PlanActionResponse { deferred: None, diagnostics: vec![error("devloop has no actions")] }
     }
 
     fn invoke_action(_: ActionRequest, _: &ActionProgress) -> Vec<Diagnostic> {
@@ -268,10 +252,7 @@ impl Guest for Devloop {
     }
 
     fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
-        Err(FunctionError {
-            text: "devloop has no functions".into(),
-            argument: None,
-        })
+        Err(FunctionError { text: "devloop has no functions".into(), argument: None })
     }
 
     fn stop() -> Option<String> {

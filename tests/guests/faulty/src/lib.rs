@@ -55,9 +55,9 @@ use values::{attributes, null_value, object, string_attr, unknown};
 use exports::terrarium::provider::provider::*;
 use terrarium::provider::streams::{ActionProgress, ListResults};
 use terrarium::provider::types::{
-    Attribute, Block, DeferredReason, Description, Diagnostic, IdentityAttribute, IdentitySchema, NamedIdentitySchema,
-    NamedSchema, NestedAttributes, Node, ObjectNesting, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind,
-    Value,
+    Attribute, Block, DeferredReason, Description, Diagnostic, IdentityAttribute, IdentitySchema,
+    NamedIdentitySchema, NamedSchema, NestedAttributes, Node, ObjectNesting, ProviderSchema,
+    Schema, ServerCapabilities, Severity, TextKind, Value,
 };
 
 struct Faulty;
@@ -92,15 +92,29 @@ fn nested_schema() -> Schema {
         nested: Some(NestedAttributes { nesting: ObjectNesting::Single, block: 1 }),
         ..attribute("rule", true, false)
     };
-    Schema { version: 0, blocks: vec![block(vec![rule]), block(vec![attribute("pattern", true, false)])] }
+    Schema {
+        version: 0,
+        blocks: vec![block(vec![rule]), block(vec![attribute("pattern", true, false)])],
+    }
 }
 
 fn block(attributes: Vec<Attribute>) -> Block {
-    Block { attributes, block_types: vec![], description: text(""), deprecated: false, deprecation_message: String::new() }
+    Block {
+        attributes,
+        block_types: vec![],
+        description: text(""),
+        deprecated: false,
+        deprecation_message: String::new(),
+    }
 }
 
 fn error(summary: &str) -> Diagnostic {
-    Diagnostic { severity: Severity::Error, summary: summary.to_string(), detail: String::new(), attribute: vec![] }
+    Diagnostic {
+        severity: Severity::Error,
+        summary: summary.to_string(),
+        detail: String::new(),
+        attribute: vec![],
+    }
 }
 
 /// `faulty_thing`'s identity: `{ id = <id> }`.
@@ -112,7 +126,11 @@ impl Guest for Faulty {
     fn get_schema() -> ProviderSchema {
         let thing = Schema {
             version: 0,
-            blocks: vec![block(vec![attribute("mode", true, false), attribute("id", false, true), attribute("value", false, true)])],
+            blocks: vec![block(vec![
+                attribute("mode", true, false),
+                attribute("id", false, true),
+                attribute("value", false, true),
+            ])],
         };
         ProviderSchema {
             provider: Schema { version: 0, blocks: vec![block(vec![])] },
@@ -220,8 +238,10 @@ impl Guest for Faulty {
                 }
                 let prior = attributes(&r.prior_state);
                 let keep = |name: &str| prior.get(name).cloned().unwrap_or_else(unknown);
-                let same_mode = string_attr(&r.prior_state, "mode").as_deref() == Some(mode.as_str());
-                let (id, value) = if same_mode { (keep("id"), keep("value")) } else { (unknown(), unknown()) };
+                let same_mode =
+                    string_attr(&r.prior_state, "mode").as_deref() == Some(mode.as_str());
+                let (id, value) =
+                    if same_mode { (keep("id"), keep("value")) } else { (unknown(), unknown()) };
                 object(vec![("id", id), ("mode", Node::String(mode)), ("value", value)])
             }
             None => proposed, // destroy: null
@@ -258,13 +278,19 @@ impl Guest for Faulty {
             "ok" => Node::String("fine".into()),
             "slow" => {
                 std::thread::sleep(std::time::Duration::from_millis(200));
-                let configured = if CONFIGURED.load(Ordering::SeqCst) { "configured" } else { "unconfigured" };
+                let configured =
+                    if CONFIGURED.load(Ordering::SeqCst) { "configured" } else { "unconfigured" };
                 let state = object(vec![
                     ("id", Node::String(format!("instance-{:016x}", instance_token()))),
                     ("mode", Node::String(mode)),
                     ("value", Node::String(configured.into())),
                 ]);
-                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![], new_identity: None };
+                return ApplyResourceChangeResponse {
+                    new_state: state,
+                    private: vec![],
+                    diagnostics: vec![],
+                    new_identity: None,
+                };
             }
             "panic" => panic!("faulty: deliberate panic in apply"),
             "loop" => {
@@ -277,7 +303,12 @@ impl Guest for Faulty {
             "unknown-after-apply" => unknown(),
             "bad-tree" => {
                 let state = Value { nodes: vec![Node::List(vec![7])] };
-                return ApplyResourceChangeResponse { new_state: state, private: vec![], diagnostics: vec![], new_identity: None };
+                return ApplyResourceChangeResponse {
+                    new_state: state,
+                    private: vec![],
+                    diagnostics: vec![],
+                    new_identity: None,
+                };
             }
             "identity-wrong-type" => {
                 let state = object(vec![
@@ -285,7 +316,8 @@ impl Guest for Faulty {
                     ("mode", Node::String(mode)),
                     ("value", Node::String("fine".into())),
                 ]);
-                let identity = identity_of(Node::Number(terrarium::provider::types::Number::Int(42)));
+                let identity =
+                    identity_of(Node::Number(terrarium::provider::types::Number::Int(42)));
                 return ApplyResourceChangeResponse {
                     new_state: state,
                     private: vec![],
@@ -303,7 +335,11 @@ impl Guest for Faulty {
             }
         };
         let id = format!("thing-{mode}");
-        let state = object(vec![("id", Node::String(id.clone())), ("mode", Node::String(mode)), ("value", value)]);
+        let state = object(vec![
+            ("id", Node::String(id.clone())),
+            ("mode", Node::String(mode)),
+            ("value", value),
+        ]);
         ApplyResourceChangeResponse {
             new_state: state,
             private: vec![],
@@ -328,8 +364,11 @@ impl Guest for Faulty {
                 diagnostics: vec![error("faulty_thing can only be imported by identity")],
             };
         };
-        let state =
-            object(vec![("id", Node::String(id.clone())), ("mode", Node::String("ok".into())), ("value", Node::String("fine".into()))]);
+        let state = object(vec![
+            ("id", Node::String(id.clone())),
+            ("mode", Node::String("ok".into())),
+            ("value", Node::String("fine".into())),
+        ]);
         ImportResourceStateResponse {
             imported: vec![ImportedResource {
                 type_name: r.type_name,
@@ -348,14 +387,20 @@ impl Guest for Faulty {
     }
 
     fn read_data_source(_: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        ReadDataSourceResponse { state: null_value(), deferred: None, diagnostics: vec![error("no data sources")] }
+        ReadDataSourceResponse {
+            state: null_value(),
+            deferred: None,
+            diagnostics: vec![error("no data sources")],
+        }
     }
 
     fn call_function(_: String, _: Vec<Value>) -> Result<Value, FunctionError> {
         Err(FunctionError { text: "no functions".into(), argument: None })
     }
 
-    fn upgrade_resource_identity(r: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+    fn upgrade_resource_identity(
+        r: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
         // Version 0 is the only one there has been: hand it back as it came.
         UpgradeResourceIdentityResponse { upgraded_identity: r.raw_identity, diagnostics: vec![] }
     }
@@ -370,7 +415,10 @@ impl Guest for Faulty {
     }
 
     fn generate_resource_config(_: String, _: Value) -> GenerateResourceConfigResponse {
-        GenerateResourceConfigResponse { config: null_value(), diagnostics: vec![error("no configuration generation")] }
+        GenerateResourceConfigResponse {
+            config: null_value(),
+            diagnostics: vec![error("no configuration generation")],
+        }
     }
 
     fn validate_ephemeral_resource_config(_: String, _: Value) -> Vec<Diagnostic> {
@@ -388,7 +436,11 @@ impl Guest for Faulty {
     }
 
     fn renew_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> RenewEphemeralResourceResponse {
-        RenewEphemeralResourceResponse { private: None, renew_at: None, diagnostics: vec![error("no ephemeral resources")] }
+        RenewEphemeralResourceResponse {
+            private: None,
+            renew_at: None,
+            diagnostics: vec![error("no ephemeral resources")],
+        }
     }
 
     fn close_ephemeral_resource(_: String, _: Option<Vec<u8>>) -> Vec<Diagnostic> {

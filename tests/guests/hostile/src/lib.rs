@@ -55,8 +55,9 @@ use values::{attributes, int_attr, null_value, object, string_attr, unknown};
 use exports::terrarium::provider::provider::*;
 use terrarium::provider::streams::{ActionProgress, ListItem, ListResults};
 use terrarium::provider::types::{
-    Attribute, Block, Description, Diagnostic, Entry, Function, IdentityAttribute, IdentitySchema, NamedIdentitySchema,
-    NamedSchema, Node, Number, ProviderSchema, Schema, ServerCapabilities, Severity, TextKind, Value,
+    Attribute, Block, Description, Diagnostic, Entry, Function, IdentityAttribute, IdentitySchema,
+    NamedIdentitySchema, NamedSchema, Node, Number, ProviderSchema, Schema, ServerCapabilities,
+    Severity, TextKind, Value,
 };
 
 /// Set by a configuration with `panic_in = "StopProvider"`.
@@ -72,7 +73,13 @@ fn attribute(name: &str, required: bool, optional: bool, computed: bool) -> Attr
     typed_attribute(name, "\"string\"", required, optional, computed)
 }
 
-fn typed_attribute(name: &str, type_json: &str, required: bool, optional: bool, computed: bool) -> Attribute {
+fn typed_attribute(
+    name: &str,
+    type_json: &str,
+    required: bool,
+    optional: bool,
+    computed: bool,
+) -> Attribute {
     Attribute {
         name: name.to_string(),
         type_: Some(type_json.to_string()),
@@ -132,13 +139,15 @@ fn recurse(depth: u64, acc: &mut [u8; 256]) -> u64 {
 /// Err the error it saw.
 fn attack(kind: &str, target: &str) -> Result<String, String> {
     match kind {
-        "read-file" => std::fs::read(target).map(|b| format!("read {} bytes", b.len())).map_err(|e| e.to_string()),
-        "write-file" => {
-            std::fs::write(target, b"hostile was here").map(|()| "written".into()).map_err(|e| e.to_string())
-        }
-        "list-dir" => {
-            std::fs::read_dir(target).map(|entries| format!("{} entries", entries.count())).map_err(|e| e.to_string())
-        }
+        "read-file" => std::fs::read(target)
+            .map(|b| format!("read {} bytes", b.len()))
+            .map_err(|e| e.to_string()),
+        "write-file" => std::fs::write(target, b"hostile was here")
+            .map(|()| "written".into())
+            .map_err(|e| e.to_string()),
+        "list-dir" => std::fs::read_dir(target)
+            .map(|entries| format!("{} entries", entries.count()))
+            .map_err(|e| e.to_string()),
         "env" => std::env::var(target).map_err(|e| e.to_string()),
         "env-all" => Ok(std::env::vars().map(|(k, _)| k).collect::<Vec<_>>().join(",")),
         "http" => http_get(target).map(|(status, _)| format!("status {status}")),
@@ -148,7 +157,9 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
             }
             (status, _) => Ok(format!("status {status} without a redirect")),
         },
-        "tcp" => std::net::TcpStream::connect(target).map(|_| "connected".into()).map_err(|e| e.to_string()),
+        "tcp" => std::net::TcpStream::connect(target)
+            .map(|_| "connected".into())
+            .map_err(|e| e.to_string()),
         "loop" => {
             let mut n: u64 = 0;
             loop {
@@ -194,8 +205,12 @@ fn http_get(url: &str) -> Result<(u16, Option<String>), String> {
     future.subscribe().block();
     match future.get() {
         Some(Ok(Ok(response))) => {
-            let location =
-                response.headers().get("location").into_iter().next().map(|v| String::from_utf8_lossy(&v).into_owned());
+            let location = response
+                .headers()
+                .get("location")
+                .into_iter()
+                .next()
+                .map(|v| String::from_utf8_lossy(&v).into_owned());
             Ok((response.status(), location))
         }
         Some(Ok(Err(code))) => Err(format!("{code:?}")),
@@ -217,7 +232,10 @@ impl Guest for Hostile {
                 attribute("result", false, false, true),
             ])],
         };
-        let data = Schema { version: 0, blocks: vec![block(vec![attribute("result", false, false, true)])] };
+        let data = Schema {
+            version: 0,
+            blocks: vec![block(vec![attribute("result", false, false, true)])],
+        };
         let number = "\"number\"";
         let flood = Schema {
             version: 0,
@@ -243,7 +261,10 @@ impl Guest for Hostile {
             ])],
         };
         ProviderSchema {
-            provider: Schema { version: 0, blocks: vec![block(vec![attribute("panic_in", false, true, false)])] },
+            provider: Schema {
+                version: 0,
+                blocks: vec![block(vec![attribute("panic_in", false, true, false)])],
+            },
             provider_meta: None,
             resources: vec![
                 NamedSchema { name: "hostile_probe".into(), schema: probe },
@@ -273,7 +294,10 @@ impl Guest for Hostile {
                 },
             }],
             ephemeral_resources: vec![],
-            list_resources: vec![NamedSchema { name: "hostile_flood".into(), schema: flood_config }],
+            list_resources: vec![NamedSchema {
+                name: "hostile_flood".into(),
+                schema: flood_config,
+            }],
             actions: vec![NamedSchema { name: "hostile_chatter".into(), schema: chatter_config }],
             capabilities: ServerCapabilities {
                 plan_destroy: false,
@@ -290,7 +314,11 @@ impl Guest for Hostile {
         vec![]
     }
 
-    fn validate_resource_config(_: String, config: Value, _: ClientCapabilities) -> Vec<Diagnostic> {
+    fn validate_resource_config(
+        _: String,
+        config: Value,
+        _: ClientCapabilities,
+    ) -> Vec<Diagnostic> {
         maybe_panic(&config, "ValidateResourceConfig");
         vec![]
     }
@@ -322,7 +350,8 @@ impl Guest for Hostile {
         maybe_panic(&r.proposed_new_state, "PlanResourceChange");
         let planned = match string_attr(&r.proposed_new_state, "attack") {
             Some(attack) => {
-                let target = attributes(&r.proposed_new_state).remove("target").unwrap_or(Node::Null);
+                let target =
+                    attributes(&r.proposed_new_state).remove("target").unwrap_or(Node::Null);
                 object(vec![
                     ("attack", Node::String(attack)),
                     ("id", unknown()),
@@ -369,7 +398,9 @@ impl Guest for Hostile {
                 Value { nodes }
             }
             "cyclic-value" => Value { nodes: vec![Node::List(vec![0])] },
-            "dangling-value" => Value { nodes: vec![Node::Object(vec![Entry { key: "attack".into(), value: 99 }])] },
+            "dangling-value" => {
+                Value { nodes: vec![Node::Object(vec![Entry { key: "attack".into(), value: 99 }])] }
+            }
             k if k.starts_with("panic:") => done(Node::String("no panic asked here".into())),
             _ => match attack(&kind, &target) {
                 Ok(got) => done(Node::String(got)),
@@ -383,14 +414,23 @@ impl Guest for Hostile {
                 }
             },
         };
-        ApplyResourceChangeResponse { new_state, private: vec![], diagnostics: vec![], new_identity: None }
+        ApplyResourceChangeResponse {
+            new_state,
+            private: vec![],
+            diagnostics: vec![],
+            new_identity: None,
+        }
     }
 
     fn import_resource_state(r: ImportResourceStateRequest) -> ImportResourceStateResponse {
         if r.id == "panic:ImportResourceState" {
             panic!("hostile: deliberate panic in ImportResourceState");
         }
-        ImportResourceStateResponse { imported: vec![], deferred: None, diagnostics: vec![error("not importable", "")] }
+        ImportResourceStateResponse {
+            imported: vec![],
+            deferred: None,
+            diagnostics: vec![error("not importable", "")],
+        }
     }
 
     fn upgrade_resource_state(r: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
@@ -406,7 +446,9 @@ impl Guest for Hostile {
         panic!("hostile: deliberate panic in CallFunction");
     }
 
-    fn upgrade_resource_identity(r: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse {
+    fn upgrade_resource_identity(
+        r: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
         UpgradeResourceIdentityResponse { upgraded_identity: r.raw_identity, diagnostics: vec![] }
     }
 
@@ -460,15 +502,19 @@ impl Guest for Hostile {
         let count = int_attr(&r.config, "count").unwrap_or(0);
         let bytes = usize::try_from(int_attr(&r.config, "bytes").unwrap_or(0)).unwrap_or(0);
         let panic_after = int_attr(&r.config, "panic_after");
-        let ignore_stop = matches!(attributes(&r.config).get("ignore_stop"), Some(Node::Bool(true)));
+        let ignore_stop =
+            matches!(attributes(&r.config).get("ignore_stop"), Some(Node::Bool(true)));
         let data = "x".repeat(bytes);
         for n in 0..count {
             if panic_after == Some(n) {
                 panic!("hostile: deliberate panic in ListResource after {n} items");
             }
-            let resource_object = r
-                .include_resource_object
-                .then(|| object(vec![("data", Node::String(data.clone())), ("n", Node::Number(Number::Int(n)))]));
+            let resource_object = r.include_resource_object.then(|| {
+                object(vec![
+                    ("data", Node::String(data.clone())),
+                    ("n", Node::Number(Number::Int(n))),
+                ])
+            });
             let item = ListItem {
                 identity: object(vec![("n", Node::Number(Number::Int(n)))]),
                 display_name: format!("flood item {n}"),
