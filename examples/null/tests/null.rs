@@ -1,6 +1,9 @@
 //! examples/null against what hashicorp/null 2.1.2 does, natively through the SDK's
 //! [`Server`] (the end-to-end tests in tests/ drive it through Terraform).
 
+// Test code: a failed unwrap is a failed test with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 
 use null_provider::NullProvider;

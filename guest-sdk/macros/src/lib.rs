@@ -2,6 +2,8 @@
 //! or nested object, from the Rust struct that holds its values. Use it through
 //! `terrarium_sdk::Model`; the SDK's documentation describes the attributes.
 
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::quote;

@@ -19,6 +19,9 @@
 //! executable ([`component_beside`]). Nothing may ever be written into that directory at run
 //! time (caches live in the user's cache directory), or the lock file's hash would stop matching.
 
+// Doc comments on the clap arguments are `--help` text, where brackets mean optional parts.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;

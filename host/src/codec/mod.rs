@@ -169,9 +169,8 @@ pub(crate) fn index_step(i: usize) -> PathStep {
 /// them (the model's own type functions recurse without a limit).
 /// Like [`Walk`], only containers count as a level.
 pub(crate) fn type_fits_depth(ty: &Type, budget: usize) -> bool {
-    let inner = match budget.checked_sub(1) {
-        Some(inner) => inner,
-        None => return ty.is_primitive() || *ty == Type::Dynamic,
+    let Some(inner) = budget.checked_sub(1) else {
+        return ty.is_primitive() || *ty == Type::Dynamic;
     };
     match ty {
         Type::String | Type::Number | Type::Bool | Type::Dynamic => true,

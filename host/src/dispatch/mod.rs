@@ -6,7 +6,7 @@
 //! keeps serving.
 //!
 //! One instance serves one call at a time, so calls in flight are spread over a pool of
-//! instances ([`InstancePool`]), created as needed up to a bound. Every instance is configured
+//! instances (`InstancePool`), created as needed up to a bound. Every instance is configured
 //! by replaying the recorded ConfigureProvider before the first call that needs a configured
 //! provider; calls that need none (validation, functions) take any instance and never wait for
 //! a configuration. After a trap the instance is discarded and a fresh one takes its place.

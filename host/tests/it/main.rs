@@ -2,6 +2,9 @@
 //!
 //! Each module covers one concern; add new ones here.
 
+// Test code: a failed unwrap is a failed test with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod guest_faults;
 mod handshake;
 mod hostile;
