@@ -1,41 +1,26 @@
-//! Playing Terraform's side of go-plugin for one provider process: start it with the magic
-//! cookie and a client certificate (AutoMTLS, as Terraform does), read the handshake line,
-//! dial the socket over mutual TLS and make calls. Protocol 6 uses the host crate's generated
+//! Playing Terraform's side of go-plugin for one provider process: started, handshaken and
+//! dialled over mutual TLS by `terrarium-plugin-client` (shared with the host's integration
+//! tests), then the calls the benchmarks make. Protocol 6 uses the host crate's generated
 //! client; protocol 5 (the Go null provider 2.1.2) uses the few tfplugin5 messages the
 //! benchmarks need, declared below (their field numbers are the same as tfplugin6's).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
-use std::process::Stdio;
-use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
-use base64::Engine as _;
-use hyper_util::rt::TokioIo;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use anyhow::bail;
 use terrarium::plugin;
 use terrarium::proto::plugin::Empty;
 use terrarium::proto::plugin::grpc_controller_client::GrpcControllerClient;
 use terrarium::proto::tfplugin6 as pb6;
 use terrarium::proto::tfplugin6::provider_client::ProviderClient;
 use terrarium_model::{Type, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
-use tokio::net::UnixStream;
-use tokio::process::{Child, Command};
-use tokio_rustls::TlsConnector;
-use tonic::codegen::http::Uri;
+use terrarium_plugin_client::LaunchedPlugin;
+use tokio::process::Child;
 use tonic::codegen::http::uri::PathAndQuery;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::within;
-
-const MAGIC_COOKIE: (&str, &str) =
-    ("TF_PLUGIN_MAGIC_COOKIE", "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
@@ -57,122 +42,6 @@ impl Launch {
     }
 }
 
-/// Terraform's client identity: a self-signed P-521 CA certificate, as go-plugin makes it.
-struct ClientIdentity {
-    certificate: CertificateDer<'static>,
-    key: PrivatePkcs8KeyDer<'static>,
-    pem: String,
-}
-
-fn client_identity() -> anyhow::Result<ClientIdentity> {
-    use rcgen::{
-        BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
-    };
-    let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512)?;
-    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])?;
-    params.distinguished_name.push(DnType::CommonName, "localhost");
-    params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
-        KeyUsagePurpose::KeyEncipherment,
-        KeyUsagePurpose::KeyAgreement,
-        KeyUsagePurpose::KeyCertSign,
-    ];
-    params.extended_key_usages =
-        vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
-    let certificate = params.self_signed(&key)?;
-    Ok(ClientIdentity {
-        pem: certificate.pem(),
-        certificate: certificate.der().clone(),
-        key: PrivatePkcs8KeyDer::from(key.serialize_der()),
-    })
-}
-
-/// Accepts exactly the certificate printed in the handshake line (as go-plugin's client
-/// does), checking the handshake signatures made with its key.
-#[derive(Debug)]
-struct PinnedServer {
-    certificate: CertificateDer<'static>,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-}
-
-impl ServerCertVerifier for PinnedServer {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        if end_entity.as_ref() == self.certificate.as_ref() {
-            Ok(ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::General("not the certificate printed in the handshake".into()))
-        }
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
-impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
-
-#[derive(Clone)]
-struct Connector {
-    socket: PathBuf,
-    tls: Arc<rustls::ClientConfig>,
-}
-
-impl tonic::codegen::Service<Uri> for Connector {
-    type Response = TokioIo<Box<dyn Io>>;
-    type Error = std::io::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _uri: Uri) -> Self::Future {
-        let socket = self.socket.clone();
-        let tls = self.tls.clone();
-        Box::pin(async move {
-            let stream = UnixStream::connect(&socket).await?;
-            let name = ServerName::try_from("localhost").map_err(std::io::Error::other)?;
-            let io: Box<dyn Io> = Box::new(TlsConnector::from(tls).connect(name, stream).await?);
-            Ok(TokioIo::new(io))
-        })
-    }
-}
-
 /// A provider process that has printed its handshake line.
 pub struct RunningPlugin {
     child: Child,
@@ -183,60 +52,21 @@ pub struct RunningPlugin {
 const PATIENCE: Duration = Duration::from_secs(60);
 
 impl RunningPlugin {
-    /// Starts the process and returns once it has printed its handshake line (the channel
-    /// connects lazily, so no RPC has been made yet).
+    /// Starts the process as Terraform does (terrarium-plugin-client) and returns once it has
+    /// printed its handshake line (the channel connects lazily, so no RPC has been made yet).
     pub async fn start(launch: &Launch) -> anyhow::Result<RunningPlugin> {
-        let identity = client_identity()?;
-        let mut command = Command::new(&launch.program);
-        command
-            .args(&launch.args)
-            .env(MAGIC_COOKIE.0, MAGIC_COOKIE.1)
-            .env(
-                "PLUGIN_PROTOCOL_VERSIONS",
-                if launch.protocol == Protocol::V5 { "5" } else { "6" },
-            )
-            .env("PLUGIN_CLIENT_CERT", &identity.pem)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        for (k, v) in &launch.env {
-            command.env(k, v);
+        let shared = terrarium_plugin_client::Launch {
+            program: launch.program.clone(),
+            args: launch.args.clone(),
+            env: launch.env.clone(),
+            protocol_versions: if launch.protocol == Protocol::V5 { "5" } else { "6" }.into(),
+            patience: PATIENCE,
+        };
+        let LaunchedPlugin { child, handshake, channel } =
+            terrarium_plugin_client::launch(&shared).await?;
+        if handshake.network != "unix" || handshake.server_certificate.is_none() {
+            bail!("{}: unexpected handshake {handshake:?}", launch.program.display());
         }
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot start {}", launch.program.display()))?;
-        let stdout = child.stdout.take().context("no stdout pipe")?;
-        let mut line = String::new();
-        let mut reader = BufReader::new(stdout);
-        within(PATIENCE, "the handshake line", async { Ok(reader.read_line(&mut line).await?) })
-            .await?;
-        // Keep draining stdout so that a provider writing more never blocks on a full pipe.
-        tokio::spawn(async move {
-            let mut sink = tokio::io::sink();
-            let _ = tokio::io::copy(&mut reader, &mut sink).await;
-        });
-        let fields: Vec<&str> = line.trim_end().split('|').collect();
-        if fields.len() < 6 || fields[2] != "unix" {
-            bail!("{}: unexpected handshake line {line:?}", launch.program.display());
-        }
-        let certificate = CertificateDer::from(
-            base64::engine::general_purpose::STANDARD_NO_PAD
-                .decode(fields[5].trim_end_matches('='))
-                .context("the handshake's certificate is not base64")?,
-        );
-        let provider = plugin::tls::crypto_provider();
-        let mut tls = rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(PinnedServer { certificate, provider }))
-            .with_client_auth_cert(
-                vec![identity.certificate.clone()],
-                PrivateKeyDer::Pkcs8(identity.key.clone_key()),
-            )?;
-        tls.alpn_protocols = vec![b"h2".to_vec()];
-        let connector = Connector { socket: PathBuf::from(fields[3]), tls: Arc::new(tls) };
-        let channel = Endpoint::from_static("http://unused").connect_with_connector_lazy(connector);
         Ok(RunningPlugin { child, protocol: launch.protocol, channel })
     }
 

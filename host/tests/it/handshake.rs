@@ -8,32 +8,24 @@
 //! [`plugin_child_process`]) to cover the real environment, stdout, signals
 //! and exit.
 
-use std::future::Future;
 use std::io::{BufRead as _, BufReader, Read as _, Write};
-use std::path::PathBuf;
-use std::pin::Pin;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD_NO_PAD;
-use hyper_util::rt::TokioIo;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
+use rustls::pki_types::{CertificateDer, ServerName};
 use terrarium::plugin::{self, PluginEnv, PluginError};
 use terrarium::proto::plugin::Empty;
 use terrarium::proto::plugin::grpc_broker_client::GrpcBrokerClient;
 use terrarium::proto::plugin::grpc_controller_client::GrpcControllerClient;
 use terrarium::proto::plugin::grpc_stdio_client::GrpcStdioClient;
-use tokio::io::{AsyncRead, AsyncWrite};
+use terrarium_plugin_client::{Trust, tls_config};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsConnector;
-use tonic::codegen::http::Uri;
 use tonic::service::Routes;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -47,62 +39,24 @@ const TERRAFORM_KILL_DELAY: Duration = Duration::from_secs(2);
 
 // ---------------------------------------------------------------- Terraform's side
 
+// The client side itself (identity, handshake line, TLS, socket dialing) is
+// terrarium-plugin-client, shared with bench/; these wrappers add what the tests assert.
+pub(crate) use terrarium_plugin_client::{ClientIdentity, Handshake, PluginConnector, connect};
+
 /// A client certificate and key as go-plugin's `generateCert` makes them.
-pub(crate) struct ClientIdentity {
-    certificate: CertificateDer<'static>,
-    key: PrivatePkcs8KeyDer<'static>,
-    pub(crate) pem: String,
-}
-
 pub(crate) fn terraform_client_identity() -> ClientIdentity {
-    use rcgen::{
-        BasicConstraints, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
-    };
-    let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
-    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    params.distinguished_name.push(DnType::CommonName, "localhost");
-    params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
-        KeyUsagePurpose::KeyEncipherment,
-        KeyUsagePurpose::KeyAgreement,
-        KeyUsagePurpose::KeyCertSign,
-    ];
-    params.extended_key_usages =
-        vec![ExtendedKeyUsagePurpose::ClientAuth, ExtendedKeyUsagePurpose::ServerAuth];
-    let certificate = params.self_signed(&key).unwrap();
-    ClientIdentity {
-        pem: certificate.pem(),
-        certificate: certificate.der().clone(),
-        key: PrivatePkcs8KeyDer::from(key.serialize_der()),
-    }
+    ClientIdentity::generate().unwrap()
 }
 
-/// Go's client TLS config: trusts only the printed server certificate,
-/// presents `identity` (if any), TLS 1.2+, ALPN h2, server name localhost.
+/// Go's client TLS config: the printed server certificate as its only root (so our
+/// certificate must verify as Go's x509 pool checks it), `identity` (if any), the given TLS
+/// versions, ALPN h2, server name localhost.
 fn terraform_tls_config(
     server_certificate: &CertificateDer<'static>,
     identity: Option<&ClientIdentity>,
     versions: &[&'static rustls::SupportedProtocolVersion],
 ) -> Arc<rustls::ClientConfig> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(server_certificate.clone()).unwrap();
-    let builder = rustls::ClientConfig::builder_with_provider(plugin::tls::crypto_provider())
-        .with_protocol_versions(versions)
-        .unwrap()
-        .with_root_certificates(roots);
-    let mut config = match identity {
-        Some(identity) => builder
-            .with_client_auth_cert(
-                vec![identity.certificate.clone()],
-                PrivateKeyDer::Pkcs8(identity.key.clone_key()),
-            )
-            .unwrap(),
-        None => builder.with_no_client_auth(),
-    };
-    config.alpn_protocols = vec![b"h2".to_vec()];
-    Arc::new(config)
+    tls_config(server_certificate, identity, Trust::Roots, versions).unwrap()
 }
 
 const ALL_VERSIONS: &[&rustls::SupportedProtocolVersion] =
@@ -111,73 +65,20 @@ const TLS13_ONLY: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS
 const TLS12_ONLY: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS12];
 
 /// The fields of a handshake line, checked against go-plugin's parser.
-#[derive(Debug)]
-pub(crate) struct Handshake {
-    socket: PathBuf,
-    server_certificate: Option<CertificateDer<'static>>,
-}
-
 pub(crate) fn parse_handshake(line: &str) -> Handshake {
     assert!(line.ends_with('\n'), "{line:?}");
-    let fields: Vec<&str> = line.trim_end_matches('\n').split('|').collect();
-    assert_eq!(fields.len(), 6, "{line:?}");
-    assert_eq!(fields[0], "1", "core protocol version");
-    assert_eq!(fields[1], "6", "plugin protocol version");
-    assert_eq!(fields[2], "unix");
-    assert_eq!(fields[4], "grpc");
-    let server_certificate = if fields[5].is_empty() {
-        None
-    } else {
-        assert!(!fields[5].contains('='), "padding in {:?}", fields[5]);
+    let handshake = Handshake::parse(line).unwrap();
+    assert_eq!(handshake.core_version, "1", "core protocol version");
+    assert_eq!(handshake.protocol_version, "6", "plugin protocol version");
+    assert_eq!(handshake.network, "unix");
+    assert_eq!(handshake.protocol, "grpc");
+    let certificate = &handshake.certificate_field;
+    if !certificate.is_empty() {
+        assert!(!certificate.contains('='), "padding in {certificate:?}");
         // go-plugin reads the field as a certificate only when longer than 50.
-        assert!(fields[5].len() > 50, "{:?}", fields[5]);
-        Some(CertificateDer::from(STANDARD_NO_PAD.decode(fields[5]).unwrap()))
-    };
-    Handshake { socket: PathBuf::from(fields[3]), server_certificate }
-}
-
-/// Any byte stream a connector can hand to tonic.
-pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
-impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
-
-/// Dials the plugin socket, optionally with TLS, the way go-plugin's dialer does.
-#[derive(Clone)]
-pub(crate) struct PluginConnector {
-    socket: PathBuf,
-    tls: Option<Arc<rustls::ClientConfig>>,
-}
-
-impl tonic::codegen::Service<Uri> for PluginConnector {
-    type Response = TokioIo<Box<dyn Io>>;
-    type Error = std::io::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
+        assert!(certificate.len() > 50, "{certificate:?}");
     }
-
-    fn call(&mut self, _uri: Uri) -> Self::Future {
-        let socket = self.socket.clone();
-        let tls = self.tls.clone();
-        Box::pin(async move {
-            let stream = UnixStream::connect(&socket).await?;
-            let io: Box<dyn Io> = match tls {
-                None => Box::new(stream),
-                Some(config) => {
-                    let name = ServerName::try_from("localhost").map_err(std::io::Error::other)?;
-                    Box::new(TlsConnector::from(config).connect(name, stream).await?)
-                }
-            };
-            Ok(TokioIo::new(io))
-        })
-    }
-}
-
-pub(crate) async fn connect(
-    connector: PluginConnector,
-) -> Result<Channel, tonic::transport::Error> {
-    // go-plugin dials the literal target "unused".
-    Endpoint::from_static("http://unused").connect_with_connector(connector).await
+    handshake
 }
 
 /// Connects and asks `grpc.health.v1.Health/Check` about "plugin".
@@ -255,7 +156,7 @@ async fn shut_down(plugin: RunningPlugin, channel: Channel) {
 #[tokio::test]
 async fn mtls_terraform_client_checks_health_streams_stdio_and_shuts_down() {
     let client = terraform_client_identity();
-    let plugin = start_plugin(Some(vec![client.certificate.clone()])).await;
+    let plugin = start_plugin(Some(vec![client.certificate().clone()])).await;
     let server_certificate = plugin
         .handshake
         .server_certificate
@@ -289,7 +190,7 @@ async fn mtls_terraform_client_checks_health_streams_stdio_and_shuts_down() {
 #[tokio::test]
 async fn mtls_negotiates_h2_and_presents_the_printed_certificate() {
     let client = terraform_client_identity();
-    let plugin = start_plugin(Some(vec![client.certificate.clone()])).await;
+    let plugin = start_plugin(Some(vec![client.certificate().clone()])).await;
     let server_certificate = plugin.handshake.server_certificate.clone().unwrap();
 
     // TLS 1.3 is what Go negotiates; 1.2 is its minimum. Both must work with
@@ -329,7 +230,7 @@ async fn mtls_negotiates_h2_and_presents_the_printed_certificate() {
 async fn mtls_refuses_every_client_but_terraforms() {
     let terraform = terraform_client_identity();
     let stranger = terraform_client_identity();
-    let plugin = start_plugin(Some(vec![terraform.certificate.clone()])).await;
+    let plugin = start_plugin(Some(vec![terraform.certificate().clone()])).await;
     let server_certificate = plugin.handshake.server_certificate.clone().unwrap();
     let socket = plugin.handshake.socket.clone();
     let with_tls = |identity: Option<&ClientIdentity>, versions| PluginConnector {
