@@ -134,7 +134,7 @@ impl<A: Action> AnyAction for A {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&Action::schema(self), config, || {
+        crate::kind::validate_config(&Action::schema(self), config, || {
             Action::validate(self, config)
         })
     }
@@ -195,7 +195,7 @@ fn with_action<P: Provider, T>(
     f: impl FnOnce(&dyn AnyAction) -> T,
 ) -> std::result::Result<T, Diagnostic> {
     let all = provider.actions();
-    crate::resource::find_type("action", &all, type_name, |a| a.type_name()).map(f)
+    crate::kind::find_type("action", &all, type_name, |a| a.type_name()).map(f)
 }
 
 /// What [`Harness::invoke`] produced.

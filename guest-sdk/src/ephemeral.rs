@@ -49,8 +49,9 @@ use serde_json::Value as Json;
 use terrarium_model::{Diagnostic, Value};
 
 use crate::diag::{Diagnostics, Result};
+use crate::kind::{find_type, known_state, validate_config};
 use crate::provider::Provider;
-use crate::resource::{PrivateState, find_type, known_state, validate_config};
+use crate::resource::PrivateState;
 use crate::rpc::{ClientCapabilities, DeferredReason};
 use crate::schema::Schema;
 use crate::server::Server;

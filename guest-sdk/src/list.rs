@@ -85,9 +85,10 @@ use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
 use crate::diag::{Diagnostics, Result};
 use crate::identity::ResourceIdentity;
+use crate::kind::{find_type, known_state, validate_config};
 use crate::plan::{Shape, clear_write_only};
 use crate::provider::Provider;
-use crate::resource::{Resource, find_type, known_state, validate_config};
+use crate::resource::Resource;
 use crate::schema::Schema;
 use crate::server::Server;
 use crate::testing::{Failure, Harness, fit, split};

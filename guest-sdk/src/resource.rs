@@ -38,9 +38,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
-use crate::check::{check_apply, check_plan, inconsistent, run_validators};
+use crate::check::{check_apply, check_plan, inconsistent};
 use crate::diag::{Diagnostics, Result};
-use crate::identity::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
+use crate::identity_schema::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
+use crate::kind::{known_state, validate_config};
 use crate::plan::{
     Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
 };
@@ -910,50 +911,4 @@ fn planned_identity<S: DeserializeOwned>(
         .ok()
         .and_then(|state| identity.identity_value(&state).ok().flatten());
     computed.unwrap_or_else(|| identity.schema().unknown())
-}
-
-/// A `Validate*Config` answer for any kind of type: every attribute's validators over the
-/// configuration, then the type's own checks, `own`; the problems of both, in that order.
-pub(crate) fn validate_config(
-    schema: &Schema,
-    config: &Value,
-    own: impl FnOnce() -> Result<()>,
-) -> Vec<Diagnostic> {
-    let mut problems = Vec::new();
-    run_validators(Shape::of(schema), config, &AttributePath::root(), &mut problems);
-    problems.extend(own().err().map(Diagnostics::into_vec).unwrap_or_default());
-    problems
-}
-
-/// The type named `type_name` among a provider's types of one kind (`all`), or the diagnostic
-/// that names the ones it has.
-pub(crate) fn find_type<'a, T: ?Sized>(
-    kind: &str,
-    all: &'a [Box<T>],
-    type_name: &str,
-    name_of: impl Fn(&T) -> &str,
-) -> std::result::Result<&'a T, Diagnostic> {
-    match all.iter().map(Box::as_ref).find(|t| name_of(t) == type_name) {
-        Some(t) => Ok(t),
-        None => {
-            let known: Vec<&str> = all.iter().map(|t| name_of(t)).collect();
-            Err(crate::server::unknown_type(kind, type_name, &known))
-        }
-    }
-}
-
-/// Serializes a state the provider returned, fits it to the schema type, and refuses
-/// unknowns: what Terraform stores must be wholly known.
-pub(crate) fn known_state<S: Serialize>(state: &S, ty: &Type, operation: &str) -> Result<Value> {
-    let value = conform(to_value(state)?, ty)?;
-    if let Some(path) = first_unknown(&value, &AttributePath::root()) {
-        return Err(Diagnostics::from(
-            Diagnostic::error(
-                "Provider returned an unknown value",
-                format!("After {operation}, {path} is still unknown; the provider must set every computed attribute. This is a bug in the provider."),
-            )
-            .at(path),
-        ));
-    }
-    Ok(value)
 }

@@ -10,6 +10,7 @@ use terrarium_model::{Diagnostic, Value};
 use crate::data_source::AnyDataSource;
 use crate::function::FunctionError;
 use crate::identity::IdentitySchema;
+use crate::kind::{list_or_none, unknown_type};
 use crate::provider::Provider;
 use crate::resource::AnyResource;
 use crate::rpc::{
@@ -176,7 +177,7 @@ impl<P: Provider> Server<P> {
 
     /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&self.provider.schema(), config, || {
+        crate::kind::validate_config(&self.provider.schema(), config, || {
             self.provider.validate(config)
         })
     }
@@ -383,17 +384,6 @@ impl<P: Provider> Server<P> {
             }
         }
     }
-}
-
-pub(crate) fn unknown_type(kind: &str, name: &str, known: &[&str]) -> Diagnostic {
-    Diagnostic::error(
-        format!("Unknown {kind}"),
-        format!("This provider has no {kind} {name:?}. It has: {}.", list_or_none(known)),
-    )
-}
-
-fn list_or_none(names: &[&str]) -> String {
-    if names.is_empty() { "none".to_string() } else { names.join(", ") }
 }
 
 fn in_schema_of(kind: &str, name: &str, mut d: Diagnostic) -> Diagnostic {
