@@ -2,6 +2,10 @@
 //! terms. The component's exports call it (through [`crate::export!`]); tests call it
 //! directly, natively.
 
+mod action;
+mod ephemeral;
+mod list;
+
 use std::collections::BTreeMap;
 
 use terrarium_model::schema::ProviderSchema;
@@ -19,6 +23,10 @@ use crate::rpc::{
     ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse,
     UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
+
+pub(crate) use action::with_action;
+pub(crate) use ephemeral::with_ephemeral;
+pub(crate) use list::find_list;
 
 /// Routes each protocol call to the provider, resource type, data source or function it is
 /// for.
