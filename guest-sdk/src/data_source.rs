@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use terrarium_model::{Diagnostic, Value};
 
 use crate::diag::{Diagnostics, Result};
-use crate::resource::known_state;
+use crate::kind::known_state;
 use crate::rpc::{ReadDataSourceRequest, ReadDataSourceResponse};
 use crate::schema::Schema;
 use crate::value::from_value;
@@ -63,7 +63,7 @@ impl<D: DataSource> AnyDataSource for D {
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&DataSource::schema(self), config, || {
+        crate::kind::validate_config(&DataSource::schema(self), config, || {
             DataSource::validate(self, config)
         })
     }

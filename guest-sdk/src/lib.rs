@@ -117,6 +117,8 @@ mod export;
 pub mod function;
 pub mod http;
 pub mod identity;
+mod identity_schema;
+mod kind;
 pub mod list;
 pub mod log;
 pub mod plan;

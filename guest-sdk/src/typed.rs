@@ -25,6 +25,7 @@ use terrarium_model::{Number, Type, Value};
 
 use crate::attr::Attr;
 use crate::schema::{Attribute, NestedBlock, Schema};
+use crate::value::{BIG_NUMBER, DYNAMIC, DYNAMIC_SLOT};
 
 /// A Rust type with a Terraform type.
 pub trait TfType {
@@ -244,9 +245,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Set<T> {
     }
 }
 
-/// The newtype name Terrarium's serializer recognises as [`BigNumber`].
-pub(crate) const BIG_NUMBER: &str = "$terrarium::BigNumber";
-
 /// A Terraform number of any size or precision, as its exact decimal text (`"1e400"`,
 /// `"0.1"`). Terraform numbers are arbitrary-precision; use this where `i64` or `f64` would
 /// lose something.
@@ -310,15 +308,6 @@ impl<T: Nest> __BlockType for T {
             BlockNesting::Map => Type::map(object),
         }
     }
-}
-
-/// The newtype name Terrarium's serializer and deserializer recognise as [`Dynamic`].
-pub(crate) const DYNAMIC: &str = "$terrarium::Dynamic";
-
-thread_local! {
-    /// Hands a [`Dynamic`]'s value past serde's data model between its impls and
-    /// Terrarium's (de)serializer, which take it at once: nothing else runs in between.
-    pub(crate) static DYNAMIC_SLOT: std::cell::RefCell<Option<Value>> = const { std::cell::RefCell::new(None) };
 }
 
 /// A value of a `dynamic` attribute, exactly as Terraform has it (with its type): for

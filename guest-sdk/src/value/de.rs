@@ -238,8 +238,8 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         let path = self.path.clone();
-        if name == crate::typed::DYNAMIC {
-            crate::typed::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.value.clone()));
+        if name == super::DYNAMIC {
+            super::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.value.clone()));
             return visitor.visit_unit().map_err(|e: Error| e.locate(&path));
         }
         visitor.visit_newtype_struct(self).map_err(|e| e.locate(&path))

@@ -31,6 +31,19 @@ use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
 pub use conform::{conform, infer_type, upgrade_raw};
 pub use equal::{canonical_key, same_value};
 
+/// The newtype name Terrarium's serializer recognises as [`BigNumber`](crate::BigNumber).
+pub(crate) const BIG_NUMBER: &str = "$terrarium::BigNumber";
+
+/// The newtype name Terrarium's serializer and deserializer recognise as
+/// [`Dynamic`](crate::Dynamic).
+pub(crate) const DYNAMIC: &str = "$terrarium::Dynamic";
+
+thread_local! {
+    /// Hands a [`Dynamic`](crate::Dynamic)'s value past serde's data model between its impls
+    /// and Terrarium's (de)serializer, which take it at once: nothing else runs in between.
+    pub(crate) static DYNAMIC_SLOT: std::cell::RefCell<Option<Value>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Reads a value into `T`.
 ///
 /// ```

@@ -123,12 +123,12 @@ impl ser::Serializer for ValueSerializer {
         name: &'static str,
         value: &T,
     ) -> Result<Value, Error> {
-        if name == crate::typed::DYNAMIC
-            && let Some(value) = crate::typed::DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take())
+        if name == super::DYNAMIC
+            && let Some(value) = super::DYNAMIC_SLOT.with(|slot| slot.borrow_mut().take())
         {
             return Ok(value);
         }
-        if name == crate::typed::BIG_NUMBER {
+        if name == super::BIG_NUMBER {
             return match value.serialize(self)? {
                 Value::String(text) => terrarium_model::Number::parse(&text)
                     .map(Value::Number)

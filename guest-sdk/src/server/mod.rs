@@ -2,6 +2,10 @@
 //! terms. The component's exports call it (through [`crate::export!`]); tests call it
 //! directly, natively.
 
+mod action;
+mod ephemeral;
+mod list;
+
 use std::collections::BTreeMap;
 
 use terrarium_model::schema::ProviderSchema;
@@ -10,6 +14,7 @@ use terrarium_model::{Diagnostic, Value};
 use crate::data_source::AnyDataSource;
 use crate::function::FunctionError;
 use crate::identity::IdentitySchema;
+use crate::kind::{list_or_none, unknown_type};
 use crate::provider::Provider;
 use crate::resource::AnyResource;
 use crate::rpc::{
@@ -18,6 +23,10 @@ use crate::rpc::{
     ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse,
     UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
+
+pub(crate) use action::with_action;
+pub(crate) use ephemeral::with_ephemeral;
+pub(crate) use list::find_list;
 
 /// Routes each protocol call to the provider, resource type, data source or function it is
 /// for.
@@ -176,7 +185,7 @@ impl<P: Provider> Server<P> {
 
     /// `ValidateProviderConfig`.
     pub fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
-        crate::resource::validate_config(&self.provider.schema(), config, || {
+        crate::kind::validate_config(&self.provider.schema(), config, || {
             self.provider.validate(config)
         })
     }
@@ -383,17 +392,6 @@ impl<P: Provider> Server<P> {
             }
         }
     }
-}
-
-pub(crate) fn unknown_type(kind: &str, name: &str, known: &[&str]) -> Diagnostic {
-    Diagnostic::error(
-        format!("Unknown {kind}"),
-        format!("This provider has no {kind} {name:?}. It has: {}.", list_or_none(known)),
-    )
-}
-
-fn list_or_none(names: &[&str]) -> String {
-    if names.is_empty() { "none".to_string() } else { names.join(", ") }
 }
 
 fn in_schema_of(kind: &str, name: &str, mut d: Diagnostic) -> Diagnostic {

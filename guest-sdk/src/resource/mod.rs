@@ -34,25 +34,33 @@
 //! [`crate::plan`]), read (the state is kept as it is), delete (nothing to do), update,
 //! import and upgrade (refused with a clear error). Override what the resource needs.
 
+mod import;
+mod plan;
+mod private;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use terrarium_model::{AttributePath, Diagnostic, Type, Value};
+use terrarium_model::{AttributePath, Diagnostic, Value};
 
-use crate::check::{check_apply, check_plan, inconsistent, run_validators};
+use crate::check::{check_apply, check_plan, inconsistent};
 use crate::diag::{Diagnostics, Result};
-use crate::identity::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
+use crate::identity_schema::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
+use crate::kind::{known_state, validate_config};
 use crate::plan::{
     Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
 };
 use crate::rpc::{
-    ApplyRequest, ApplyResponse, ClientCapabilities, GenerateConfigResponse, ImportRequest,
-    ImportResponse, ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse,
-    ReadRequest, ReadResponse, UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest,
-    UpgradeResponse,
+    ApplyRequest, ApplyResponse, GenerateConfigResponse, ImportRequest, ImportResponse,
+    ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadRequest,
+    ReadResponse, UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
 use crate::schema::Schema;
 use crate::typed::Model;
 use crate::value::{conform, from_value, to_value, upgrade_raw};
+
+pub use import::{import_composite, import_passthrough};
+pub use plan::Plan;
+pub use private::PrivateState;
 
 /// A managed resource type.
 ///
@@ -231,224 +239,6 @@ pub trait Resource {
                 Self::TYPE_NAME
             ),
         ))
-    }
-}
-
-/// A state holding only an ID: the usual import, for resources whose ID is all
-/// [`Resource::read`] needs. Every other attribute is null until read fills it in, so the
-/// state type must accept nulls there (`Option` or `Attr` fields).
-///
-/// ```
-/// # use terrarium_sdk::{schema::{Attribute, Schema}, Attr, import_passthrough};
-/// #[derive(serde::Deserialize)]
-/// struct State { id: Attr<String>, name: Option<String> }
-/// let schema = Schema::new()
-///     .attribute(Attribute::string("id").computed())
-///     .attribute(Attribute::string("name").optional());
-/// let state: State = import_passthrough(&schema, "abc").unwrap();
-/// assert_eq!(state.id, Attr::Known("abc".to_string()));
-/// ```
-pub fn import_passthrough<S: DeserializeOwned>(schema: &Schema, id: &str) -> Result<S> {
-    if schema.root().attribute_named("id").is_none() {
-        return Err(Diagnostics::error(
-            "Import not supported",
-            "The resource has no \"id\" attribute to import into. This is a bug in the provider.",
-        ));
-    }
-    let object = null_object(schema);
-    let Value::Object(mut attrs) = object else {
-        return Err(Diagnostics::error("Import failed", "The resource schema is not an object."));
-    };
-    attrs.insert("id".to_string(), Value::string(id));
-    Ok(from_value(&Value::Object(attrs))?)
-}
-
-/// An object of the schema's type with every attribute null.
-fn null_object(schema: &Schema) -> Value {
-    match schema.implied_type() {
-        Type::Object(o) => {
-            Value::Object(o.attributes.into_keys().map(|k| (k, Value::Null)).collect())
-        }
-        _ => Value::Null,
-    }
-}
-
-/// Builds a state from an import ID made of `parts.len()` parts separated by `separator`
-/// (`"region/name"`), for resources whose state needs more than an ID. The parts are
-/// returned in order; an ID of another shape is an error that tells the user the expected
-/// form.
-///
-/// ```
-/// use terrarium_sdk::import_composite;
-/// let [region, name] = import_composite("eu/web", '/', ["REGION", "NAME"]).unwrap();
-/// assert_eq!((region, name), ("eu", "web"));
-/// assert!(import_composite("eu", '/', ["REGION", "NAME"]).is_err());
-/// ```
-pub fn import_composite<'a, const N: usize>(
-    id: &'a str,
-    separator: char,
-    parts: [&str; N],
-) -> Result<[&'a str; N]> {
-    let found: Vec<&str> = id.split(separator).collect();
-    let expected = parts.join(&separator.to_string());
-    if found.len() != N || found.iter().any(|p| p.is_empty()) {
-        return Err(Diagnostics::error(
-            "Invalid import ID",
-            format!("Expected an import ID of the form {expected}, got {id:?}."),
-        ));
-    }
-    let mut out = [""; N];
-    out.copy_from_slice(&found);
-    Ok(out)
-}
-
-/// Provider-private data kept with a resource's state: Terraform stores it and hands it
-/// back, but never shows it. Keys map to JSON values; keys starting with `.` are reserved
-/// for the SDK.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PrivateState {
-    entries: serde_json::Map<String, serde_json::Value>,
-    /// The bytes it was read from, handed back unchanged unless an entry is set: private
-    /// state written by something else must survive.
-    original: Vec<u8>,
-    changed: bool,
-}
-
-impl PrivateState {
-    /// Decodes stored bytes; anything that is not a JSON object (no private state yet, or
-    /// another SDK's) reads as empty.
-    pub fn decode(bytes: &[u8]) -> Self {
-        let entries = match serde_json::from_slice(bytes) {
-            Ok(serde_json::Value::Object(map)) => map,
-            _ => serde_json::Map::new(),
-        };
-        PrivateState { entries, original: bytes.to_vec(), changed: false }
-    }
-
-    /// The bytes Terraform stores.
-    pub fn encode(&self) -> Vec<u8> {
-        if !self.changed {
-            self.original.clone()
-        } else if self.entries.is_empty() {
-            Vec::new()
-        } else {
-            serde_json::to_vec(&self.entries).unwrap_or_default()
-        }
-    }
-
-    /// Reads the value under `key`, if there is one of type `T`.
-    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        self.entries.get(key).and_then(|v| serde_json::from_value(v.clone()).ok())
-    }
-
-    /// Stores `value` under `key`.
-    pub fn set<T: Serialize>(&mut self, key: &str, value: &T) -> Result<()> {
-        let value = serde_json::to_value(value)
-            .map_err(|e| Diagnostics::error("Cannot store private state", format!("{key}: {e}")))?;
-        self.entries.insert(key.to_string(), value);
-        self.changed = true;
-        Ok(())
-    }
-
-    /// Removes the value under `key`.
-    pub fn remove(&mut self, key: &str) {
-        self.changed |= self.entries.remove(key).is_some();
-    }
-}
-
-/// A plan in progress, handed to [`Resource::plan`] after the default plan has been made.
-///
-/// Change [`planned_state`](Self::planned_state) (raw, or typed with
-/// [`set_planned`](Self::set_planned)) and [`requires_replace`](Self::requires_replace) as
-/// needed.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    prior_state: Value,
-    proposed_new_state: Value,
-    config: Value,
-    ty: Type,
-    client: ClientCapabilities,
-    /// What Terraform will show and apply.
-    pub planned_state: Value,
-    /// Attributes whose change replaces the resource; empty for an update in place.
-    pub requires_replace: Vec<AttributePath>,
-    /// Provider-private data: what the plan stores here reaches apply.
-    pub private: PrivateState,
-}
-
-impl Plan {
-    /// Null when the resource is being created.
-    pub fn prior_state(&self) -> &Value {
-        &self.prior_state
-    }
-
-    /// What Terraform proposed: the configuration with prior values kept for computed
-    /// attributes it leaves unset.
-    pub fn proposed_new_state(&self) -> &Value {
-        &self.proposed_new_state
-    }
-
-    /// The configuration (may contain unknown values).
-    pub fn config(&self) -> &Value {
-        &self.config
-    }
-
-    /// Whether Terraform accepts a deferred plan ([`Diagnostics::deferred`]) this time.
-    pub fn deferral_allowed(&self) -> bool {
-        self.client.deferral_allowed
-    }
-
-    /// Whether the resource is being created (there is no prior state).
-    pub fn is_create(&self) -> bool {
-        self.prior_state.is_null()
-    }
-
-    /// Whether the plan replaces the resource (something in [`requires_replace`](Self::requires_replace) changed).
-    pub fn is_replace(&self) -> bool {
-        !self.requires_replace.is_empty()
-    }
-
-    /// Reads the planned state into the resource's state type.
-    pub fn planned<T: DeserializeOwned>(&self) -> Result<T> {
-        Ok(from_value(&self.planned_state)?)
-    }
-
-    /// Reads the prior state (null on create: read it into an `Option`).
-    pub fn prior<T: DeserializeOwned>(&self) -> Result<T> {
-        Ok(from_value(&self.prior_state)?)
-    }
-
-    /// Replaces the planned state with `state`, fitted to the schema.
-    pub fn set_planned<T: Serialize>(&mut self, state: &T) -> Result<()> {
-        self.planned_state = conform(to_value(state)?, &self.ty)?;
-        Ok(())
-    }
-
-    /// The planned value of a top-level attribute (null when there is no such attribute).
-    pub fn attribute(&self, name: &str) -> &Value {
-        self.planned_state.attr(name).unwrap_or(&Value::Null)
-    }
-
-    /// Sets the planned value of a top-level attribute.
-    pub fn set_attribute(&mut self, name: &str, value: Value) -> Result<()> {
-        match &mut self.planned_state {
-            Value::Object(attrs) if attrs.contains_key(name) => {
-                attrs.insert(name.to_string(), value);
-                Ok(())
-            }
-            _ => Err(Diagnostics::error(
-                "Invalid plan",
-                format!(
-                    "The provider tried to plan attribute {name:?}, which the schema does not have."
-                ),
-            )),
-        }
-    }
-
-    /// Whether a top-level attribute's planned value differs from its prior value.
-    pub fn changed(&self, name: &str) -> bool {
-        let prior = self.prior_state.attr(name).unwrap_or(&Value::Null);
-        !crate::value::same_value(prior, self.attribute(name))
     }
 }
 
@@ -910,50 +700,4 @@ fn planned_identity<S: DeserializeOwned>(
         .ok()
         .and_then(|state| identity.identity_value(&state).ok().flatten());
     computed.unwrap_or_else(|| identity.schema().unknown())
-}
-
-/// A `Validate*Config` answer for any kind of type: every attribute's validators over the
-/// configuration, then the type's own checks, `own`; the problems of both, in that order.
-pub(crate) fn validate_config(
-    schema: &Schema,
-    config: &Value,
-    own: impl FnOnce() -> Result<()>,
-) -> Vec<Diagnostic> {
-    let mut problems = Vec::new();
-    run_validators(Shape::of(schema), config, &AttributePath::root(), &mut problems);
-    problems.extend(own().err().map(Diagnostics::into_vec).unwrap_or_default());
-    problems
-}
-
-/// The type named `type_name` among a provider's types of one kind (`all`), or the diagnostic
-/// that names the ones it has.
-pub(crate) fn find_type<'a, T: ?Sized>(
-    kind: &str,
-    all: &'a [Box<T>],
-    type_name: &str,
-    name_of: impl Fn(&T) -> &str,
-) -> std::result::Result<&'a T, Diagnostic> {
-    match all.iter().map(Box::as_ref).find(|t| name_of(t) == type_name) {
-        Some(t) => Ok(t),
-        None => {
-            let known: Vec<&str> = all.iter().map(|t| name_of(t)).collect();
-            Err(crate::server::unknown_type(kind, type_name, &known))
-        }
-    }
-}
-
-/// Serializes a state the provider returned, fits it to the schema type, and refuses
-/// unknowns: what Terraform stores must be wholly known.
-pub(crate) fn known_state<S: Serialize>(state: &S, ty: &Type, operation: &str) -> Result<Value> {
-    let value = conform(to_value(state)?, ty)?;
-    if let Some(path) = first_unknown(&value, &AttributePath::root()) {
-        return Err(Diagnostics::from(
-            Diagnostic::error(
-                "Provider returned an unknown value",
-                format!("After {operation}, {path} is still unknown; the provider must set every computed attribute. This is a bug in the provider."),
-            )
-            .at(path),
-        ));
-    }
-    Ok(value)
 }

@@ -51,6 +51,10 @@
 //! assert!(renamed.replaced);
 //! ```
 
+mod action;
+mod ephemeral;
+mod list;
+
 use std::fmt;
 
 use serde::de::DeserializeOwned;
