@@ -11,12 +11,14 @@ pub mod conform;
 mod diagnostic;
 pub mod flat;
 mod path;
+mod rpc;
 pub mod schema;
 mod types;
 mod value;
 
 pub use diagnostic::{Diagnostic, Severity, has_errors};
 pub use path::{AttributePath, PathStep};
+pub use rpc::{ClientCapabilities, DeferredReason};
 pub use types::{ObjectType, Type, TypeError};
 pub use value::{DynamicValue, Number, NumberBound, Refinements, Value};
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! with the schema they belong to.
 
 use terrarium_model::{AttributePath, Diagnostic, Type};
+pub use terrarium_model::{ClientCapabilities, DeferredReason};
 
 /// A value as Terraform sends it: msgpack, or JSON, or neither (null).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -23,20 +24,6 @@ pub struct RawState {
     pub json: Vec<u8>,
     /// The legacy SDK's flat map format; only very old states have it.
     pub flatmap: Vec<(String, String)>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClientCapabilities {
-    pub deferral_allowed: bool,
-    pub write_only_attributes_allowed: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeferredReason {
-    Unknown,
-    ResourceConfigUnknown,
-    ProviderConfigUnknown,
-    AbsentPrerequisite,
 }
 
 #[derive(Clone, Debug, Default)]
