@@ -215,7 +215,21 @@ pub enum FlatSchemaError {
     Shared { child: u32 },
     #[error("block {block}: attribute {name:?} needs exactly one of a type and nested attributes")]
     AttributeKind { block: usize, name: String },
+    #[error(
+        "block {block} is nested {depth} levels deep, deeper than the limit of {limit} levels of \
+         nested blocks and nested attributes; flatten the schema"
+    )]
+    TooDeep { block: u32, depth: usize, limit: usize },
 }
+
+/// Blocks and nested attribute objects nest no deeper than this below the root block.
+///
+/// Each level adds at most two levels to the values of the schema (a collection and the object
+/// inside it), so a maximal schema uses 64 levels of its values: half of the 128 levels the
+/// host's codec decodes (and a quarter of this module's [`MAX_DEPTH`]), leaving the rest to
+/// attribute types. Terraform's own providers nest a handful of levels; a
+/// deeper schema is refused when it is loaded, before anything walks it.
+pub const MAX_SCHEMA_DEPTH: usize = 32;
 
 /// Flattens a block tree, root first.
 pub fn flatten_block(block: &Block) -> Vec<FlatBlock> {
@@ -262,13 +276,17 @@ fn push_attribute(a: &Attribute, out: &mut Vec<FlatBlock>) -> FlatAttribute {
     }
 }
 
-/// Rebuilds a block tree; refuses references that are out of range, backward or shared.
+/// Rebuilds a block tree; refuses references that are out of range, backward or shared, and
+/// nesting deeper than [`MAX_SCHEMA_DEPTH`] (checked in one pass before the tree is built, so
+/// the recursive build and every later walk of the schema stay within that many levels).
 pub fn unflatten_block(blocks: Vec<FlatBlock>) -> Result<Block, FlatSchemaError> {
     if blocks.is_empty() {
         return Err(FlatSchemaError::Empty);
     }
     let mut used = vec![false; blocks.len()];
     used[0] = true;
+    // Children come after their parent, so one forward pass knows every parent's depth.
+    let mut depth = vec![0usize; blocks.len()];
     for (parent, b) in blocks.iter().enumerate() {
         let children = b
             .attributes
@@ -282,6 +300,14 @@ pub fn unflatten_block(blocks: Vec<FlatBlock>) -> Result<Block, FlatSchemaError>
             }
             if std::mem::replace(&mut used[c], true) {
                 return Err(FlatSchemaError::Shared { child });
+            }
+            depth[c] = depth[parent] + 1;
+            if depth[c] > MAX_SCHEMA_DEPTH {
+                return Err(FlatSchemaError::TooDeep {
+                    block: child,
+                    depth: depth[c],
+                    limit: MAX_SCHEMA_DEPTH,
+                });
             }
         }
     }
@@ -394,6 +420,53 @@ mod tests {
         let flat = flatten_block(&block);
         assert_eq!(flat.len(), 3);
         assert_eq!(unflatten_block(flat).unwrap(), block);
+    }
+
+    /// A chain of `n` blocks, each the only nested block of the one before.
+    fn chain(n: u32) -> Vec<FlatBlock> {
+        (0..n)
+            .map(|i| FlatBlock {
+                block_types: if i + 1 < n {
+                    vec![FlatNestedBlock {
+                        type_name: "inner".into(),
+                        block: i + 1,
+                        nesting: BlockNesting::List,
+                        min_items: 0,
+                        max_items: 0,
+                    }]
+                } else {
+                    vec![]
+                },
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn schemas_nest_up_to_the_limit_and_no_deeper() {
+        let limit = MAX_SCHEMA_DEPTH as u32;
+        assert!(unflatten_block(chain(limit + 1)).is_ok());
+        assert_eq!(
+            unflatten_block(chain(limit + 2)).unwrap_err(),
+            FlatSchemaError::TooDeep {
+                block: limit + 1,
+                depth: MAX_SCHEMA_DEPTH + 1,
+                limit: MAX_SCHEMA_DEPTH
+            }
+        );
+        // Deep enough to overflow any stack if it were walked recursively.
+        assert!(matches!(unflatten_block(chain(1_000_000)), Err(FlatSchemaError::TooDeep { .. })));
+        // A maximal schema's values still fit the value depth limit.
+        let block = unflatten_block(chain(limit + 1)).unwrap();
+        let mut depth = 0;
+        let mut ty = block.implied_type();
+        while let crate::Type::Object(o) = ty {
+            let Some(inner) = o.attributes.into_values().next() else { break };
+            let crate::Type::List(element) = inner else { break };
+            ty = *element;
+            depth += 2;
+        }
+        assert!(depth <= MAX_DEPTH / 2, "{depth}");
     }
 
     #[test]
