@@ -14,10 +14,12 @@
 //! * [`runtime`]: wasmtime: load, instantiate, call, trap -> diagnostic.
 //! * [`reload`]: `terrarium dev`'s hot reload: file watching and the atomic swap of builds.
 //! * [`cli`]: the `terrarium` commands.
+//! * [`guest_text`]: guest text made safe (and capped) for terminals and logs.
 
 pub mod cli;
 pub mod codec;
 pub mod dispatch;
+pub mod guest_text;
 pub mod logging;
 pub mod plugin;
 pub mod proto;

@@ -8,6 +8,7 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{Provider, Subject, client_capabilities, deferred_from_wit, known_type};
+use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, ProgressSink, guest};
 
 const KIND: &str = "action";
@@ -75,6 +76,8 @@ impl Provider {
             let progress = events.clone();
             let report = Box::new(move |message: String| {
                 let progress = progress.clone();
+                let message =
+                    guest_text::for_people(&message, Lines::Single, guest_text::MAX_PROGRESS_BYTES);
                 // A consumer that has gone away misses nothing it could still show.
                 async move {
                     let _ = progress.send(ActionEvent::Progress(message)).await;

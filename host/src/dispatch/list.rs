@@ -10,6 +10,7 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{Knownness, Provider, Subject, encode_checked, known_type};
+use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, ListSink, guest, wit_streams};
 
 const KIND: &str = "list resource";
@@ -145,5 +146,10 @@ fn list_event(types: &ItemTypes, item: wit_streams::ListItem) -> ListEvent {
         .filter(|_| types.include_resource_object),
         None => None,
     };
-    ListEvent { identity, display_name: item.display_name, resource_object, diagnostics }
+    let display_name = guest_text::for_people(
+        &item.display_name,
+        Lines::Single,
+        guest_text::MAX_DISPLAY_NAME_BYTES,
+    );
+    ListEvent { identity, display_name, resource_object, diagnostics }
 }

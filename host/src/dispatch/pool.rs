@@ -11,6 +11,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use wasmtime::Store;
 
 use super::{Provider, Subject, guest_error_diagnostic, types};
+use crate::guest_text::{self, Lines};
 use crate::runtime::{self, GuestError, GuestInstance, HostState, guest};
 
 /// The instances of one provider and the configuration they must see.
@@ -205,7 +206,9 @@ impl Provider {
             {
                 Ok(None) => stopped.push(pooled),
                 Ok(Some(text)) => {
-                    first_error.get_or_insert(text);
+                    first_error.get_or_insert_with(|| {
+                        guest_text::for_people(&text, Lines::Multi, guest_text::MAX_DETAIL_BYTES)
+                    });
                     stopped.push(pooled);
                 }
                 Err(e) => {

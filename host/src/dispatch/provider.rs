@@ -7,6 +7,7 @@ use wasmtime::Store;
 
 use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
 use super::{Knownness, Provider, Subject, client_capabilities, encode_checked};
+use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, guest};
 
 impl Provider {
@@ -137,7 +138,10 @@ impl Provider {
                     None,
                 ),
             },
-            Ok(Err(e)) => fail(e.text, e.argument.map(i64::from)),
+            Ok(Err(e)) => fail(
+                guest_text::for_people(&e.text, Lines::Multi, guest_text::MAX_FUNCTION_ERROR_BYTES),
+                e.argument.map(i64::from),
+            ),
             Err(diags) => fail(
                 diags
                     .iter()

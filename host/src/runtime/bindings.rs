@@ -159,8 +159,10 @@ pub fn path_from_wit(path: Vec<wit::PathStep>) -> AttributePath {
     )
 }
 
+/// A guest's diagnostics, made safe to show and capped ([`crate::guest_text::diagnostics`]):
+/// every guest diagnostic enters the host here.
 pub fn diagnostics_from_wit(diags: Vec<wit::Diagnostic>) -> Vec<Diagnostic> {
-    diags
+    let diags = diags
         .into_iter()
         .map(|d| Diagnostic {
             severity: match d.severity {
@@ -171,7 +173,8 @@ pub fn diagnostics_from_wit(diags: Vec<wit::Diagnostic>) -> Vec<Diagnostic> {
             detail: d.detail,
             attribute: path_from_wit(d.attribute),
         })
-        .collect()
+        .collect();
+    crate::guest_text::diagnostics(diags)
 }
 
 pub fn client_capabilities(
@@ -183,9 +186,16 @@ pub fn client_capabilities(
 
 // ---- schemas ----
 
+/// Descriptions and deprecation messages reach people (Terraform prints deprecations as
+/// warnings, documentation tools print descriptions).
+fn schema_text(text: &str) -> String {
+    use crate::guest_text::{Lines, MAX_DETAIL_BYTES, for_people};
+    for_people(text, Lines::Multi, MAX_DETAIL_BYTES)
+}
+
 fn description_from_wit(d: wit::Description) -> Description {
     Description {
-        text: d.text,
+        text: schema_text(&d.text),
         kind: match d.kind {
             wit::TextKind::Plain => TextKind::Plain,
             wit::TextKind::Markdown => TextKind::Markdown,
@@ -219,7 +229,7 @@ fn attribute_from_wit(block: usize, a: wit::Attribute) -> Result<FlatAttribute, 
             sensitive: a.sensitive,
             write_only: a.write_only,
             deprecated: a.deprecated,
-            deprecation_message: a.deprecation_message,
+            deprecation_message: schema_text(&a.deprecation_message),
         },
         nested,
     })
@@ -251,7 +261,7 @@ fn block_from_wit(index: usize, b: wit::Block) -> Result<FlatBlock, ConvertError
             .collect(),
         description: description_from_wit(b.description),
         deprecated: b.deprecated,
-        deprecation_message: b.deprecation_message,
+        deprecation_message: schema_text(&b.deprecation_message),
     })
 }
 
@@ -303,7 +313,7 @@ fn function_from_wit(f: wit::Function) -> Result<(String, Function), ConvertErro
             return_type: Type::from_json(&f.return_)?,
             summary: f.summary,
             description: description_from_wit(f.description),
-            deprecation_message: f.deprecation_message,
+            deprecation_message: schema_text(&f.deprecation_message),
         })
     };
     let function = convert().map_err(|e| ConvertError::Other(format!("function {name:?}: {e}")))?;

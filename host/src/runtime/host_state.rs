@@ -17,6 +17,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::RuntimeSettings;
 use super::bindings::{wit, wit_log};
+use crate::guest_text::{self, Lines};
 use crate::sandbox::Access;
 use crate::sandbox::http::HttpPolicy;
 
@@ -213,19 +214,10 @@ fn level_of(level: wit_log::Level) -> tracing::Level {
     }
 }
 
-/// Guest log records can be arbitrarily large; keep one record within Terraform's 64 KiB
-/// stderr line buffer so it is never split into fragments.
-const MAX_LOG_FIELD_BYTES: usize = 16 * 1024;
-
-fn truncated(s: String) -> String {
-    if s.len() <= MAX_LOG_FIELD_BYTES {
-        return s;
-    }
-    let mut end = MAX_LOG_FIELD_BYTES;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…(truncated)", &s[..end])
+/// A guest's log text on one line, control characters written out, within the log limit:
+/// a newline in a guest message must not forge a record in a `TF_LOG` file.
+fn log_text(s: &str) -> String {
+    guest_text::for_people(s, Lines::Single, guest_text::MAX_LOG_BYTES)
 }
 
 /// The `types` interface declares no functions.
@@ -247,10 +239,10 @@ impl wit_log::Host for HostState {
             .map(|f| {
                 let value =
                     serde_json::from_str(&f.value).unwrap_or(serde_json::Value::String(f.value));
-                (truncated(f.key), value)
+                (log_text(&f.key), guest_text::log_value(value))
             })
             .collect();
-        crate::logging::emit(level, &self.module, &truncated(message), &fields);
+        crate::logging::emit(level, &self.module, &log_text(&message), &fields);
     }
 }
 
@@ -308,7 +300,7 @@ impl GuestOutput {
                 crate::logging::emit(
                     tracing::Level::DEBUG,
                     &state.module,
-                    text.trim_end(),
+                    &log_text(text.trim_end()),
                     &[("stream".to_string(), serde_json::Value::from("guest-output"))],
                 );
                 if b != b'\n' {

@@ -27,6 +27,7 @@ use bindings::{TerrariumProvider, TerrariumProviderPre};
 pub use host_state::{GuestOutput, HostState, LimitHit};
 pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
 
+use crate::guest_text::{self, Lines};
 use crate::sandbox::{self, Sandbox};
 
 /// Limits and settings that apply to every instance.
@@ -513,7 +514,15 @@ fn classify(
     if let Some(hit) = hit {
         return GuestError::Limit { hit };
     }
-    GuestError::Trap { message: format!("{err:#}"), output: output.tail() }
+    // Both are the guest's text (a panic message, symbol names in the backtrace).
+    GuestError::Trap {
+        message: guest_text::for_people(
+            &format!("{err:#}"),
+            Lines::Multi,
+            guest_text::MAX_DETAIL_BYTES,
+        ),
+        output: guest_text::for_people(&output.tail(), Lines::Multi, guest_text::MAX_DETAIL_BYTES),
+    }
 }
 
 /// One live instance of the provider. It serves one call at a time; after a trap it must be
