@@ -7,7 +7,7 @@ use std::fmt;
 use terrarium_model::{AttributePath, PathStep, Refinements, Type, Value};
 
 use super::number;
-use super::{MAX_DEPTH, Walk, index_step, type_fits_depth};
+use super::{MAX_DEPTH, MAX_STRING_BYTES, Walk, index_step, type_fits_depth};
 
 /// One way a value fails to conform to its type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,9 +87,21 @@ impl Checker {
 
     fn known(&mut self, value: &Value, ty: &Type) {
         match (ty, value) {
-            (Type::String, Value::String(_)) | (Type::Bool, Value::Bool(_)) => {}
+            (Type::String, Value::String(s)) => {
+                if s.len() > MAX_STRING_BYTES {
+                    self.report(format!(
+                        "the string is {} bytes long, more than Terrarium's limit of {} for one string \
+                         (Terraform keeps every string of its state in memory several times over)",
+                        s.len(),
+                        crate::sandbox::ByteSize(MAX_STRING_BYTES as u64)
+                    ));
+                }
+            }
+            (Type::Bool, Value::Bool(_)) => {}
             (Type::Number, Value::Number(n)) => {
-                if let Some(reason) = number::invalid_number_reason(n) {
+                if let Some(reason) =
+                    number::invalid_number_reason(n).or_else(|| number::unstorable_number_reason(n))
+                {
                     self.report(reason);
                 }
             }

@@ -31,6 +31,11 @@ pub use msgpack::{decode_msgpack, encode_msgpack};
 /// says. Unoptimised builds use a few KiB of stack per level.
 pub const MAX_DEPTH: usize = 128;
 
+/// The longest string a provider may return in a value (state, plans, results), in bytes.
+/// Terraform holds each string of its state several times over while it plans (a 120 MiB
+/// string took it to 4.6 GiB), so a value with a longer one is refused, naming the attribute.
+pub const MAX_STRING_BYTES: usize = 16 << 20;
+
 /// cty refuses refinement payloads longer than this (an abuse guard); so do we, and we never
 /// write longer ones.
 pub const MAX_REFINEMENT_BYTES: usize = 1024;

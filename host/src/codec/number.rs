@@ -151,6 +151,11 @@ impl Decimal {
         self.digits.len() as i64 + self.exp
     }
 
+    /// The power of ten of the leading digit (`1234` is 3, `0.05` is -2); 0 for zero.
+    fn magnitude(&self) -> i64 {
+        if self.digits.is_empty() { 0 } else { self.exp + self.digits.len() as i64 - 1 }
+    }
+
     fn to_i64(&self) -> Option<i64> {
         if self.is_zero() {
             return Some(0);
@@ -240,6 +245,42 @@ pub(crate) fn invalid_number_reason(n: &Number) -> Option<String> {
         Number::Float(_) => None,
         Number::Decimal(t) => Decimal::parse(t).is_none().then(|| format!("{t:?} is not a number")),
     }
+}
+
+/// Why a valid number cannot be a known value in state or a result: Terraform's JSON state has
+/// no infinities, and its `big.Float` turns far too large or small decimals into one (or 0).
+/// (Refinement bounds may be infinite; they never reach the state.)
+pub(crate) fn unstorable_number_reason(n: &Number) -> Option<String> {
+    match n {
+        Number::Float(f) if f.is_infinite() => Some(format!(
+            "{} is not a number Terraform can store (its state is JSON, which has no infinity)",
+            if *f > 0.0 { "+Inf" } else { "-Inf" }
+        )),
+        Number::Int(_) | Number::Float(_) => None,
+        Number::Decimal(t) => match Decimal::parse(t) {
+            Some(d) if d.magnitude().abs() > MAX_STORED_MAGNITUDE => Some(format!(
+                "{} is too large or too small for Terraform, which turns it into an infinity or zero; \
+                 numbers must lie within 1e-{MAX_STORED_MAGNITUDE} to 1e{MAX_STORED_MAGNITUDE}",
+                short(t)
+            )),
+            _ => None,
+        },
+    }
+}
+
+/// The decimal magnitudes a returned number may have. Terraform parses numbers into Go's
+/// `big.Float`, whose binary exponent is an `int32`: beyond about 10^646456992 a number becomes
+/// an infinity (and Terraform then fails writing its state), below the reciprocal it becomes 0.
+/// This bound is far inside both and far beyond any real quantity.
+const MAX_STORED_MAGNITUDE: i64 = 100_000_000;
+
+/// The start of a long number's text, for messages.
+fn short(text: &str) -> String {
+    if text.len() <= 40 {
+        return text.to_string();
+    }
+    let end = (0..=40).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    format!("{}…", &text[..end])
 }
 
 pub(crate) fn wire_form(n: &Number) -> Result<WireNumber, String> {
@@ -370,6 +411,26 @@ pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_terraform_cannot_store_are_invalid() {
+        for n in [
+            Number::Float(f64::INFINITY),
+            Number::Float(f64::NEG_INFINITY),
+            Number::Decimal("1e999999999".into()),
+            Number::Decimal("-1e-999999999".into()),
+        ] {
+            assert_eq!(invalid_number_reason(&n), None, "{n:?}");
+            assert!(unstorable_number_reason(&n).is_some(), "{n:?}");
+        }
+        for n in [
+            Number::Float(1.5),
+            Number::Decimal("1e400".into()),
+            Number::Decimal("-3e-9000".into()),
+        ] {
+            assert_eq!(unstorable_number_reason(&n), None, "{n:?}");
+        }
+    }
 
     #[test]
     fn parses_and_normalises_decimal_text() {

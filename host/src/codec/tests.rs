@@ -163,7 +163,10 @@ proptest! {
 
     #[test]
     fn msgpack_round_trips_every_value((ty, value) in arb_typed_value(true)) {
-        prop_assert_eq!(check(&value, &ty), vec![]);
+        // msgpack carries infinities, which a provider may not return (Terraform's JSON
+        // state cannot hold them): the check reports those and nothing else.
+        let found = check(&value, &ty);
+        prop_assert!(found.iter().all(|m| m.message.contains("Terraform can store")), "{:?}", found);
         let bytes = encode_msgpack(&value, &ty).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let back = decode_msgpack(&bytes, &ty).map_err(|e| TestCaseError::fail(format!("{e} in {bytes:02x?}")))?;
         prop_assert_eq!(back, value);
