@@ -172,6 +172,7 @@ pub fn apply_grants(settings: &mut RuntimeSettings, grants: Grants) {
     if let Some(timeout) = grants.limits.timeout {
         settings.call_timeout = timeout;
     }
+    settings.max_total_memory_bytes = usize::try_from(grants.total_memory()).unwrap_or(usize::MAX);
     tracing::debug!(
         http = grants.http.len(),
         dirs = grants.dirs.len(),

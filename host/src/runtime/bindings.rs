@@ -39,6 +39,89 @@ pub const WORLD_VERSION: &str = "0.2.0";
 /// The name under which a component exports the provider interface.
 pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.0";
 
+/// A function of the provider interface whose signature differs from the one this host was
+/// built for: its name and wasmtime's reason.
+#[derive(Debug)]
+pub struct SignatureMismatch {
+    pub function: &'static str,
+    pub reason: String,
+}
+
+/// Checks the component's provider interface, function by function, against the signatures
+/// of the WIT this host was built with. A component that claims the same WIT version but was
+/// built from a changed WIT would otherwise fail at instantiation with an error that names no
+/// function (and looks like a crash).
+///
+/// This mirrors the `provider` interface of `wit/provider.wit`: a signature changed there must
+/// be changed here (no component loads until it is), and a new function belongs here too.
+pub fn check_provider_signatures<T>(
+    pre: &wasmtime::component::InstancePre<T>,
+) -> Result<(), SignatureMismatch> {
+    use wasmtime::component::Resource;
+    let component = pre.component();
+    let Some((_, interface)) = component.get_export(None, PROVIDER_EXPORT) else {
+        // check_world_version reports a missing interface.
+        return Ok(());
+    };
+    // `instance_type` and `typecheck` are what wasmtime's generated bindings use (hidden from
+    // its docs); wasmtime is pinned, so they cannot move under us.
+    let cx = pre.instance_type();
+    macro_rules! signatures {
+        ($($name:literal: ($($p:ty),*) -> $r:ty;)*) => {
+            $(check_signature(component, &interface, $name, |f| {
+                f.typecheck::<($($p,)*), ($r,)>(&cx)
+            })?;)*
+        };
+    }
+    signatures! {
+        "get-schema": () -> wit::ProviderSchema;
+        "validate-provider-config": (wit::Value) -> Vec<wit::Diagnostic>;
+        "validate-resource-config": (String, wit::Value, wit::ClientCapabilities) -> Vec<wit::Diagnostic>;
+        "validate-data-source-config": (String, wit::Value) -> Vec<wit::Diagnostic>;
+        "configure": (guest::ConfigureRequest) -> Vec<wit::Diagnostic>;
+        "read-resource": (guest::ReadResourceRequest) -> guest::ReadResourceResponse;
+        "plan-resource-change": (guest::PlanResourceChangeRequest) -> guest::PlanResourceChangeResponse;
+        "apply-resource-change": (guest::ApplyResourceChangeRequest) -> guest::ApplyResourceChangeResponse;
+        "import-resource-state": (guest::ImportResourceStateRequest) -> guest::ImportResourceStateResponse;
+        "upgrade-resource-state": (guest::UpgradeResourceStateRequest) -> guest::UpgradeResourceStateResponse;
+        "upgrade-resource-identity": (guest::UpgradeResourceIdentityRequest) -> guest::UpgradeResourceIdentityResponse;
+        "move-resource-state": (guest::MoveResourceStateRequest) -> guest::MoveResourceStateResponse;
+        "generate-resource-config": (String, wit::Value) -> guest::GenerateResourceConfigResponse;
+        "read-data-source": (guest::ReadDataSourceRequest) -> guest::ReadDataSourceResponse;
+        "validate-ephemeral-resource-config": (String, wit::Value) -> Vec<wit::Diagnostic>;
+        "open-ephemeral-resource": (guest::OpenEphemeralResourceRequest) -> guest::OpenEphemeralResourceResponse;
+        "renew-ephemeral-resource": (String, Option<Vec<u8>>) -> guest::RenewEphemeralResourceResponse;
+        "close-ephemeral-resource": (String, Option<Vec<u8>>) -> Vec<wit::Diagnostic>;
+        "validate-list-resource-config": (String, wit::Value) -> Vec<wit::Diagnostic>;
+        "list-resource": (guest::ListResourceRequest, Resource<super::streams::ListSink>) -> Vec<wit::Diagnostic>;
+        "validate-action-config": (String, wit::Value) -> Vec<wit::Diagnostic>;
+        "plan-action": (guest::ActionRequest) -> guest::PlanActionResponse;
+        "invoke-action": (guest::ActionRequest, Resource<super::streams::ProgressSink>) -> Vec<wit::Diagnostic>;
+        "call-function": (String, Vec<wit::Value>) -> Result<wit::Value, guest::FunctionError>;
+        "stop": () -> Option<String>;
+    }
+    Ok(())
+}
+
+/// Checks one function of the provider interface with `typecheck`.
+fn check_signature(
+    component: &wasmtime::component::Component,
+    interface: &wasmtime::component::ComponentExportIndex,
+    function: &'static str,
+    typecheck: impl FnOnce(&wasmtime::component::types::ComponentFunc) -> wasmtime::Result<()>,
+) -> Result<(), SignatureMismatch> {
+    use wasmtime::component::types::ComponentItem;
+    let reason = match component.get_export(Some(interface), function) {
+        Some((ComponentItem::ComponentFunc(f), _)) => match typecheck(&f) {
+            Ok(()) => return Ok(()),
+            Err(e) => format!("{e:#}"),
+        },
+        Some(_) => "it is not a function".to_string(),
+        None => "it is missing".to_string(),
+    };
+    Err(SignatureMismatch { function, reason })
+}
+
 /// A value, schema or diagnostic from the guest that cannot be understood.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {

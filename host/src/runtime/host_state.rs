@@ -40,7 +40,11 @@ pub struct HostState {
 impl HostState {
     /// The store data for a new instance, with exactly what the grants allow. Fails when a
     /// granted directory cannot be opened.
-    pub fn new(settings: &RuntimeSettings, output: &GuestOutput) -> Result<HostState, String> {
+    pub fn new(
+        settings: &RuntimeSettings,
+        output: &GuestOutput,
+        shared_memory: &Arc<MemoryBudget>,
+    ) -> Result<HostState, String> {
         let sandbox = &settings.sandbox;
         // Deny by default: no arguments, no network sockets (the default socket check refuses
         // every address and name lookups are off), stdin empty; only granted directories and
@@ -81,17 +85,27 @@ impl HostState {
             max_memory_bytes: settings.max_memory_bytes,
             max_table_elements: settings.max_table_elements,
             exceeded: None,
+            shared: shared_memory.clone(),
+            reserved: 0,
+            pending: 0,
         };
         let http_policy = HttpPolicy::new(
             &sandbox.grants().http,
             sandbox.max_http_response(),
             &settings.log_module,
         );
+        // Host memory the guest can make the host hold: every WASI handle (header maps,
+        // requests, responses, streams, pollables) is an entry of this table, and no header map
+        // grows past its own limit, so header maps alone stay within 32 MiB per instance.
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(MAX_HOST_RESOURCES);
+        let mut http = WasiHttpCtx::new();
+        http.set_field_size_limit(MAX_HEADER_MAP_BYTES);
         Ok(HostState {
             wasi,
-            http: WasiHttpCtx::new(),
+            http,
             http_policy,
-            table: ResourceTable::new(),
+            table,
             limits,
             budget: super::CallBudget { deadline: std::time::Instant::now(), stop_generation: 0 },
             waited_for_consumer: Arc::default(),
@@ -132,13 +146,71 @@ impl ConsumerWait {
     }
 }
 
+/// The most host resources (WASI handles: header maps, HTTP requests and responses, body
+/// streams, pollables, ...) one instance may hold at once.
+pub const MAX_HOST_RESOURCES: usize = 1024;
+/// The largest header map (`wasi:http` fields) a guest may build, in bytes of host memory
+/// (wasmtime's estimate: names and values plus a few dozen bytes per entry). Requests are
+/// rarely above 8 KiB of headers.
+pub const MAX_HEADER_MAP_BYTES: usize = 32 * 1024;
+
 /// A limit a guest ran into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LimitHit {
     /// Linear memory would have grown past this many bytes.
     Memory { limit: usize },
+    /// The instances of the provider together would have held more memory than this.
+    TotalMemory { limit: usize },
     /// A table would have grown past this many elements.
     TableElements { limit: usize },
+    /// The instance would have held more host resources than this.
+    HostResources { limit: usize },
+    /// A `wasi:http` header map would have grown past this many bytes.
+    HeaderMap { limit: usize },
+    /// One call would have copied more data between guest and host than wasmtime allows.
+    Transfer,
+    /// The instance would have held more component-model handles than wasmtime allows.
+    Handles,
+}
+
+/// Linear memory all instances of one runtime hold together, against one limit: each
+/// instance reserves what it grows by and gives it back when it is dropped, so a provider
+/// process cannot hold more than the `total_memory` grant however many calls run at once.
+#[derive(Debug)]
+pub struct MemoryBudget {
+    used: std::sync::atomic::AtomicUsize,
+    limit: usize,
+}
+
+impl MemoryBudget {
+    pub fn new(limit: usize) -> MemoryBudget {
+        MemoryBudget { used: std::sync::atomic::AtomicUsize::new(0), limit }
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Bytes reserved now by all instances.
+    pub fn used(&self) -> usize {
+        self.used.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn reserve(&self, bytes: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(bytes).filter(|&total| total <= self.limit)
+            })
+            .is_ok()
+    }
+
+    fn release(&self, bytes: usize) {
+        use std::sync::atomic::Ordering;
+        let _ = self.used.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+            Some(used.saturating_sub(bytes))
+        });
+    }
 }
 
 /// The store's resource limiter: wasmtime's [`StoreLimits`], plus a record of which limit a
@@ -149,6 +221,18 @@ pub struct GuestLimits {
     max_memory_bytes: usize,
     max_table_elements: usize,
     exceeded: Option<LimitHit>,
+    /// The provider's memory budget, shared by all its instances.
+    shared: Arc<MemoryBudget>,
+    /// What this instance has reserved from `shared`.
+    reserved: usize,
+    /// The last reservation, given back if that growth then fails.
+    pending: usize,
+}
+
+impl Drop for GuestLimits {
+    fn drop(&mut self) {
+        self.shared.release(self.reserved);
+    }
 }
 
 impl GuestLimits {
@@ -168,10 +252,28 @@ impl ResourceLimiter for GuestLimits {
         if desired > self.max_memory_bytes {
             self.exceeded = Some(LimitHit::Memory { limit: self.max_memory_bytes });
         }
-        self.inner.memory_growing(current, desired, maximum)
+        if !self.inner.memory_growing(current, desired, maximum)? {
+            return Ok(false);
+        }
+        let growth = desired.saturating_sub(current);
+        if !self.shared.reserve(growth) {
+            let limit = self.shared.limit();
+            self.exceeded = Some(LimitHit::TotalMemory { limit });
+            // As StoreLimits does with trap_on_grow_failure: the guest cannot carry on.
+            wasmtime::bail!(
+                "the provider's instances together would hold more than {} of memory",
+                crate::sandbox::ByteSize(limit as u64)
+            );
+        }
+        self.reserved += growth;
+        self.pending = growth;
+        Ok(true)
     }
 
     fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.shared.release(pending);
+        self.reserved = self.reserved.saturating_sub(pending);
         self.inner.memory_grow_failed(error)
     }
 

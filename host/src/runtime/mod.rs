@@ -24,7 +24,9 @@ pub use bindings::{
     value_from_wit, value_to_wit, wit, wit_streams,
 };
 use bindings::{TerrariumProvider, TerrariumProviderPre};
-pub use host_state::{GuestOutput, HostState, LimitHit};
+pub use host_state::{
+    GuestOutput, HostState, LimitHit, MAX_HEADER_MAP_BYTES, MAX_HOST_RESOURCES, MemoryBudget,
+};
 pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
 
 use crate::guest_text::{self, Lines};
@@ -35,6 +37,9 @@ use crate::sandbox::{self, Sandbox};
 pub struct RuntimeSettings {
     /// Linear memory an instance may grow to.
     pub max_memory_bytes: usize,
+    /// Linear memory all instances of one loaded component may hold together (never less
+    /// than `max_memory_bytes`).
+    pub max_total_memory_bytes: usize,
     /// Core instances one component instance may create (a store limit).
     pub max_instances: usize,
     /// Component instances one provider keeps alive at most: one serves one call at a time,
@@ -64,6 +69,7 @@ impl Default for RuntimeSettings {
     fn default() -> Self {
         RuntimeSettings {
             max_memory_bytes: sandbox::grants::DEFAULT_MEMORY as usize,
+            max_total_memory_bytes: sandbox::grants::DEFAULT_TOTAL_MEMORY as usize,
             max_instances: 32,
             instance_pool_size: DEFAULT_INSTANCE_POOL_SIZE,
             max_tables: 32,
@@ -105,6 +111,19 @@ pub enum LoadError {
          (its exports: {exports})"
     )]
     NotAProvider { path: PathBuf, export: &'static str, exports: String },
+    #[error(
+        "{path} exports {export}, but its function `{function}` does not have that version's signature \
+         ({reason}): it was built from a changed WIT without a new version. Rebuild it against \
+         terrarium-sdk for {package}@{version}"
+    )]
+    InterfaceMismatch {
+        path: PathBuf,
+        export: &'static str,
+        function: &'static str,
+        reason: String,
+        package: &'static str,
+        version: &'static str,
+    },
     #[error("{path} imports something Terrarium does not provide to providers: {message}")]
     Imports { path: PathBuf, message: String },
     #[error("cannot set up the WebAssembly engine: {0}")]
@@ -138,9 +157,60 @@ fn limit_text(hit: &LimitHit) -> String {
             "the provider tried to grow its memory past its limit of {} per instance",
             sandbox::ByteSize(*limit as u64)
         ),
+        LimitHit::TotalMemory { limit } => format!(
+            "the provider tried to grow its memory while its instances together already held close to \
+             their limit of {} for the whole provider process",
+            sandbox::ByteSize(*limit as u64)
+        ),
         LimitHit::TableElements { limit } => {
             format!("the provider tried to grow a table past its limit of {limit} elements")
         }
+        LimitHit::HostResources { limit } => format!(
+            "the provider tried to hold more than {limit} host resources at once (WASI handles: HTTP header \
+             maps, requests, responses, streams, pollables)"
+        ),
+        LimitHit::HeaderMap { limit } => format!(
+            "the provider tried to build an HTTP header map larger than {} of host memory",
+            sandbox::ByteSize(*limit as u64)
+        ),
+        LimitHit::Transfer => format!(
+            "the provider tried to pass more than {} to or from the host in one call (a limit of the \
+             WebAssembly runtime)",
+            sandbox::ByteSize(MAX_TRANSFER_BYTES as u64)
+        ),
+        LimitHit::Handles => format!(
+            "the provider tried to hold more than {MAX_COMPONENT_HANDLES} component handles at once (a limit \
+             of the WebAssembly runtime)"
+        ),
+    }
+}
+
+/// wasmtime's own limits, which Terrarium leaves at their defaults: the data one call may copy
+/// between guest and host, and the component-model handles one instance may hold.
+const MAX_TRANSFER_BYTES: usize = 128 << 20;
+const MAX_COMPONENT_HANDLES: usize = 100_000;
+
+/// Which of wasmtime's limits an error is, if any. wasmtime reports them as plain errors whose
+/// types are private, so they are told apart by their text.
+fn runtime_limit(err: &wasmtime::Error) -> Option<LimitHit> {
+    let full = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<wasmtime::component::ResourceTableError>(),
+            Some(wasmtime::component::ResourceTableError::Full)
+        )
+    });
+    if full {
+        return Some(LimitHit::HostResources { limit: MAX_HOST_RESOURCES });
+    }
+    let text = format!("{err:#}");
+    if text.contains("total size of fields exceeds limit") {
+        Some(LimitHit::HeaderMap { limit: MAX_HEADER_MAP_BYTES })
+    } else if text.contains("fuel allocated for hostcalls has been exhausted") {
+        Some(LimitHit::Transfer)
+    } else if text.contains("store handle limit exceeded") {
+        Some(LimitHit::Handles)
+    } else {
+        None
     }
 }
 
@@ -158,9 +228,27 @@ impl GuestError {
                  (`[limits] memory = \"1GiB\"`) or reinstall with `terrarium install --memory SIZE`."
                     .into(),
             ),
+            GuestError::Limit { hit: LimitHit::TotalMemory { .. } } => Some(
+                "The limit is the `total_memory` grant, the memory of all the provider's instances together \
+                 (up to 16 calls run at once, each in its own instance): raise it in the grants file beside \
+                 the installed provider (`[limits] total_memory = \"4GiB\"`) or reinstall with \
+                 `terrarium install --total-memory SIZE`, or lower Terraform's -parallelism."
+                    .into(),
+            ),
             GuestError::Limit { hit: LimitHit::TableElements { .. } } => Some(
                 "Table sizes are a Terrarium setting (max_table_elements), not a grant; a provider that needs \
                  more is almost certainly broken."
+                    .into(),
+            ),
+            GuestError::Limit {
+                hit:
+                    LimitHit::HostResources { .. }
+                    | LimitHit::HeaderMap { .. }
+                    | LimitHit::Transfer
+                    | LimitHit::Handles,
+            } => Some(
+                "This is a fixed limit, not a grant: a provider that needs more is leaking resources or \
+                 moving data in too large pieces, which is a bug in the provider."
                     .into(),
             ),
             GuestError::StackOverflow => Some(format!(
@@ -185,6 +273,8 @@ pub struct Runtime {
     settings: RuntimeSettings,
     path: PathBuf,
     stop: Arc<StopSignal>,
+    /// The memory all instances of this component hold together.
+    memory: Arc<MemoryBudget>,
 }
 
 /// StopProvider: every call running when it arrives is interrupted, calls started after it
@@ -363,26 +453,11 @@ impl Runtime {
         let (component, outcome) = cache::load(&engine, bytes, settings.cache_dir.as_deref())
             .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
         tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
-        check_world_version(&engine, &component, &path)?;
-
-        let mut linker: Linker<HostState> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
-        // Always linked, so a component that imports wasi:http loads; every request is then
-        // checked against the HTTP grants (sandbox::http), and none are granted by default.
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
-            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
-        TerrariumProvider::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
-            .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
-        let instance_pre = linker
-            .instantiate_pre(&component)
-            .map_err(|e| LoadError::Imports { path: path.clone(), message: format!("{e:#}") })?;
-        let pre = TerrariumProviderPre::new(instance_pre).map_err(|e| LoadError::NotAProvider {
-            path: path.clone(),
-            export: PROVIDER_EXPORT,
-            exports: format!("{e:#}"),
-        })?;
-        Ok(Runtime { engine, pre, settings, path, stop: Arc::new(StopSignal::default()) })
+        let pre = link(&engine, &component, &path)?;
+        let memory = Arc::new(MemoryBudget::new(
+            settings.max_total_memory_bytes.max(settings.max_memory_bytes),
+        ));
+        Ok(Runtime { engine, pre, settings, path, stop: Arc::new(StopSignal::default()), memory })
     }
 
     pub fn path(&self) -> &Path {
@@ -400,6 +475,11 @@ impl Runtime {
         &self.settings
     }
 
+    /// The memory budget all instances of this component share.
+    pub fn memory_budget(&self) -> &MemoryBudget {
+        &self.memory
+    }
+
     /// Interrupts every guest call running now (StopProvider). They fail with
     /// [`GuestError::Stopped`] and their instances are discarded.
     pub fn stop_running_calls(&self) {
@@ -409,7 +489,8 @@ impl Runtime {
     /// A fresh instance with its own memory and WASI context.
     pub async fn instantiate(&self) -> Result<GuestInstance, GuestError> {
         let output = GuestOutput::new(&self.settings.log_module);
-        let state = HostState::new(&self.settings, &output).map_err(GuestError::Instantiate)?;
+        let state = HostState::new(&self.settings, &output, &self.memory)
+            .map_err(GuestError::Instantiate)?;
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
         let budget = CallBudget {
@@ -452,6 +533,43 @@ impl Runtime {
             stop: self.stop.clone(),
         })
     }
+}
+
+/// Links a provider component against what the host provides, and checks that it exports the
+/// provider interface with the signatures of this host's WIT version.
+fn link(
+    engine: &Engine,
+    component: &Component,
+    path: &Path,
+) -> Result<TerrariumProviderPre<HostState>, LoadError> {
+    check_world_version(engine, component, path)?;
+    let mut linker: Linker<HostState> = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+        .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+    // Always linked, so a component that imports wasi:http loads; every request is then
+    // checked against the HTTP grants (sandbox::http), and none are granted by default.
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+        .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+    TerrariumProvider::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
+        .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+    let instance_pre = linker
+        .instantiate_pre(component)
+        .map_err(|e| LoadError::Imports { path: path.to_path_buf(), message: format!("{e:#}") })?;
+    bindings::check_provider_signatures(&instance_pre).map_err(|m| {
+        LoadError::InterfaceMismatch {
+            path: path.to_path_buf(),
+            export: PROVIDER_EXPORT,
+            function: m.function,
+            reason: m.reason,
+            package: WORLD_PACKAGE,
+            version: WORLD_VERSION,
+        }
+    })?;
+    TerrariumProviderPre::new(instance_pre).map_err(|e| LoadError::NotAProvider {
+        path: path.to_path_buf(),
+        export: PROVIDER_EXPORT,
+        exports: format!("{e:#}"),
+    })
 }
 
 fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
@@ -511,7 +629,7 @@ fn classify(
     }
     // A refused memory growth surfaces as whatever the guest does then (Rust aborts with
     // "memory allocation failed"); the limiter's record says what really happened.
-    if let Some(hit) = hit {
+    if let Some(hit) = hit.or_else(|| runtime_limit(&err)) {
         return GuestError::Limit { hit };
     }
     // Both are the guest's text (a panic message, symbol names in the backtrace).
@@ -610,7 +728,8 @@ async fn guard<R>(
 
 /// Compiles `path` into the compiled-component cache (a no-op when it is there already), so
 /// that the first start after `terrarium install` loads instead of compiling. Checks that the
-/// component is a provider this host can serve, as a start would.
+/// component is a provider this host can serve, as a start would (world version, imports,
+/// signatures).
 pub fn fill_cache(
     path: &Path,
     settings: RuntimeSettings,
@@ -621,7 +740,7 @@ pub fn fill_cache(
     let engine = engine_for(&settings)?;
     let (component, outcome) = cache::load(&engine, &bytes, settings.cache_dir.as_deref())
         .map_err(|e| LoadError::Invalid { path: path.to_path_buf(), message: format!("{e:#}") })?;
-    check_world_version(&engine, &component, path)?;
+    link(&engine, &component, path)?;
     Ok(outcome)
 }
 

@@ -272,6 +272,8 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// The largest HTTP response body the provider may receive.
     pub http_response: Option<ByteSize>,
+    /// Linear memory all instances of the provider process may hold together, in bytes.
+    pub total_memory: Option<ByteSize>,
 }
 
 /// The smallest memory limit accepted: a Rust component needs a few MiB to start at all.
@@ -303,6 +305,15 @@ impl Limits {
             && r.0 == 0
         {
             return Err(GrantError::Limit("http_response must be more than 0 bytes".into()));
+        }
+        if let Some(total) = self.total_memory {
+            let memory = self.memory.unwrap_or(ByteSize(DEFAULT_MEMORY));
+            if total < memory {
+                return Err(GrantError::Limit(format!(
+                    "total_memory {total} is less than the memory of one instance ({memory}); raise it to at \
+                     least {memory}"
+                )));
+            }
         }
         Ok(())
     }
@@ -395,6 +406,7 @@ struct LimitsFile {
     memory: Option<String>,
     timeout: Option<String>,
     http_response: Option<String>,
+    total_memory: Option<String>,
 }
 
 impl Grants {
@@ -427,6 +439,7 @@ impl Grants {
                 memory: file.limits.memory.as_deref().map(str::parse).transpose()?,
                 timeout: file.limits.timeout.as_deref().map(parse_duration).transpose()?,
                 http_response: file.limits.http_response.as_deref().map(str::parse).transpose()?,
+                total_memory: file.limits.total_memory.as_deref().map(str::parse).transpose()?,
             },
         };
         grants.limits.validate()?;
@@ -514,7 +527,23 @@ impl Grants {
             self.limits.http_response.map(|m| m.to_string()),
             &ByteSize(DEFAULT_HTTP_RESPONSE).to_string(),
         ));
+        out.push_str(
+            "# Linear memory of all instances together (up to 16 serve calls at once), at least `memory`.\n\
+             # (terrarium install --total-memory SIZE)\n",
+        );
+        out.push_str(&limit(
+            "total_memory",
+            self.limits.total_memory.map(|m| m.to_string()),
+            &ByteSize(DEFAULT_TOTAL_MEMORY).to_string(),
+        ));
         out
+    }
+
+    /// The memory all instances of the provider may hold together: the `total_memory` grant,
+    /// else [`DEFAULT_TOTAL_MEMORY`], and never less than one instance's `memory`.
+    pub fn total_memory(&self) -> u64 {
+        let memory = self.limits.memory.map_or(DEFAULT_MEMORY, |m| m.0);
+        self.limits.total_memory.map_or(DEFAULT_TOTAL_MEMORY, |t| t.0).max(memory)
     }
 }
 
@@ -524,6 +553,9 @@ pub const DEFAULT_MEMORY: u64 = 512 << 20;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Default largest HTTP response body.
 pub const DEFAULT_HTTP_RESPONSE: u64 = 64 << 20;
+/// Default linear memory of all instances of one provider process together: four instances
+/// at the default `memory`. Without it, 16 instances could take 8 GiB.
+pub const DEFAULT_TOTAL_MEMORY: u64 = 2 << 30;
 
 /// A TOML basic string.
 fn toml_string(s: &str) -> String {
@@ -621,6 +653,7 @@ mod tests {
                 memory: Some(ByteSize(64 << 20)),
                 timeout: Some(Duration::from_secs(5)),
                 http_response: None,
+                total_memory: Some(ByteSize(1 << 30)),
             },
         };
         let text = grants.render("example.com/acme/widgets 1.0.0");
@@ -641,6 +674,17 @@ mod tests {
         assert!(Grants::parse("[limits]\ntimeout = \"0s\"").is_err());
         assert!(Grants::parse("allow_env = [\"1BAD\"]").is_err());
         assert!(Grants::parse("allow_env = [\"GOOD_1\"]").is_ok());
+        let err =
+            Grants::parse("[limits]\nmemory = \"1GiB\"\ntotal_memory = \"512MiB\"").unwrap_err();
+        assert!(err.to_string().contains("less than the memory of one instance"), "{err}");
+    }
+
+    #[test]
+    fn total_memory_defaults_to_two_gib_and_never_below_one_instance() {
+        let with = |text: &str| Grants::parse(text).unwrap().total_memory();
+        assert_eq!(with(""), DEFAULT_TOTAL_MEMORY);
+        assert_eq!(with("[limits]\ntotal_memory = \"4GiB\""), 4 << 30);
+        assert_eq!(with("[limits]\nmemory = \"4GiB\""), 4 << 30);
     }
 
     #[test]

@@ -8,12 +8,16 @@
 //! diagnostic naming the origin and the grant that would allow it (the guest knows the URL it
 //! asked for, the error code cannot carry text).
 //!
+//! At most [`MAX_OPEN_REQUESTS`] requests are open at once in one provider process (each
+//! holds a connection, i.e. a file descriptor, until its response is read or dropped); beyond
+//! that a request fails with `error-code::connection-limit-reached`.
+//!
 //! Response bodies are cut off at the `http_response` limit with
 //! `error-code::http-response-body-size`, so a hostile or broken server cannot make the host
 //! buffer without bound on the guest's behalf.
 
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -27,6 +31,15 @@ type WasiBody = http_body_util::combinators::UnsyncBoxBody<Bytes, Error>;
 type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
 type SendFuture =
     Box<dyn Future<Output = Result<(http::Response<WasiBody>, IoFuture), Error>> + Send>;
+
+/// Outgoing HTTP requests one provider process keeps open at once, over all its instances.
+pub const MAX_OPEN_REQUESTS: usize = 256;
+
+/// The permits for [`MAX_OPEN_REQUESTS`]: one process, one count.
+fn open_requests() -> Arc<tokio::sync::Semaphore> {
+    static OPEN: OnceLock<Arc<tokio::sync::Semaphore>> = OnceLock::new();
+    OPEN.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(MAX_OPEN_REQUESTS))).clone()
+}
 
 /// The HTTP side of one instance's sandbox.
 #[derive(Clone, Debug)]
@@ -97,9 +110,23 @@ impl WasiHttpHooks for HttpPolicy {
             );
             return Box::new(async { Err(Error::HttpRequestDenied) });
         }
+        let Ok(open) = open_requests().try_acquire_owned() else {
+            crate::logging::emit(
+                tracing::Level::WARN,
+                &self.log_module,
+                "sandbox: refused an HTTP request: too many requests are open at once",
+                &[("limit".to_string(), serde_json::Value::from(MAX_OPEN_REQUESTS))],
+            );
+            return Box::new(async { Err(Error::ConnectionLimitReached) });
+        };
         let limit = self.max_response_bytes;
         Box::new(async move {
             let (response, io) = wasmtime_wasi_http::default_send_request(request, options).await?;
+            // The connection stays counted until its last byte is handled (or it is dropped).
+            let io = async move {
+                let _open = open;
+                io.await
+            };
             let declared = response
                 .headers()
                 .get(http::header::CONTENT_LENGTH)

@@ -100,6 +100,11 @@ pub struct InstallArgs {
     /// Largest HTTP response body the provider may receive, e.g. 16MiB [default: 64MiB].
     #[arg(long = "http-response", value_name = "SIZE")]
     pub http_response: Option<ByteSize>,
+
+    /// Linear memory of all the provider's instances together, at least --memory, e.g. 4GiB
+    /// [default: 2GiB].
+    #[arg(long = "total-memory", value_name = "SIZE")]
+    pub total_memory: Option<ByteSize>,
 }
 
 fn parse_env_arg(s: &str) -> Result<String, String> {
@@ -127,6 +132,7 @@ impl InstallArgs {
                 memory: self.memory,
                 timeout: self.timeout,
                 http_response: self.http_response,
+                total_memory: self.total_memory,
             },
         };
         grants.limits.validate()?;
@@ -209,6 +215,9 @@ fn grants_summary(grants: &Grants, file: &Path) -> String {
     lines.extend(grants.env.iter().map(|e| format!("  environment variable {e}")));
     if let Some(m) = grants.limits.memory {
         lines.push(format!("  memory {m} per instance"));
+    }
+    if let Some(m) = grants.limits.total_memory {
+        lines.push(format!("  memory {m} for all instances together"));
     }
     if let Some(t) = grants.limits.timeout {
         lines.push(format!("  {} per call", crate::sandbox::format_duration(t)));
