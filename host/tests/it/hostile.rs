@@ -211,6 +211,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
             memory: Some(ByteSize(64 << 20)),
             timeout: Some(Duration::from_secs(2)),
             http_response: None,
+            total_memory: None,
         },
     };
     let p = start(grants, &cache).await;

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod guest_faults;
+mod guest_limits;
 mod handshake;
 mod hostile;
 mod hot_reload;

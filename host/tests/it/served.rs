@@ -52,7 +52,20 @@ impl ServedProvider {
     /// this process, so the server loads the artifact instead of compiling (compilation is
     /// not what the memory tests measure). `env` is added to the server's environment.
     pub(crate) async fn start(component: &Path, env: &[(&str, &str)]) -> ServedProvider {
+        ServedProvider::start_with_grants(component, env, None).await
+    }
+
+    /// As [`ServedProvider::start`], with `grants` (the text of a grants file) granted.
+    pub(crate) async fn start_with_grants(
+        component: &Path,
+        env: &[(&str, &str)],
+        grants: Option<&str>,
+    ) -> ServedProvider {
         let scratch = tempfile::tempdir().expect("tempdir");
+        let grants_file = scratch.path().join("grants.toml");
+        if let Some(grants) = grants {
+            std::fs::write(&grants_file, grants).expect("grants file");
+        }
         let cache_home = scratch.path().join("cache");
         let settings = RuntimeSettings {
             cache_dir: Some(cache_home.join("terrarium")),
@@ -72,7 +85,7 @@ impl ServedProvider {
             .arg("--component")
             .arg(component)
             .arg("--grants")
-            .arg(scratch.path().join("no-grants.toml"))
+            .arg(&grants_file)
             .env(plugin::MAGIC_COOKIE_KEY, plugin::MAGIC_COOKIE_VALUE)
             .env("PLUGIN_PROTOCOL_VERSIONS", "6")
             .env("PLUGIN_UNIX_SOCKET_DIR", &socket_dir)
@@ -118,12 +131,24 @@ impl ServedProvider {
 
     /// The server's peak resident memory so far (`VmHWM`), in bytes.
     pub(crate) fn peak_rss(&self) -> u64 {
+        self.status_kib("VmHWM:") * 1024
+    }
+
+    /// The server's resident memory now (`VmRSS`), in bytes.
+    pub(crate) fn rss(&self) -> u64 {
+        self.status_kib("VmRSS:") * 1024
+    }
+
+    /// How many file descriptors the server holds open.
+    pub(crate) fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id())).expect("/proc fd").count()
+    }
+
+    fn status_kib(&self, key: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("/proc status");
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc status");
-        let kib: u64 =
-            line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmHWM in kB");
-        kib * 1024
+        let line = status.lines().find(|l| l.starts_with(key)).expect("the key in /proc status");
+        line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a size in kB")
     }
 
     /// Whether the server process is still running.

@@ -22,26 +22,59 @@ fn flood_config(count: i64, bytes: i64, panic_after: Option<i64>) -> pb::Dynamic
 
 /// `hostile_flood`'s list configuration; `ignore_stop` makes it push on after `push` said stop.
 fn flood_msgpack(count: i64, bytes: i64, panic_after: Option<i64>, ignore_stop: bool) -> Vec<u8> {
+    flood_named_msgpack(count, bytes, panic_after, ignore_stop, None, None)
+}
+
+/// As [`flood_msgpack`], with display names padded to `name_bytes` and followed by `name_text`.
+pub(crate) fn flood_named_msgpack(
+    count: i64,
+    bytes: i64,
+    panic_after: Option<i64>,
+    ignore_stop: bool,
+    name_bytes: Option<i64>,
+    name_text: Option<&str>,
+) -> Vec<u8> {
     let ty = Type::object([
         ("count", Type::Number),
         ("bytes", Type::Number),
         ("panic_after", Type::Number),
         ("ignore_stop", Type::Bool),
+        ("name_bytes", Type::Number),
+        ("name_text", Type::String),
     ]);
     let value = Value::Object(BTreeMap::from([
         ("count".to_string(), number(count)),
         ("bytes".to_string(), number(bytes)),
         ("panic_after".to_string(), panic_after.map_or(Value::Null, number)),
         ("ignore_stop".to_string(), if ignore_stop { Value::Bool(true) } else { Value::Null }),
+        ("name_bytes".to_string(), name_bytes.map_or(Value::Null, number)),
+        ("name_text".to_string(), name_text.map_or(Value::Null, Value::string)),
     ]));
     codec::encode_msgpack(&value, &ty).expect("encodable")
 }
 
 fn chatter_config(count: i64, panic_after: Option<i64>) -> pb::DynamicValue {
-    let ty = Type::object([("count", Type::Number), ("panic_after", Type::Number)]);
+    chatter_text_config(count, panic_after, None, None)
+}
+
+/// As [`chatter_config`], with messages padded to `bytes` and followed by `text`.
+pub(crate) fn chatter_text_config(
+    count: i64,
+    panic_after: Option<i64>,
+    bytes: Option<i64>,
+    text: Option<&str>,
+) -> pb::DynamicValue {
+    let ty = Type::object([
+        ("count", Type::Number),
+        ("panic_after", Type::Number),
+        ("bytes", Type::Number),
+        ("text", Type::String),
+    ]);
     let value = Value::Object(BTreeMap::from([
         ("count".to_string(), number(count)),
         ("panic_after".to_string(), panic_after.map_or(Value::Null, number)),
+        ("bytes".to_string(), bytes.map_or(Value::Null, number)),
+        ("text".to_string(), text.map_or(Value::Null, Value::string)),
     ]));
     pb::DynamicValue {
         msgpack: codec::encode_msgpack(&value, &ty).expect("encodable"),
@@ -49,7 +82,7 @@ fn chatter_config(count: i64, panic_after: Option<i64>) -> pb::DynamicValue {
     }
 }
 
-async fn list(
+pub(crate) async fn list(
     p: &mut ServedProvider,
     config: pb::DynamicValue,
     include_resource_object: bool,
@@ -65,7 +98,7 @@ async fn list(
 }
 
 /// Reads a whole ListResource stream: the number of items, and the diagnostics of every event.
-async fn drain(
+pub(crate) async fn drain(
     mut events: tonic::Streaming<pb::list_resource::Event>,
 ) -> (usize, Vec<pb::Diagnostic>) {
     let mut items = 0;
@@ -215,7 +248,7 @@ async fn an_unknown_list_resource_type_is_a_diagnostic_event() {
     assert!(diagnostics[0].detail.contains("hostile_flood"), "{}", diagnostics[0].detail);
 }
 
-async fn invoke(
+pub(crate) async fn invoke(
     p: &mut ServedProvider,
     config: pb::DynamicValue,
 ) -> Vec<pb::invoke_action::event::Type> {

@@ -21,18 +21,37 @@
 //! | `loop`             | loop forever                                                    |
 //! | `sleep`            | sleep for an hour (blocked in the host, not computing)          |
 //! | `alloc`            | allocate without end                                            |
+//! | `fill-memory`      | allocate and write without end                                  |
+//! | `hold-memory`      | allocate and write `target` MiB, then hold it for 3 seconds     |
 //! | `recurse`          | recurse without end                                             |
 //! | `huge-value`       | return a 300,000-node list where the schema says string         |
 //! | `cyclic-value`     | return a value tree whose root is its own child                 |
 //! | `dangling-value`   | return a value tree pointing past its end                       |
 //! | `panic:RPC`        | panic in that RPC (any resource RPC; see below for the others)  |
+//! | `header-maps`      | leak `target` wasi:http header maps, each filled to its limit   |
+//! | `open-requests`    | send `target` ("COUNT URL") requests without reading any, then  |
+//! |                    | wait for the last one                                           |
+//! | `long-diagnostic`  | return an error whose summary and detail are `target` bytes     |
+//! | `many-diagnostics` | return `target` warnings and one error                          |
+//! | `long-string`      | return a `result` of `target` bytes                             |
+//! | `escape`           | return, log and print text full of terminal escape sequences    |
+//! | `escape-panic`     | panic with terminal escape sequences in the message             |
+//!
+//! The resource `hostile_number` (required `attack`, computed number `value`) returns `+inf`,
+//! `-inf` or `huge` (1e999999999) as its value, whichever `attack` names.
+//!
+//! A deeply nested schema: when the environment variable `HOSTILE_DEEP_SCHEMA` is visible, the
+//! schema has a resource `hostile_deep` with that many levels of nested blocks.
 //!
 //! Streams: the list resource `hostile_flood` (config `count`, `bytes`, optional
 //! `panic_after`) pushes `count` items, each with the identity `{ n = i }` of the resource
 //! type `hostile_flood` and, when asked for, a resource object whose `data` is a `bytes`-long
 //! string; it stops early only when `push` returns false (unless `ignore_stop` is true: then
-//! it pushes on regardless), and panics after `panic_after` items if that is set. The action `hostile_chatter` (config `count`, optional
-//! `panic_after`) reports `count` progress messages, panicking after `panic_after`.
+//! it pushes on regardless), and panics after `panic_after` items if that is set; optional
+//! `name_bytes` pads each display name to that many bytes and `name_text` is appended to it.
+//! The action `hostile_chatter` (config `count`, optional `panic_after`, `bytes`, `text`)
+//! reports `count` progress messages, each padded to `bytes` and followed by `text`, panicking
+//! after `panic_after`.
 //! Other new RPCs answer what a provider without the feature answers.
 //!
 //! Provider RPCs panic when the provider configuration's `panic_in` names them
@@ -53,11 +72,12 @@ mod values;
 use values::{attributes, int_attr, null_value, object, string_attr, unknown};
 
 use exports::terrarium::provider::provider::*;
+use terrarium::provider::log::{Level, log};
 use terrarium::provider::streams::{ActionProgress, ListItem, ListResults};
 use terrarium::provider::types::{
-    Attribute, Block, Description, Diagnostic, Entry, Function, IdentityAttribute, IdentitySchema,
-    NamedIdentitySchema, NamedSchema, Node, Number, ProviderSchema, Schema, ServerCapabilities,
-    Severity, TextKind, Value,
+    Attribute, Block, BlockNesting, Description, Diagnostic, Entry, Function, IdentityAttribute,
+    IdentitySchema, NamedIdentitySchema, NamedSchema, NestedBlock, Node, Number, ProviderSchema,
+    Schema, ServerCapabilities, Severity, TextKind, Value,
 };
 
 /// Set by a configuration with `panic_in = "StopProvider"`.
@@ -114,6 +134,15 @@ fn error(summary: &str, detail: &str) -> Diagnostic {
     }
 }
 
+/// `text` padded with dots to `bytes`, then `suffix`.
+fn padded(mut text: String, bytes: usize, suffix: &str) -> String {
+    while text.len() < bytes {
+        text.push('.');
+    }
+    text.push_str(suffix);
+    text
+}
+
 /// Panics when the resource value asks for a panic in `rpc`.
 fn maybe_panic(value: &Value, rpc: &str) {
     if string_attr(value, "attack").is_some_and(|a| a.strip_prefix("panic:") == Some(rpc)) {
@@ -135,10 +164,94 @@ fn recurse(depth: u64, acc: &mut [u8; 256]) -> u64 {
     recurse(next, acc) + acc[(depth % 7) as usize] as u64
 }
 
+/// Text that would take over a terminal if printed raw: erase line, cursor up, a fake green
+/// "Apply complete!", a window title, an OSC 52 clipboard write, a hyperlink, a bidi override,
+/// a carriage return and a NUL.
+const ESCAPES: &str = "\u{1b}[2K\u{1b}[1A\u{1b}[32mApply complete!\u{1b}[0m \u{1b}]0;pwned\u{7}\
+     \u{1b}]52;c;cHduZWQ=\u{7}\u{1b}]8;;http://evil\u{1b}\\link\u{1b}]8;;\u{1b}\\ \u{202e}txt.exe\r\u{0}";
+
+/// A nested-block chain `depth` levels deep, as the flat block list of a schema.
+fn deep_blocks(depth: u32) -> Vec<Block> {
+    (0..=depth)
+        .map(|i| Block {
+            attributes: vec![attribute("leaf", false, true, false)],
+            block_types: if i < depth {
+                vec![NestedBlock {
+                    type_name: "inner".into(),
+                    block: i + 1,
+                    nesting: BlockNesting::List,
+                    min_items: 0,
+                    max_items: 0,
+                }]
+            } else {
+                vec![]
+            },
+            description: text(""),
+            deprecated: false,
+            deprecation_message: String::new(),
+        })
+        .collect()
+}
+
+/// Creates `count` header maps of 28 KiB each (just under the host's limit per map, which
+/// traps when exceeded) and leaks them.
+fn leak_header_maps(count: usize) -> Result<String, String> {
+    use wasip2::http::types::Fields;
+    let value = vec![b'v'; 1024];
+    let mut bytes = 0usize;
+    for i in 0..count {
+        let fields = Fields::new();
+        for h in 0..28 {
+            fields.append(&format!("x-hostile-{h}"), &value).map_err(|e| format!("{e:?}"))?;
+            bytes += value.len();
+        }
+        std::mem::forget(fields);
+        if i + 1 == count {
+            return Ok(format!("leaked {count} header maps holding {bytes} bytes"));
+        }
+    }
+    Ok("leaked nothing".into())
+}
+
+/// Sends `count` GETs to `url` and keeps every response future without reading it, then waits
+/// for the last one.
+fn open_requests(count: usize, url: &str) -> Result<String, String> {
+    use wasip2::http::outgoing_handler;
+    use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
+    let (_, rest) = url.split_once("://").ok_or("not an absolute URL")?;
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let mut last = None;
+    for _ in 0..count {
+        let request = OutgoingRequest::new(Fields::new());
+        request.set_scheme(Some(&Scheme::Http)).map_err(|()| "bad scheme")?;
+        request.set_authority(Some(authority)).map_err(|()| "bad authority")?;
+        request.set_path_with_query(Some("/")).map_err(|()| "bad path")?;
+        let future = outgoing_handler::handle(request, None).map_err(|e| format!("{e:?}"))?;
+        if let Some(previous) = last.replace(future) {
+            std::mem::forget(previous);
+        }
+    }
+    let future = last.ok_or("no requests")?;
+    future.subscribe().block();
+    match future.get() {
+        Some(Ok(Ok(response))) => {
+            Ok(format!("opened {count}, the last got status {}", response.status()))
+        }
+        Some(Ok(Err(code))) => Err(format!("opened {count}, the last failed: {code:?}")),
+        Some(Err(())) | None => Err("no response".into()),
+    }
+}
+
 /// Performs an attack; Ok is what it got (a leak, if the sandbox should have refused it),
 /// Err the error it saw.
 fn attack(kind: &str, target: &str) -> Result<String, String> {
+    let count = || target.parse::<usize>().map_err(|e| format!("target {target:?}: {e}"));
     match kind {
+        "header-maps" => leak_header_maps(count()?),
+        "open-requests" => {
+            let (n, url) = target.split_once(' ').ok_or("target is \"COUNT URL\"")?;
+            open_requests(n.parse().map_err(|_| "COUNT is a number")?, url)
+        }
         "read-file" => std::fs::read(target)
             .map(|b| format!("read {} bytes", b.len()))
             .map_err(|e| e.to_string()),
@@ -176,6 +289,20 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
                 let mut chunk = vec![0u8; 1 << 20];
                 chunk[0] = 1; // touch it, so it is really committed
                 hoard.push(std::hint::black_box(chunk));
+            }
+        }
+        "hold-memory" => {
+            // Fill `target` MiB, then hold it for a while, so that parallel calls overlap.
+            let hoard: Vec<Vec<u8>> =
+                (0..count()?).map(|_| std::hint::black_box(vec![0xa5u8; 1 << 20])).collect();
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            Ok(format!("held {} MiB", hoard.len()))
+        }
+        "fill-memory" => {
+            // As `alloc`, but every byte is written, so the host really commits the memory.
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hoard.push(std::hint::black_box(vec![0xa5u8; 1 << 20]));
             }
         }
         "recurse" => {
@@ -218,6 +345,31 @@ fn http_get(url: &str) -> Result<(u16, Option<String>), String> {
     }
 }
 
+/// The diagnostics of the attacks on what people read.
+fn text_attack(kind: &str, target: &str) -> Vec<Diagnostic> {
+    let n = target.parse::<usize>().unwrap_or(0);
+    match kind {
+        "long-diagnostic" => vec![error(&"S".repeat(n), &"D".repeat(n))],
+        "many-diagnostics" => {
+            let mut diags: Vec<Diagnostic> = (0..n)
+                .map(|i| Diagnostic {
+                    severity: Severity::Warning,
+                    summary: format!("warning {i}"),
+                    detail: String::new(),
+                    attribute: vec![],
+                })
+                .collect();
+            diags.push(error("the error after the warnings", ""));
+            diags
+        }
+        _ => {
+            log(Level::Error, &format!("hostile log\n{ESCAPES}\nforged line"), &[]);
+            eprintln!("hostile stderr {ESCAPES}");
+            vec![error(&format!("escape {ESCAPES}"), &format!("line one\n{ESCAPES}\nline three"))]
+        }
+    }
+}
+
 impl Guest for Hostile {
     fn get_schema() -> ProviderSchema {
         if std::env::var_os("HOSTILE_PANIC_IN_SCHEMA").is_some() {
@@ -251,6 +403,8 @@ impl Guest for Hostile {
                 typed_attribute("bytes", number, true, false, false),
                 typed_attribute("panic_after", number, false, true, false),
                 typed_attribute("ignore_stop", "\"bool\"", false, true, false),
+                typed_attribute("name_bytes", number, false, true, false),
+                attribute("name_text", false, true, false),
             ])],
         };
         let chatter_config = Schema {
@@ -258,18 +412,37 @@ impl Guest for Hostile {
             blocks: vec![block(vec![
                 typed_attribute("count", number, true, false, false),
                 typed_attribute("panic_after", number, false, true, false),
+                typed_attribute("bytes", number, false, true, false),
+                attribute("text", false, true, false),
             ])],
         };
+        let numbers = Schema {
+            version: 0,
+            blocks: vec![block(vec![
+                attribute("attack", true, false, false),
+                typed_attribute("value", number, false, false, true),
+            ])],
+        };
+        let mut resources = vec![
+            NamedSchema { name: "hostile_probe".into(), schema: probe },
+            NamedSchema { name: "hostile_flood".into(), schema: flood },
+            NamedSchema { name: "hostile_number".into(), schema: numbers },
+        ];
+        if let Some(depth) =
+            std::env::var("HOSTILE_DEEP_SCHEMA").ok().and_then(|d| d.parse::<u32>().ok())
+        {
+            resources.push(NamedSchema {
+                name: "hostile_deep".into(),
+                schema: Schema { version: 0, blocks: deep_blocks(depth) },
+            });
+        }
         ProviderSchema {
             provider: Schema {
                 version: 0,
                 blocks: vec![block(vec![attribute("panic_in", false, true, false)])],
             },
             provider_meta: None,
-            resources: vec![
-                NamedSchema { name: "hostile_probe".into(), schema: probe },
-                NamedSchema { name: "hostile_flood".into(), schema: flood },
-            ],
+            resources,
             data_sources: vec![NamedSchema { name: "hostile_data".into(), schema: data }],
             functions: vec![Function {
                 name: "boom".into(),
@@ -349,6 +522,9 @@ impl Guest for Hostile {
     fn plan_resource_change(r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
         maybe_panic(&r.proposed_new_state, "PlanResourceChange");
         let planned = match string_attr(&r.proposed_new_state, "attack") {
+            Some(attack) if r.type_name == "hostile_number" => {
+                object(vec![("attack", Node::String(attack)), ("value", unknown())])
+            }
             Some(attack) => {
                 let target =
                     attributes(&r.proposed_new_state).remove("target").unwrap_or(Node::Null);
@@ -373,6 +549,24 @@ impl Guest for Hostile {
 
     fn apply_resource_change(r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
         maybe_panic(&r.planned_state, "ApplyResourceChange");
+        if r.type_name == "hostile_number" {
+            let attack = string_attr(&r.planned_state, "attack").unwrap_or_default();
+            let value = match attack.as_str() {
+                "+inf" => Number::Float(f64::INFINITY),
+                "-inf" => Number::Float(f64::NEG_INFINITY),
+                "huge" => Number::Decimal("1e999999999".into()),
+                _ => Number::Int(1),
+            };
+            return ApplyResourceChangeResponse {
+                new_state: object(vec![
+                    ("attack", Node::String(attack)),
+                    ("value", Node::Number(value)),
+                ]),
+                private: vec![],
+                diagnostics: vec![],
+                new_identity: None,
+            };
+        }
         let Some(kind) = string_attr(&r.planned_state, "attack") else {
             return ApplyResourceChangeResponse {
                 new_state: null_value(),
@@ -402,6 +596,19 @@ impl Guest for Hostile {
                 Value { nodes: vec![Node::Object(vec![Entry { key: "attack".into(), value: 99 }])] }
             }
             k if k.starts_with("panic:") => done(Node::String("no panic asked here".into())),
+            "long-diagnostic" | "many-diagnostics" | "escape" => {
+                return ApplyResourceChangeResponse {
+                    new_state: null_value(),
+                    private: vec![],
+                    diagnostics: text_attack(&kind, &target),
+                    new_identity: None,
+                };
+            }
+            "escape-panic" => panic!("hostile: {ESCAPES}"),
+            "long-string" => match target.parse::<usize>() {
+                Ok(n) => done(Node::String("s".repeat(n))),
+                Err(e) => done(Node::String(e.to_string())),
+            },
             _ => match attack(&kind, &target) {
                 Ok(got) => done(Node::String(got)),
                 Err(seen) => {
@@ -504,6 +711,9 @@ impl Guest for Hostile {
         let panic_after = int_attr(&r.config, "panic_after");
         let ignore_stop =
             matches!(attributes(&r.config).get("ignore_stop"), Some(Node::Bool(true)));
+        let name_bytes =
+            usize::try_from(int_attr(&r.config, "name_bytes").unwrap_or(0)).unwrap_or(0);
+        let name_text = string_attr(&r.config, "name_text").unwrap_or_default();
         let data = "x".repeat(bytes);
         for n in 0..count {
             if panic_after == Some(n) {
@@ -517,7 +727,7 @@ impl Guest for Hostile {
             });
             let item = ListItem {
                 identity: object(vec![("n", Node::Number(Number::Int(n)))]),
-                display_name: format!("flood item {n}"),
+                display_name: padded(format!("flood item {n}"), name_bytes, &name_text),
                 resource_object,
                 diagnostics: vec![],
             };
@@ -539,11 +749,13 @@ impl Guest for Hostile {
     fn invoke_action(r: ActionRequest, progress: &ActionProgress) -> Vec<Diagnostic> {
         let count = int_attr(&r.config, "count").unwrap_or(0);
         let panic_after = int_attr(&r.config, "panic_after");
+        let bytes = usize::try_from(int_attr(&r.config, "bytes").unwrap_or(0)).unwrap_or(0);
+        let text = string_attr(&r.config, "text").unwrap_or_default();
         for i in 0..count {
             if panic_after == Some(i) {
                 panic!("hostile: deliberate panic in InvokeAction after {i} reports");
             }
-            progress.report(&format!("chatter {} of {count}", i + 1));
+            progress.report(&padded(format!("chatter {} of {count}", i + 1), bytes, &text));
         }
         vec![]
     }
