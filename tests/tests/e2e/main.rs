@@ -14,6 +14,8 @@
 //! * `acceptance`: a terraform-plugin-testing style helper (steps, checks, import, expected
 //!   errors, empty plan after apply, destroy) for provider authors, run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
+//! * `hostile`: what tests/guests/hostile does to people (terminal escapes, forged log lines,
+//!   numbers Terraform cannot store, a schema nested without end) as Terraform users see it.
 //! * `dev`: `terrarium dev`: reattached plans, rebuild and hot reload of tests/guests/devloop.
 //! * `ephemeral`: an ephemeral random_password written through files_file's write-only
 //!   `content_wo`, never stored.
@@ -33,6 +35,7 @@ mod dev;
 mod ephemeral;
 mod etcd;
 mod faults;
+mod hostile;
 mod identity;
 mod inspect;
 mod install_cli;

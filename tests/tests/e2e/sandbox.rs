@@ -14,7 +14,7 @@ use terrarium_tests::{Artifacts, Provider, Workspace};
 
 /// Installs `provider` with `grants` (install flags) into its own mirror under `root`, and a
 /// workspace that takes the provider from there.
-fn workspace_with_grants(
+pub(crate) fn workspace_with_grants(
     provider: Provider,
     root: &Path,
     grants: &[String],
@@ -43,14 +43,14 @@ fn workspace_with_grants(
     ))
 }
 
-fn required(provider: Provider) -> String {
+pub(crate) fn required(provider: Provider) -> String {
     format!(
         "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n",
         provider.required_providers_entry()
     )
 }
 
-const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
+pub(crate) const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
 
 #[test]
 fn an_endless_loop_fails_apply_at_the_granted_timeout_and_the_other_resources_apply()
