@@ -19,6 +19,10 @@ use crate::dispatch::Provider;
 use crate::plugin::{self, BoundSocket, Shutdown};
 use crate::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
 use crate::runtime::{Runtime, RuntimeSettings};
+use crate::sandbox::{Grants, ProtectedPath, Refuse};
+
+use super::grant_args::{GRANT_ARG_IDS, GrantArgs};
+use super::protected;
 
 #[derive(clap::Args, Debug)]
 pub struct DevArgs {
@@ -45,6 +49,42 @@ pub struct DevArgs {
     /// The most provider instances alive at once per build [default: 16].
     #[arg(long, value_name = "N")]
     pub max_instances: Option<NonZeroUsize>,
+    /// What the provider may do, as `terrarium install` takes it (nothing by default).
+    #[command(flatten)]
+    pub grant_flags: GrantArgs,
+    /// Take the grants from this grants file instead of flags, e.g. the grants.toml of an
+    /// installed copy of the provider.
+    #[arg(long, value_name = "FILE", conflicts_with_all = GRANT_ARG_IDS)]
+    pub grants: Option<PathBuf>,
+}
+
+impl DevArgs {
+    /// The grants from `--grants FILE` or from the grant flags, checked by the rules
+    /// `terrarium install` and a provider start apply (see `sandbox::dirs`).
+    fn apply_grants(&self, settings: &mut RuntimeSettings) -> anyhow::Result<()> {
+        let grants = match &self.grants {
+            Some(file) => {
+                if !file.is_file() {
+                    bail!("--grants {}: no such file", file.display());
+                }
+                Grants::load(file)?
+            }
+            None => self.grant_flags.grants()?,
+        };
+        let mut protected = protected::host(settings.cache_dir.as_deref());
+        protected.extend(protected::dev(&self.component, &self.watch));
+        protected.extend(protected::current_working_dir());
+        if let Some(file) = &self.grants {
+            protected.push(ProtectedPath::new(
+                file,
+                "the grants file",
+                "a provider that can write there can widen its own grants",
+                Refuse::Write,
+            ));
+        }
+        super::serve::apply_grants(settings, grants, &protected)?;
+        Ok(())
+    }
 }
 
 pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
@@ -64,6 +104,7 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = args.max_instances {
         settings.instance_pool_size = n.get();
     }
+    args.apply_grants(&mut settings)?;
     let runtime = super::tokio_runtime()?;
     let served = runtime.block_on(serve(args, settings));
     // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
@@ -265,6 +306,57 @@ mod tests {
     fn shell_quoting_survives_single_quotes() {
         assert_eq!(shell_quote("{\"a\":1}"), "'{\"a\":1}'");
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    fn dev_args(args: &[&str]) -> Result<DevArgs, clap::Error> {
+        let argv = [&["terrarium", "dev", "p.wasm", "--source", "acme/w"], args].concat();
+        match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)?.command {
+            Some(crate::cli::Command::Dev(args)) => Ok(args),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn dev_takes_the_grant_flags_of_install_or_a_grants_file() {
+        let args = dev_args(&["--allow-dir", "/srv/data:rw", "--allow-env", "TOKEN"]).unwrap();
+        let grants = args.grant_flags.grants().unwrap();
+        assert_eq!(grants.dirs[0].to_string(), "/srv/data:rw");
+        assert_eq!(grants.env, ["TOKEN"]);
+        assert!(dev_args(&["--grants", "g.toml"]).unwrap().grants.is_some());
+        // A file or flags, not both; a mistyped mode is refused as by install.
+        assert!(dev_args(&["--grants", "g.toml", "--allow-env", "TOKEN"]).is_err());
+        let err = dev_args(&["--allow-dir", "/data:rx"]).unwrap_err().to_string();
+        assert!(err.contains("unknown access mode"), "{err}");
+    }
+
+    #[test]
+    fn dev_checks_directory_grants_before_serving() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let component = root.join("src/p.wasm");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let missing = format!("{}:rw", root.join("missing").display());
+        let covering = format!("{}:rw", root.display());
+        for (grant, needle) in
+            [(missing, "does not exist"), (covering, "the component terrarium dev serves")]
+        {
+            let mut args = dev_args(&["--allow-dir", &grant]).unwrap();
+            args.component = component.clone();
+            let err = args.apply_grants(&mut RuntimeSettings::default()).unwrap_err().to_string();
+            assert!(err.contains(needle), "{grant}: {err}");
+        }
+        let grants_file = root.join("grants.toml");
+        std::fs::create_dir(root.join("data")).unwrap();
+        std::fs::write(
+            &grants_file,
+            format!("allow_dir = [\"{}:rw\"]\n", root.join("data").display()),
+        )
+        .unwrap();
+        let mut args = dev_args(&["--grants", &grants_file.to_string_lossy()]).unwrap();
+        args.component = component;
+        let mut settings = RuntimeSettings::default();
+        args.apply_grants(&mut settings).unwrap();
+        assert_eq!(settings.sandbox.dirs().len(), 1);
     }
 
     #[test]

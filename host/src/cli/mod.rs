@@ -2,8 +2,10 @@
 //! which means `serve`.
 
 pub mod dev;
+pub mod grant_args;
 pub mod inspect;
 pub mod install;
+pub mod protected;
 pub mod serve;
 
 use clap::{Parser, Subcommand};

@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::dispatch::Provider;
 use crate::plugin::{self, ForcedProtocol, PluginEnv, PluginError};
 use crate::runtime::{Runtime, RuntimeSettings};
-use crate::sandbox::{GRANTS_FILE_NAME, Grants, Sandbox};
+use crate::sandbox::{GRANTS_FILE_NAME, GrantError, Grants, ProtectedPath, Sandbox};
 use crate::server::{Protocol5, ProviderService};
 
 use super::install::COMPONENT_FILE_NAME;
@@ -153,7 +153,13 @@ async fn load(
     // The grants are read once, here; nothing later (the provider's configuration included)
     // can change them. An unreadable or invalid file is an error, never "no grants".
     let grants = Grants::load(&grants_file).map_err(|e| e.to_string())?;
-    apply_grants(&mut settings, grants);
+    // The rules `terrarium install` checked, again: the file may have been edited since, and
+    // only now is Terraform's working directory known.
+    let mut protected = super::protected::installed_package(component, &grants_file);
+    protected.extend(super::protected::host(settings.cache_dir.as_deref()));
+    protected.extend(super::protected::current_working_dir());
+    apply_grants(&mut settings, grants, &protected)
+        .map_err(|e| format!("{e} (in the grants file {})", grants_file.display()))?;
     // Reading and deserializing the artifact is blocking work: keep it off the async workers
     // that are setting up the listener.
     let path = component.to_path_buf();
@@ -164,8 +170,14 @@ async fn load(
     Provider::start(Arc::new(runtime)).await.map_err(|e| format!("{}: {e}", component.display()))
 }
 
-/// Applies a provider's grants to the runtime settings: its limits and its sandbox.
-pub fn apply_grants(settings: &mut RuntimeSettings, grants: Grants) {
+/// Applies a provider's grants to the runtime settings: its limits and its sandbox, with its
+/// granted directories opened. Fails when a directory grant breaks a rule of
+/// `sandbox::dirs` (`protected` are the paths no grant may cover).
+pub fn apply_grants(
+    settings: &mut RuntimeSettings,
+    grants: Grants,
+    protected: &[ProtectedPath],
+) -> Result<(), GrantError> {
     if let Some(memory) = grants.limits.memory {
         settings.max_memory_bytes = usize::try_from(memory.0).unwrap_or(usize::MAX);
     }
@@ -179,7 +191,8 @@ pub fn apply_grants(settings: &mut RuntimeSettings, grants: Grants) {
         env = grants.env.len(),
         "sandbox grants loaded"
     );
-    settings.sandbox = Arc::new(Sandbox::new(grants));
+    settings.sandbox = Arc::new(Sandbox::new(grants, protected)?);
+    Ok(())
 }
 
 /// The component installed beside this executable by `terrarium install`.

@@ -59,18 +59,23 @@ impl HostState {
         for (name, value) in sandbox.env() {
             builder.env(name, value);
         }
-        for dir in &sandbox.grants().dirs {
-            let perms = match dir.access {
+        for dir in sandbox.dirs() {
+            let grant = dir.grant();
+            let perms = match grant.access {
                 Access::ReadOnly => FsPerms::ReadOnly,
                 Access::ReadWrite => FsPerms::ReadWrite,
             };
-            // The same path inside as outside, so paths in configurations mean the same thing.
-            builder.preopened_dir(&dir.path, dir.path.to_string_lossy(), perms).map_err(|e| {
-                format!(
-                    "cannot open the granted directory {} (grant {dir}): {e:#}",
-                    dir.path.display()
-                )
-            })?;
+            // The directory opened when the provider started, never a new lookup of its path:
+            // a guest may have swapped that path for a link since. The same path inside as
+            // outside, so paths in configurations mean the same thing.
+            builder.preopened_dir(dir.host_path(), grant.path.to_string_lossy(), perms).map_err(
+                |e| {
+                    format!(
+                        "cannot open the granted directory {} (grant {grant}): {e:#}",
+                        grant.path.display()
+                    )
+                },
+            )?;
         }
         let wasi = builder.build();
         let store_limits = StoreLimitsBuilder::new()

@@ -4,6 +4,7 @@
 
 mod bindings;
 pub mod cache;
+mod fs_guard;
 mod host_state;
 mod streams;
 
@@ -546,6 +547,7 @@ fn link(
     let mut linker: Linker<HostState> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)
         .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+    fs_guard::add_to_linker(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
     // Always linked, so a component that imports wasi:http loads; every request is then
     // checked against the HTTP grants (sandbox::http), and none are granted by default.
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)

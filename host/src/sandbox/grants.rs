@@ -65,6 +65,8 @@ pub enum GrantError {
     Duration { given: String },
     #[error("invalid limit: {0}")]
     Limit(String),
+    #[error(transparent)]
+    Dirs(#[from] super::dirs::DirGrantError),
     #[error("cannot read the grants file {}: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
     #[error("the grants file {} is invalid: {message}", path.display())]
@@ -232,9 +234,17 @@ impl FromStr for DirGrant {
     fn from_str(given: &str) -> Result<Self, Self::Err> {
         let invalid =
             |reason: &str| GrantError::Dir { given: given.to_string(), reason: reason.to_string() };
+        // Text after the last ':' that is not a path component is a mode, and must be one we
+        // know: `/data:rx` is a typo to report, not a directory named `data:rx` to grant.
         let (path, access) = match given.rsplit_once(':') {
             Some((path, "ro")) => (path, Access::ReadOnly),
             Some((path, "rw")) => (path, Access::ReadWrite),
+            Some((_, mode)) if !mode.contains('/') => {
+                return Err(invalid(&format!(
+                    "unknown access mode {mode:?}: use ro (read-only) or rw (read-write); a path \
+                     that itself ends in ':{mode}' needs an explicit mode, e.g. {given}:ro"
+                )));
+            }
             _ => (given, Access::ReadOnly),
         };
         let path = Path::new(path);
@@ -492,7 +502,11 @@ impl Grants {
         ));
         out.push_str(
             "# Directories the provider sees, at the same path: PATH:ro (read-only) or PATH:rw.\n\
-             # Nothing else of the file system is visible. (terrarium install --allow-dir PATH[:ro|rw])\n",
+             # Nothing else of the file system is visible. Each must exist, be named by its real\n\
+             # path (no symbolic link on the way) and not nest in another; a read-write grant may\n\
+             # not cover the provider mirror, the terrarium executable or Terraform's working\n\
+             # directory, and no grant the compiled-component cache (see docs/security.md).\n\
+             # (terrarium install --allow-dir PATH[:ro|rw])\n",
         );
         out.push_str(&format!(
             "allow_dir = {}\n\n",
@@ -623,6 +637,20 @@ mod tests {
         assert_eq!(d.to_string(), "/srv/data:rw");
         for bad in ["relative/dir", "/", "/srv/../etc", "/:rw"] {
             assert!(bad.parse::<DirGrant>().is_err(), "{bad:?} must be refused");
+        }
+        // A path with a ':' inside a component keeps it; a mode must be ro or rw.
+        let d: DirGrant = "/srv/a:b/c".parse().unwrap();
+        assert_eq!((d.path.as_path(), d.access), (Path::new("/srv/a:b/c"), Access::ReadOnly));
+        let d: DirGrant = "/srv/a:b:rw".parse().unwrap();
+        assert_eq!((d.path.as_path(), d.access), (Path::new("/srv/a:b"), Access::ReadWrite));
+    }
+
+    #[test]
+    fn an_unknown_directory_mode_is_refused_with_the_modes_there_are() {
+        for typo in ["/data:rx", "/data:RW", "/data:", "/data:wr", "/data:readonly"] {
+            let err = typo.parse::<DirGrant>().unwrap_err().to_string();
+            assert!(err.contains("unknown access mode"), "{typo}: {err}");
+            assert!(err.contains("use ro (read-only) or rw (read-write)"), "{typo}: {err}");
         }
     }
 

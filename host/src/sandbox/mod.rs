@@ -2,36 +2,42 @@
 //! beside the installed provider) and the checks that hold it to them at run time.
 //!
 //! Deny by default. A component gets clocks, random numbers and its own memory. Everything
-//! else is a grant: outbound HTTP to listed origins ([`http`]), listed directories, listed
-//! environment variables, and limits on memory and time. Grants are read from a file when the
-//! provider starts and nothing the provider or its configuration says at run time can change
-//! them: the guest has no interface that reaches them.
+//! else is a grant: outbound HTTP to listed origins ([`http`]), listed directories ([`dirs`]),
+//! listed environment variables, and limits on memory and time. Grants are read from a file
+//! when the provider starts and nothing the provider or its configuration says at run time can
+//! change them: the guest has no interface that reaches them.
 
+pub mod dirs;
 pub mod grants;
 pub mod http;
 
+pub use dirs::{DirGrantError, GrantedDir, ProtectedPath, Refuse};
 pub use grants::{
     Access, ByteSize, DirGrant, GRANTS_FILE_NAME, GrantError, Grants, HttpGrant, HttpScheme,
     Limits, format_duration, parse_duration, parse_env_name,
 };
 
-/// The grants of one provider process, resolved: granted environment variables are read from
-/// the host environment once, at start.
-#[derive(Clone, Debug, Default)]
+/// The grants of one provider process, resolved once, at start: granted environment variables
+/// are read from the host environment and granted directories are opened (see [`dirs`]).
+#[derive(Debug, Default)]
 pub struct Sandbox {
     grants: Grants,
     env: Vec<(String, String)>,
+    dirs: Vec<GrantedDir>,
 }
 
 impl Sandbox {
-    /// Resolves grants against this process's environment.
-    pub fn new(grants: Grants) -> Sandbox {
+    /// Resolves grants against this process's environment and file system. Fails when the
+    /// directory grants break a rule of [`dirs`] (`protected` are the paths no grant may
+    /// cover) or a granted directory cannot be opened.
+    pub fn new(grants: Grants, protected: &[ProtectedPath]) -> Result<Sandbox, GrantError> {
+        let dirs = dirs::open_dir_grants(&grants.dirs, protected)?;
         let env = grants
             .env
             .iter()
             .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
             .collect();
-        Sandbox { grants, env }
+        Ok(Sandbox { grants, env, dirs })
     }
 
     pub fn grants(&self) -> &Grants {
@@ -41,6 +47,11 @@ impl Sandbox {
     /// The environment variables the guest sees: granted and set.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
+    }
+
+    /// The granted directories, open since the start.
+    pub fn dirs(&self) -> &[GrantedDir] {
+        &self.dirs
     }
 
     /// The largest HTTP response body the guest may receive.

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::sandbox::{ByteSize, DirGrant, Grants, HttpGrant, Limits};
+use crate::sandbox::Grants;
 pub use cli_config::cli_config_block;
 pub use component::check_component;
 pub use layout::{
@@ -74,69 +74,15 @@ pub struct InstallArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Let the provider send HTTP requests to this origin, [http://|https://]HOST[:PORT]
-    /// (HTTPS when no scheme is given). Repeatable.
-    #[arg(long = "allow-http", value_name = "ORIGIN")]
-    pub allow_http: Vec<HttpGrant>,
-
-    /// Let the provider see this directory (at the same path), read-only unless `:rw` is
-    /// added: PATH[:ro|rw]. Repeatable.
-    #[arg(long = "allow-dir", value_name = "PATH[:ro|rw]")]
-    pub allow_dir: Vec<DirGrant>,
-
-    /// Let the provider see this environment variable of the process Terraform starts.
-    /// Repeatable.
-    #[arg(long = "allow-env", value_name = "NAME", value_parser = parse_env_arg)]
-    pub allow_env: Vec<String>,
-
-    /// Linear memory per provider instance, e.g. 256MiB [default: 512MiB].
-    #[arg(long, value_name = "SIZE")]
-    pub memory: Option<ByteSize>,
-
-    /// Wall-clock time per provider call, e.g. 30s or 5m [default: 5m].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
-    pub timeout: Option<std::time::Duration>,
-
-    /// Largest HTTP response body the provider may receive, e.g. 16MiB [default: 64MiB].
-    #[arg(long = "http-response", value_name = "SIZE")]
-    pub http_response: Option<ByteSize>,
-
-    /// Linear memory of all the provider's instances together, at least --memory, e.g. 4GiB
-    /// [default: 2GiB].
-    #[arg(long = "total-memory", value_name = "SIZE")]
-    pub total_memory: Option<ByteSize>,
-}
-
-fn parse_env_arg(s: &str) -> Result<String, String> {
-    crate::sandbox::parse_env_name(s).map_err(|e| e.to_string())
-}
-
-fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
-    crate::sandbox::parse_duration(s).map_err(|e| e.to_string())
+    /// What the provider may do: written to the grants file beside it.
+    #[command(flatten)]
+    pub grant_flags: super::grant_args::GrantArgs,
 }
 
 impl InstallArgs {
     /// The grants these flags describe.
     pub fn grants(&self) -> Result<Grants, crate::sandbox::GrantError> {
-        let mut http = self.allow_http.clone();
-        http.sort();
-        http.dedup();
-        let mut env = self.allow_env.clone();
-        env.sort();
-        env.dedup();
-        let grants = Grants {
-            http,
-            dirs: self.allow_dir.clone(),
-            env,
-            limits: Limits {
-                memory: self.memory,
-                timeout: self.timeout,
-                http_response: self.http_response,
-                total_memory: self.total_memory,
-            },
-        };
-        grants.limits.validate()?;
-        Ok(grants)
+        self.grant_flags.grants()
     }
 }
 
@@ -236,6 +182,10 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         Some(mirror) => mirror.clone(),
         None => default_mirror_dir()?,
     };
+    // Checked again when the provider starts, where the working directory is known too.
+    let mut protected = super::protected::host(None);
+    protected.push(super::protected::mirror(&mirror));
+    crate::sandbox::dirs::check_dir_grants(&grants.dirs, &protected)?;
     fs::create_dir_all(&mirror)
         .map_err(|source| InstallError::Write { path: mirror.clone(), source })?;
     // Terraform resolves a relative mirror path against its own working directory, not ours.
