@@ -52,9 +52,18 @@ impl Tally {
 }
 
 async fn start(grants: Grants, cache: &Path) -> Provider {
+    start_with(settings(grants, cache)).await
+}
+
+/// Settings with these grants, opened as a provider start opens them.
+fn settings(grants: Grants, cache: &Path) -> RuntimeSettings {
     let mut settings =
         RuntimeSettings { cache_dir: Some(cache.to_path_buf()), ..RuntimeSettings::default() };
-    terrarium::cli::serve::apply_grants(&mut settings, grants);
+    terrarium::cli::serve::apply_grants(&mut settings, grants, &[]).expect("grants are usable");
+    settings
+}
+
+async fn start_with(settings: RuntimeSettings) -> Provider {
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     Provider::start(Arc::new(runtime)).await.expect("fixture starts")
 }
@@ -415,16 +424,93 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     // SAFETY: as above; only this test reads this name.
     unsafe { std::env::set_var("HOSTILE_PANIC_IN_SCHEMA", "1") };
     let grants = Grants { env: vec!["HOSTILE_PANIC_IN_SCHEMA".into()], ..Grants::default() };
-    let mut settings =
-        RuntimeSettings { cache_dir: Some(cache.clone()), ..RuntimeSettings::default() };
-    terrarium::cli::serve::apply_grants(&mut settings, grants);
-    let runtime = Runtime::load(&hostile(), settings).expect("loads");
+    let runtime = Runtime::load(&hostile(), settings(grants, &cache)).expect("loads");
     let error = Provider::start(Arc::new(runtime)).await.err().expect("cannot start").to_string();
     assert!(error.contains("deliberate panic in GetProviderSchema"), "{error}");
     tally.record("panic in GetProviderSchema", error);
 
     tally.print();
     assert!(tally.rows.len() >= 30, "the suite tried {} things", tally.rows.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_out_of_a_granted_directory_are_refused_and_a_swapped_grant_stays_put() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let root = scratch.path().canonicalize().expect("canonical tempdir");
+    let rw = root.join("granted-rw");
+    std::fs::create_dir_all(rw.join("sub")).unwrap();
+    std::fs::write(rw.join("mine.txt"), "mine").unwrap();
+    let grants =
+        Grants { dirs: vec![format!("{}:rw", rw.display()).parse().unwrap()], ..Grants::default() };
+    let settings = settings(grants.clone(), &root.join("cache"));
+    let p = start_with(settings.clone()).await;
+    let mut tally = Tally::default();
+    let link = |name: &str, to: &str| format!("{} -> {to}", rw.join(name).display());
+
+    // wasmtime-wasi refuses absolute targets itself; relative ones that climb out are the
+    // host's to refuse, however they are spelt.
+    for (name, to) in [
+        ("up", "../../../../../../../.."),
+        ("hidden", "sub/../.."),
+        ("dot", "./../x"),
+        ("abs", "/"),
+    ] {
+        let d = expect_refused(&p, &mut tally, "symlink", &link(name, to)).await;
+        assert!(d.detail.contains("not-permitted"), "{name}: {}", d.detail);
+        assert!(std::fs::symlink_metadata(rw.join(name)).is_err(), "the link {name} was made");
+    }
+    // A link below its own directory is fine.
+    assert_eq!(expect_allowed(&p, &mut tally, "symlink", &link("down", "sub")).await, "linked");
+    assert_eq!(std::fs::read_link(rw.join("down")).unwrap(), Path::new("sub"));
+
+    // The granted directory is swapped for a link to `/` behind the provider's back (what a
+    // guest did before links were checked, or any other process): new instances still get
+    // the directory opened at the start, never a new lookup of its path.
+    std::fs::rename(&rw, root.join("moved-away")).unwrap();
+    std::os::unix::fs::symlink("/", &rw).unwrap();
+    let fresh = start_with(settings).await;
+    let read = probe(&fresh, "read-file", &rw.join("mine.txt").display().to_string()).await;
+    assert_eq!(read.as_deref().ok(), Some("read 4 bytes"), "{read:?}");
+    expect_refused(&fresh, &mut tally, "read-file", &rw.join("etc/passwd").display().to_string())
+        .await;
+    // A provider started now (the next process) refuses the grant: it names a link.
+    let mut next = RuntimeSettings::default();
+    let err = terrarium::cli::serve::apply_grants(&mut next, grants, &[]).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    tally.record("start with a granted directory swapped for a link", err.to_string());
+    tally.print();
+}
+
+#[test]
+fn a_cache_entry_of_another_component_is_rebuilt_not_run() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let settings =
+        || RuntimeSettings { cache_dir: Some(cache.clone()), ..RuntimeSettings::default() };
+    let entries = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+            .collect()
+    };
+    Runtime::load(&crate::served::faulty(), settings()).expect("faulty loads");
+    let faulty_entry = entries().pop().expect("faulty's entry");
+    Runtime::load(&hostile(), settings()).expect("hostile loads");
+    let hostile_entry =
+        entries().into_iter().find(|e| *e != faulty_entry).expect("hostile's entry");
+    // A provider that could write the cache puts another component's entry (valid on its own)
+    // in place of its own: the next start must run the component the lock file names.
+    std::fs::copy(&faulty_entry, &hostile_entry).unwrap();
+    let runtime = Runtime::load(&hostile(), settings()).expect("hostile loads");
+    // The fixtures differ in what they import: only the hostile one asks for wasi:http.
+    let imports = runtime.imports();
+    assert!(
+        imports.iter().any(|i| i.starts_with("wasi:http/outgoing-handler")),
+        "the loaded code is not hostile's: {imports:?}"
+    );
+    let faulty_imports = Runtime::load(&crate::served::faulty(), settings()).unwrap().imports();
+    assert_ne!(imports, faulty_imports, "the swapped entry was run");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

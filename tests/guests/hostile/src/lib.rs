@@ -13,6 +13,9 @@
 //! | `read-file`        | read the file `target`                                          |
 //! | `write-file`       | create the file `target`                                        |
 //! | `list-dir`         | list the directory `target`                                     |
+//! | `symlink`          | `LINK -> TO`: create the symbolic link LINK pointing at TO      |
+//! | `rename`           | `FROM -> TO`: rename FROM to TO (files or directories)          |
+//! | `mkdir`            | create the directory `target` (and its parents)                 |
 //! | `env`              | read the environment variable `target`                          |
 //! | `env-all`          | list every environment variable it can see                      |
 //! | `http`             | GET the URL `target` through wasi:http                          |
@@ -261,6 +264,17 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
         "list-dir" => std::fs::read_dir(target)
             .map(|entries| format!("{} entries", entries.count()))
             .map_err(|e| e.to_string()),
+        "symlink" => {
+            let (link, to) = target.split_once(" -> ").ok_or("expected `LINK -> TO`")?;
+            symlink(link, to).map(|()| "linked".into())
+        }
+        "rename" => {
+            let (from, to) = target.split_once(" -> ").ok_or("expected `FROM -> TO`")?;
+            std::fs::rename(from, to).map(|()| "renamed".into()).map_err(|e| e.to_string())
+        }
+        "mkdir" => {
+            std::fs::create_dir_all(target).map(|()| "created".into()).map_err(|e| e.to_string())
+        }
         "env" => std::env::var(target).map_err(|e| e.to_string()),
         "env-all" => Ok(std::env::vars().map(|(k, _)| k).collect::<Vec<_>>().join(",")),
         "http" => http_get(target).map(|(status, _)| format!("status {status}")),
@@ -311,6 +325,20 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
         }
         other => Err(format!("unknown attack {other:?}")),
     }
+}
+
+/// `symlink-at` of the granted directory that holds `link` (std has no stable symlink call on
+/// WASI), with `to` as given: the host must judge the target, not this guest.
+fn symlink(link: &str, to: &str) -> Result<(), String> {
+    use wasip2::filesystem::preopens::get_directories;
+    let link = std::path::Path::new(link);
+    for (dir, name) in get_directories() {
+        if let Ok(relative) = link.strip_prefix(&name) {
+            let relative = relative.to_str().ok_or("the link is not UTF-8")?;
+            return dir.symlink_at(to, relative).map_err(|e| format!("{e:?}"));
+        }
+    }
+    Err(format!("{} is in no granted directory", link.display()))
 }
 
 /// A GET through wasi:http: the status and any Location header, or the error code the host
