@@ -112,14 +112,20 @@ impl DevServer {
             shell_word(&author.dir.join("Cargo.toml").to_string_lossy())
         );
         let component = target.join("wasm32-wasip2/debug/devloop_provider.wasm");
-        let log = scratch.join("dev.log");
         let mut command = Command::new(artifacts.terrarium()?);
         command
             .arg("dev")
             .arg(&component)
             .args(["--source", "example/devloop", "--build", &build, "--watch"])
             .arg(author.dir.join("src"))
-            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_TARGET_DIR", &target);
+        DevServer::spawn(command, "example/devloop", scratch.join("dev.log"))
+    }
+
+    /// Starts `command`, a `terrarium dev` serving `source`, and reads the reattach line it
+    /// prints.
+    fn spawn(mut command: Command, source: &str, log: PathBuf) -> anyhow::Result<DevServer> {
+        command
             .env("TERRARIUM_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -158,7 +164,7 @@ impl DevServer {
         ensure!(hint.starts_with("# ") && hint.contains("Ctrl-C"), "unexpected hint line {hint:?}");
 
         let parsed: Value = serde_json::from_str(&server.reattach)?;
-        let entry = &parsed["example/devloop"];
+        let entry = &parsed[source];
         ensure!(
             entry["Test"] == true && entry["ProtocolVersion"] == 6 && entry["Protocol"] == "grpc",
             "{parsed}"
@@ -291,4 +297,60 @@ fn stop_with_ctrl_c(mut server: DevServer) -> anyhow::Result<()> {
     ensure!(status.success(), "terrarium dev exited with {status}\n{}", server.log_text());
     ensure!(!server.socket.exists(), "the socket {} was left behind", server.socket.display());
     Ok(())
+}
+
+#[test]
+fn dev_takes_the_grants_install_takes_and_refuses_the_same_mistakes() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let scratch = tempfile::tempdir()?;
+    let root = scratch.path().canonicalize()?;
+    let granted = root.join("granted");
+    fs::create_dir(&granted)?;
+    let component = artifacts.component("files_provider")?;
+    let dev = |grant: &str| {
+        let mut command = Command::new(artifacts.terrarium()?);
+        command.arg("dev").arg(&component).args([
+            "--source",
+            "terrarium/files",
+            "--allow-dir",
+            grant,
+        ]);
+        anyhow::Ok(command)
+    };
+
+    // The mistakes `terrarium install` refuses are refused before anything is served.
+    for (grant, needle) in [
+        (format!("{}:rx", granted.display()), "unknown access mode \"rx\""),
+        (format!("{}:rw", root.join("missing").display()), "does not exist"),
+    ] {
+        let output = dev(&grant)?.stdin(Stdio::null()).output()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        ensure!(!output.status.success(), "terrarium dev accepted {grant}: {stderr}");
+        ensure!(stderr.contains(needle), "{grant}: stderr lacks {needle:?}: {stderr}");
+        ensure!(output.stdout.is_empty(), "{grant}: it printed a reattach line");
+    }
+
+    // A granted directory: the files provider writes there under terraform.
+    let server = DevServer::spawn(
+        dev(&format!("{}:rw", granted.display()))?,
+        "terrarium/files",
+        root.join("dev.log"),
+    )?;
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    let file = granted.join("from-dev.txt");
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    files = {{ source = \"terrarium/files\" }}\n  }}\n}}\n\n\
+             resource \"files_file\" \"dev\" {{\n  filename = \"{}\"\n  content  = \"written in dev mode\"\n}}\n",
+            file.display()
+        ),
+    )?;
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    server.terraform(&ws, &["apply", "-auto-approve", "-input=false", "-no-color"])?;
+    ensure!(
+        fs::read_to_string(&file)? == "written in dev mode",
+        "the granted file was not written"
+    );
+    stop_with_ctrl_c(server)
 }

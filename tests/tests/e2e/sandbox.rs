@@ -3,7 +3,7 @@
 //! working inside a granted directory and refused outside it.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
@@ -166,5 +166,235 @@ fn files_live_only_inside_the_granted_directory_with_drift_and_import() -> anyho
 
     ws.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(!inside.exists() && !existing.exists(), "destroy removes the files");
+    Ok(())
+}
+
+/// `text` with every run of whitespace as one space: Terraform wraps diagnostic text.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs `terrarium install` of the hostile provider into `mirror` with `args`, and `env`.
+fn install_hostile(
+    mirror: &Path,
+    args: &[String],
+    env: &[(&str, &Path)],
+) -> anyhow::Result<std::process::Output> {
+    let component = Artifacts::get()?.component("hostile_provider")?;
+    let mut command = std::process::Command::new(Artifacts::get()?.terrarium()?);
+    command
+        .arg("install")
+        .arg(component)
+        .args(["--source", Provider::Hostile.source(), "--version", Provider::Hostile.version()])
+        .arg("--mirror")
+        .arg(mirror)
+        .args(args)
+        .stdin(std::process::Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    Ok(command.output()?)
+}
+
+/// `terrarium install` refused: exit status 1, nothing installed, and stderr says `needles`.
+fn expect_install_refused(
+    output: &std::process::Output,
+    mirror: &Path,
+    needles: &[&str],
+) -> anyhow::Result<()> {
+    let stderr = flat(&String::from_utf8_lossy(&output.stderr));
+    ensure!(!output.status.success(), "install succeeded: {stderr}");
+    for needle in needles {
+        ensure!(stderr.contains(needle), "stderr lacks {needle:?}: {stderr}");
+    }
+    ensure!(!stderr.contains("panicked") && !stderr.contains("Backtrace"), "{stderr}");
+    let package = mirror.join(Provider::Hostile.source());
+    ensure!(!package.exists(), "a refused install left {}", package.display());
+    Ok(())
+}
+
+/// A workspace taking the hostile provider from `mirror`, configured with `resources`
+/// (`(name, attack, target)`, each depending on the one before).
+fn hostile_workspace(
+    mirror: &Path,
+    resources: &[(&str, &str, String)],
+) -> anyhow::Result<Workspace> {
+    let ws = Workspace::with_cli_config(&format!(
+        "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    path    = {}\n    include = [\"{}\"]\n  }}\n}}\n",
+        hcl_string(&mirror.to_string_lossy()),
+        Provider::Hostile.source()
+    ))?;
+    write_probes(&ws, resources)?;
+    Ok(ws)
+}
+
+fn write_probes(ws: &Workspace, resources: &[(&str, &str, String)]) -> anyhow::Result<()> {
+    let mut config = required(Provider::Hostile);
+    for (i, (name, attack, target)) in resources.iter().enumerate() {
+        let depends = match i {
+            0 => String::new(),
+            _ => format!("  depends_on = [hostile_probe.{}]\n", resources[i - 1].0),
+        };
+        config.push_str(&format!(
+            "\nresource \"hostile_probe\" \"{name}\" {{\n  attack = \"{attack}\"\n  target = {}\n{depends}}}\n",
+            hcl_string(target)
+        ));
+    }
+    ws.write("main.tf", &config)
+}
+
+/// Replaces the installed hostile provider's grants file (a user editing it after install).
+fn edit_installed_grants(mirror: &Path, allow_dir: &[String]) -> anyhow::Result<PathBuf> {
+    let package = Mirror::at(mirror.to_path_buf())?.package_dir(Provider::Hostile);
+    let grants = package.join("grants.toml");
+    // TOML basic strings escape as HCL's do.
+    let quoted: Vec<String> = allow_dir.iter().map(|d| hcl_string(d)).collect();
+    fs::write(&grants, format!("allow_dir = [{}]\n", quoted.join(", ")))?;
+    Ok(grants)
+}
+
+#[test]
+fn a_link_out_of_a_grant_and_nested_grants_never_reach_the_file_system() -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let root = scratch.path().canonicalize()?;
+    let outer = root.join("outer");
+    let inner = outer.join("inner");
+    fs::create_dir_all(&inner)?;
+    fs::write(inner.join("kept.txt"), "kept")?;
+    let rw = |p: &Path| format!("{}:rw", p.display());
+    let ro = |p: &Path| format!("{}:ro", p.display());
+
+    // Nested grants are refused by `terrarium install`.
+    let mirror = root.join("mirror");
+    let output = install_hostile(
+        &mirror,
+        &["--allow-dir".into(), rw(&outer), "--allow-dir".into(), ro(&inner)],
+        &[],
+    )?;
+    expect_install_refused(&output, &mirror, &["overlap", "is inside"])?;
+
+    // One read-write grant: a relative link that climbs out of it is refused.
+    let output = install_hostile(&mirror, &["--allow-dir".into(), rw(&outer)], &[])?;
+    ensure!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let escape = outer.join("escape");
+    let ws = hostile_workspace(
+        &mirror,
+        &[("link", "symlink", format!("{} -> ../../../../../../../../..", escape.display()))],
+    )?;
+    ws.init()?;
+    let run = ws.run_expect(APPLY, 1)?;
+    ensure!(
+        run.error_summaries().iter().any(|e| e.starts_with("refused: symlink")),
+        "the link was not refused\n{run}"
+    );
+    ensure!(fs::symlink_metadata(&escape).is_err(), "the escaping link exists\n{run}");
+
+    // The grants file edited by hand to nest a grant (the attack: swap the inner directory for
+    // a link to `/` in one run, read the host's files through it in the next): the provider
+    // refuses to start, and nothing is swapped.
+    edit_installed_grants(&mirror, &[rw(&outer), ro(&inner)])?;
+    let ws = hostile_workspace(
+        &mirror,
+        &[
+            ("swap", "rename", format!("{} -> {}", inner.display(), outer.join("moved").display())),
+            ("link", "symlink", format!("{} -> ../../../../../../../../..", inner.display())),
+        ],
+    )?;
+    ws.init()?;
+    let run = ws.run_expect(APPLY, 1)?;
+    let said = flat(&run.stderr);
+    ensure!(said.contains("overlap"), "the provider did not refuse the nested grants\n{run}");
+    ensure!(said.contains("grants file"), "the error does not say where to fix it\n{run}");
+    write_probes(&ws, &[("read", "read-file", inner.join("etc/passwd").display().to_string())])?;
+    let run = ws.run_expect(APPLY, 1)?;
+    ensure!(!run.stdout.contains("read "), "the host's files were read\n{run}");
+    ensure!(fs::read_to_string(inner.join("kept.txt"))? == "kept", "the inner grant was swapped");
+    Ok(())
+}
+
+#[test]
+fn grants_covering_the_mirror_the_cache_or_the_working_directory_are_refused() -> anyhow::Result<()>
+{
+    let scratch = tempfile::tempdir()?;
+    let root = scratch.path().canonicalize()?;
+    let project = root.join("project");
+    let mirror = project.join("mirror");
+    fs::create_dir_all(&mirror)?;
+    let rw = |p: &Path| format!("{}:rw", p.display());
+
+    // A project-local mirror under a read-write grant: refused at install, saying why.
+    let output = install_hostile(&mirror, &["--allow-dir".into(), rw(&project)], &[])?;
+    expect_install_refused(&output, &mirror, &["covers the provider mirror", "grants file"])?;
+
+    // The compiled-component cache, even read-only: refused at install.
+    let cache_home = root.join("cache-home");
+    fs::create_dir_all(&cache_home)?;
+    let output = install_hostile(
+        &mirror,
+        &["--allow-dir".into(), format!("{}:ro", cache_home.display())],
+        &[("XDG_CACHE_HOME", &cache_home)],
+    )?;
+    expect_install_refused(&output, &mirror, &["compiled-component cache", "XDG_CACHE_HOME"])?;
+
+    // The same grant written into the grants file by hand: the provider refuses to start, so
+    // it can rewrite neither its grants nor its executable (which terraform runs natively).
+    let output = install_hostile(&mirror, &[], &[])?;
+    ensure!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let grants = edit_installed_grants(&mirror, &[rw(&project)])?;
+    let grants_text = fs::read_to_string(&grants)?;
+    let package = grants.parent().context("package dir")?.to_path_buf();
+    let executable = fs::read_dir(&package)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("terraform-provider-"))
+        })
+        .context("the installed executable")?;
+    let ws = hostile_workspace(
+        &mirror,
+        &[
+            ("grants", "write-file", grants.display().to_string()),
+            (
+                "exe",
+                "rename",
+                format!("{} -> {}.aside", executable.display(), executable.display()),
+            ),
+        ],
+    )?;
+    ws.init()?;
+    let run = ws.run_expect(APPLY, 1)?;
+    ensure!(flat(&run.stderr).contains("covers this provider's installed package"), "{run}");
+    ensure!(fs::read_to_string(&grants)? == grants_text, "the provider rewrote its grants");
+    ensure!(executable.exists(), "the provider moved its executable");
+
+    // Terraform's working directory: only known when terraform starts the provider.
+    let ws = hostile_workspace(&mirror, &[])?;
+    let evil = ws.config_dir().join("evil.tf");
+    edit_installed_grants(&mirror, &[rw(&ws.config_dir().canonicalize()?)])?;
+    write_probes(&ws, &[("tf", "write-file", evil.display().to_string())])?;
+    ws.init()?;
+    let run = ws.run_expect(APPLY, 1)?;
+    ensure!(flat(&run.stderr).contains("covers Terraform's working directory"), "{run}");
+    ensure!(!evil.exists(), "the provider wrote a .tf file into the working directory");
+    Ok(())
+}
+
+#[test]
+fn a_mistyped_mode_or_a_missing_directory_is_refused_at_install() -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let root = scratch.path().canonicalize()?;
+    let mirror = root.join("mirror");
+    let data = root.join("data");
+    fs::create_dir(&data)?;
+    let output =
+        install_hostile(&mirror, &["--allow-dir".into(), format!("{}:rx", data.display())], &[])?;
+    expect_install_refused(&output, &mirror, &["unknown access mode \"rx\"", "use ro"])?;
+    let missing = root.join("not-there");
+    let output = install_hostile(
+        &mirror,
+        &["--allow-dir".into(), format!("{}:rw", missing.display())],
+        &[],
+    )?;
+    expect_install_refused(&output, &mirror, &["does not exist", "create it first"])?;
     Ok(())
 }
