@@ -68,6 +68,9 @@ impl Hasher for ShaHasher {
 pub fn key(engine: &Engine, component: &[u8]) -> String {
     let mut h = ShaHasher(Sha256::new());
     h.write(b"terrarium-component-cache\0");
+    // The entry format too: builds that write another format use other names, instead of
+    // each discarding the other's entries in a cache they share.
+    h.write(MAGIC);
     h.write(env!("CARGO_PKG_VERSION").as_bytes());
     engine.precompile_compatibility_hash().hash(&mut h);
     h.write(&Sha256::digest(component));
