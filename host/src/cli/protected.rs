@@ -11,10 +11,15 @@ use crate::sandbox::{ProtectedPath, Refuse};
 const MIRROR_WHY: &str = "a provider that can write there can rewrite its own grants file, or \
      replace an executable that Terraform runs natively";
 
-/// What every command protects: the terrarium executable and the compiled-component cache
-/// (`cache_dir`, the one in use, and the default one).
+/// What every command protects: the terrarium executable, the compiled-component cache
+/// (`cache_dir`, the one in use, and the default one) and Terraform's own configuration.
 pub fn host(cache_dir: Option<&Path>) -> Vec<ProtectedPath> {
-    let mut protected = Vec::new();
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let mut protected = terraform_config(
+        var("HOME").as_deref(),
+        var("TF_CLI_CONFIG_FILE").as_deref(),
+        var("TF_PLUGIN_CACHE_DIR").as_deref(),
+    );
     if let Ok(exe) = std::env::current_exe() {
         protected.push(ProtectedPath::new(
             &exe,
@@ -34,6 +39,53 @@ pub fn host(cache_dir: Option<&Path>) -> Vec<ProtectedPath> {
                  authenticates it, so no grant may reach it, not even read-only (set \
                  XDG_CACHE_HOME to move the cache elsewhere)",
                 Refuse::Any,
+            )
+            .and_inside(),
+        );
+    }
+    protected
+}
+
+/// Terraform's CLI configuration file (`cli_config`, else `~/.terraformrc`), which decides
+/// which provider executables Terraform runs (a `dev_overrides` block names any directory),
+/// and the directories Terraform takes providers from without being told
+/// (`~/.terraform.d`, the plugin cache).
+fn terraform_config(
+    home: Option<&Path>,
+    cli_config: Option<&Path>,
+    plugin_cache: Option<&Path>,
+) -> Vec<ProtectedPath> {
+    const WHY: &str = "Terraform reads it to decide which provider executables to run, \
+                       natively, outside any sandbox";
+    let mut protected = Vec::new();
+    if let Some(file) =
+        cli_config.map(Path::to_path_buf).or_else(|| home.map(|h| h.join(".terraformrc")))
+    {
+        protected.push(ProtectedPath::new(
+            &file,
+            "Terraform's CLI configuration",
+            WHY,
+            Refuse::Write,
+        ));
+    }
+    if let Some(home) = home {
+        protected.push(
+            ProtectedPath::new(
+                &home.join(".terraform.d"),
+                "Terraform's ~/.terraform.d directory",
+                WHY,
+                Refuse::Write,
+            )
+            .and_inside(),
+        );
+    }
+    if let Some(dir) = plugin_cache {
+        protected.push(
+            ProtectedPath::new(
+                dir,
+                "Terraform's plugin cache (TF_PLUGIN_CACHE_DIR)",
+                WHY,
+                Refuse::Write,
             )
             .and_inside(),
         );
@@ -121,4 +173,33 @@ pub fn dev(component: &Path, watched: &[PathBuf]) -> Vec<ProtectedPath> {
         .and_inside()
     }));
     protected
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::dirs::check_dir_grants;
+
+    #[test]
+    fn terraforms_own_configuration_is_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        for d in ["work/data", "cache", "plugins/mirror"] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        let rw = |p: &Path| vec![format!("{}:rw", p.display()).parse().unwrap()];
+        let protected = terraform_config(Some(&home), None, Some(&home.join("cache")));
+        for (grant, what) in
+            [(home.clone(), "Terraform's CLI configuration"), (home.join("cache"), "plugin cache")]
+        {
+            let err = check_dir_grants(&rw(&grant), &protected).unwrap_err().to_string();
+            assert!(err.contains(what), "{err}");
+        }
+        assert!(check_dir_grants(&rw(&home.join("work/data")), &protected).is_ok());
+        // TF_CLI_CONFIG_FILE names the file that counts.
+        let config = home.join("plugins/cli.tfrc");
+        let protected = terraform_config(Some(&home), Some(&config), None);
+        let err = check_dir_grants(&rw(&home.join("plugins")), &protected).unwrap_err();
+        assert!(err.to_string().contains("CLI configuration"), "{err}");
+    }
 }
