@@ -1,6 +1,9 @@
 //! The grant flags `terrarium install` and `terrarium dev` share: what a provider may do, in the
 //! syntax of the grants file (see `sandbox::grants`).
 
+// Doc comments on the clap arguments are `--help` text, where brackets mean optional parts.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use crate::sandbox::{ByteSize, DirGrant, GrantError, Grants, HttpGrant, Limits};
 
 #[derive(clap::Args, Debug, Clone, Default)]
