@@ -42,9 +42,11 @@
 //!
 //! impl ResourceIdentity for ServerResource {
 //!     type Identity = ServerIdentity;
-//!     // `None` while the ID is unknown: a create's plan then has an unknown identity.
-//!     fn identity_of(&self, state: &Server) -> Option<ServerIdentity> {
-//!         state.id.known().map(|id| ServerIdentity { id: id.clone() })
+//!     // The identity is the state's `id` attribute: read just that. While it is unknown
+//!     // (the plan of a create) the planned identity is null ("known after apply").
+//!     type Source = ServerIdentity;
+//!     fn identity_of(&self, source: ServerIdentity) -> Option<ServerIdentity> {
+//!         Some(source)
 //!     }
 //!     fn import_by_identity(&self, identity: ServerIdentity) -> Result<Server> {
 //!         Ok(Server { id: Attr::Known(identity.id.clone()), name: identity.id })
@@ -55,6 +57,11 @@
 //! The SDK then returns the identity from read, plan, apply, import and move, keeps it
 //! through updates, imports by identity, declares the identity schema, and upgrades stored
 //! identities of older versions through [`ResourceIdentity::upgrade_identity`].
+//!
+//! A planned identity is wholly known or null, never unknown: Terraform cannot show a plan
+//! whose identity is unknown. The SDK reads only the [`Source`](ResourceIdentity::Source)
+//! attributes from the planned state, so the identity is known as soon as they are, whatever
+//! else is unknown; while one of them is unknown or null the planned identity is null.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -78,10 +85,18 @@ pub trait ResourceIdentity: Resource {
         IdentitySchema::of::<Self::Identity>()
     }
 
-    /// The identity of the object `state` describes. `None` while the state does not
-    /// determine it yet (the plan of a create whose ID the remote system assigns): the plan
-    /// then says "known after apply". After apply, read or import it must be `Some`.
-    fn identity_of(&self, state: &Self::State) -> Option<Self::Identity>;
+    /// The state attributes the identity is made of: a struct whose fields are named like
+    /// those attributes (often [`Identity`](Self::Identity) itself, when its attributes
+    /// are named like the state's; [`State`](Resource::State) when the identity needs it
+    /// all). Only these attributes are read, so an unknown elsewhere in a planned state does
+    /// not hide the identity. A plain field that is unknown or null in the plan makes the
+    /// planned identity null (known after apply).
+    type Source: DeserializeOwned;
+
+    /// The identity of the object whose state's attributes are `source`. `None` while they
+    /// do not determine it yet (an [`Attr`](crate::Attr) field still unknown): the planned
+    /// identity is then null. After apply, read or import it must be `Some`.
+    fn identity_of(&self, source: Self::Source) -> Option<Self::Identity>;
 
     /// Builds a state from an identity (`import { identity = {...} }`); Terraform then
     /// calls [`Resource::read`] with it. Attributes not required for import may be null
@@ -116,9 +131,17 @@ impl<R: ResourceIdentity> AnyIdentity<R::State> for R {
     }
 
     fn identity_value(&self, state: &R::State) -> Result<Option<Value>> {
-        let Some(identity) = self.identity_of(state) else { return Ok(None) };
-        let ty = ResourceIdentity::identity_schema(self).implied_type();
-        Ok(Some(conform(to_value(&identity)?, &ty)?))
+        let source = from_value(&to_value(state)?).map_err(|e| source_error(R::TYPE_NAME, &e))?;
+        identity_of_source(self, source)
+    }
+
+    fn known_identity_value(&self, state: &Value) -> Result<Option<Value>> {
+        let source = match from_value(state) {
+            Ok(source) => source,
+            Err(e) if e.is_absent() => return Ok(None),
+            Err(e) => return Err(source_error(R::TYPE_NAME, &e)),
+        };
+        Ok(identity_of_source(self, source)?.filter(|v| !v.contains_unknown()))
     }
 
     fn state_from_identity(&self, identity: &Value) -> Result<R::State> {
@@ -129,4 +152,21 @@ impl<R: ResourceIdentity> AnyIdentity<R::State> for R {
     fn upgrade_raw_identity(&self, version: i64, raw: Value) -> Result<Value> {
         self.upgrade_identity(version, raw)
     }
+}
+
+/// The identity made of `source`, as a value of the identity type.
+fn identity_of_source<R: ResourceIdentity>(r: &R, source: R::Source) -> Result<Option<Value>> {
+    let Some(identity) = r.identity_of(source) else { return Ok(None) };
+    let ty = ResourceIdentity::identity_schema(r).implied_type();
+    Ok(Some(conform(to_value(&identity)?, &ty)?))
+}
+
+/// A state whose attributes do not fit the identity's source struct: the author's mistake.
+fn source_error(type_name: &str, e: &crate::value::Error) -> Diagnostics {
+    Diagnostics::error(
+        "Invalid identity source",
+        format!(
+            "The state of {type_name} does not fit its ResourceIdentity::Source: {e}. This is a bug in the provider."
+        ),
+    )
 }

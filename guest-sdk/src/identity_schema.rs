@@ -52,12 +52,6 @@ impl IdentitySchema {
         Type::object(self.attributes.iter().map(|a| (a.name.clone(), a.ty.clone())))
     }
 
-    /// An identity with every attribute unknown: the planned identity of an object that
-    /// does not exist yet.
-    pub fn unknown(&self) -> Value {
-        Value::Object(self.attributes.iter().map(|a| (a.name.clone(), Value::unknown())).collect())
-    }
-
     /// Mistakes Terraform would reject, one error diagnostic each.
     pub fn check(&self) -> Vec<Diagnostic> {
         let mut problems = Vec::new();
@@ -124,6 +118,10 @@ pub trait AnyIdentity<S> {
     fn schema(&self) -> IdentitySchema;
     /// The identity of `state` as a value of the identity type; `Ok(None)` while unknown.
     fn identity_value(&self, state: &S) -> Result<Option<Value>>;
+    /// The identity of a state that may hold unknowns (a plan, an import): wholly known, or
+    /// `Ok(None)` while the attributes it is made of are not all known. An error only when
+    /// they do not fit the identity's [`Source`](crate::identity::ResourceIdentity::Source).
+    fn known_identity_value(&self, state: &Value) -> Result<Option<Value>>;
     /// Builds a state from an identity value.
     fn state_from_identity(&self, identity: &Value) -> Result<S>;
     /// Upgrades a raw stored identity of `version` (lower than the current one).

@@ -42,8 +42,9 @@
 //!
 //! impl ResourceIdentity for PetResource {
 //!     type Identity = PetIdentity;
-//!     fn identity_of(&self, pet: &Pet) -> Option<PetIdentity> {
-//!         Some(PetIdentity { name: pet.name.clone() })
+//!     type Source = PetIdentity;
+//!     fn identity_of(&self, source: PetIdentity) -> Option<PetIdentity> {
+//!         Some(source)
 //!     }
 //! }
 //!

@@ -25,7 +25,11 @@ struct Vault {
 
 impl Provider for Vault {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-        vec![Box::new(SecretResource { vault: self }), Box::new(NoteResource)]
+        vec![
+            Box::new(SecretResource { vault: self }),
+            Box::new(NoteResource),
+            Box::new(PageResource),
+        ]
     }
 
     fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
@@ -80,6 +84,12 @@ struct SecretIdentity {
     /// Its region, which an import may leave out.
     #[tf(optional_for_import)]
     region: Option<String>,
+}
+
+/// The state attribute a secret's identity is made of.
+#[derive(Deserialize)]
+struct SecretId {
+    id: String,
 }
 
 struct SecretResource<'a> {
@@ -177,9 +187,10 @@ impl Resource for SecretResource<'_> {
 
 impl ResourceIdentity for SecretResource<'_> {
     type Identity = SecretIdentity;
+    type Source = SecretId;
 
-    fn identity_of(&self, state: &Secret) -> Option<SecretIdentity> {
-        state.id.known().map(|id| SecretIdentity { id: id.clone(), region: Some("eu".into()) })
+    fn identity_of(&self, source: SecretId) -> Option<SecretIdentity> {
+        Some(SecretIdentity { id: source.id, region: Some("eu".into()) })
     }
 
     fn import_by_identity(&self, identity: SecretIdentity) -> Result<Secret> {
@@ -194,6 +205,42 @@ impl ResourceIdentity for SecretResource<'_> {
             )),
             _ => Err(Diagnostics::error("Cannot upgrade", format!("version {version}"))),
         }
+    }
+}
+
+/// A page at a configured path, whose identity is that path: known from the first plan on,
+/// whatever else is unknown.
+struct PageResource;
+
+#[derive(Serialize, Deserialize, Model)]
+struct Page {
+    path: String,
+    /// A plain `String`: the typed state cannot hold it while it is unknown.
+    text: String,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct PageIdentity {
+    #[tf(required_for_import)]
+    path: String,
+}
+
+impl Resource for PageResource {
+    const TYPE_NAME: &'static str = "vault_page";
+    type State = Page;
+    fn create(&self, planned: Page) -> Result<Page> {
+        Ok(planned)
+    }
+    fn identity(&self) -> Option<&dyn AnyIdentity<Page>> {
+        Some(self)
+    }
+}
+
+impl ResourceIdentity for PageResource {
+    type Identity = PageIdentity;
+    type Source = PageIdentity;
+    fn identity_of(&self, source: PageIdentity) -> Option<PageIdentity> {
+        Some(source)
     }
 }
 
@@ -233,7 +280,7 @@ fn identity_schemas_and_capabilities_are_declared() {
     let identities = server.identity_schemas();
     assert_eq!(
         identities.keys().collect::<Vec<_>>(),
-        ["vault_secret"],
+        ["vault_page", "vault_secret"],
         "only types with an identity"
     );
     let secret = &identities["vault_secret"];
@@ -252,11 +299,11 @@ fn identity_schemas_and_capabilities_are_declared() {
 }
 
 #[test]
-fn identity_is_unknown_in_a_create_plan_then_known_and_kept() {
+fn identity_is_null_in_a_create_plan_then_known_and_kept() {
     let h = Harness::new(Vault::default());
     let created = h.create("vault_secret", json!({"name": "db"})).unwrap();
-    let unknown_identity = obj([("id", Value::unknown()), ("region", Value::unknown())]);
-    assert_eq!(created.planned_identity, Some(unknown_identity), "the ID is assigned at apply");
+    // Never unknown: Terraform cannot show a plan with an unknown identity.
+    assert_eq!(created.planned_identity, Some(Value::Null), "the ID is assigned at apply");
     let identity = obj([("id", Value::string("s-db")), ("region", Value::string("eu"))]);
     assert_eq!(created.identity.as_ref(), Some(&identity));
 
@@ -272,6 +319,21 @@ fn identity_is_unknown_in_a_create_plan_then_known_and_kept() {
 
     let read = h.refresh("vault_secret", &updated).unwrap();
     assert_eq!(read.identity.as_ref(), Some(&identity));
+}
+
+#[test]
+fn a_planned_identity_needs_only_its_own_attributes_and_is_never_unknown() {
+    let h = Harness::new(Vault::default());
+    // `text` comes from another resource's computed value: unknown in the plan.
+    let config = obj([("path", Value::string("/p")), ("text", Value::unknown())]);
+    let plan = h.plan("vault_page", &Value::Null, &config).unwrap();
+    assert_eq!(plan.planned_identity, Some(obj([("path", Value::string("/p"))])));
+
+    // The identity's own attribute unknown: null ("known after apply"), never unknown.
+    let config = obj([("path", Value::unknown()), ("text", Value::string("hi"))]);
+    let plan = h.plan("vault_page", &Value::Null, &config).unwrap();
+    assert_eq!(plan.planned_identity, Some(Value::Null));
+    assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
 }
 
 #[test]

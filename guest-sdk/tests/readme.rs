@@ -131,8 +131,10 @@ pub struct PetIdentity {
 impl ResourceIdentity for PetResource {
     type Identity = PetIdentity;
 
-    fn identity_of(&self, pet: &Pet) -> Option<PetIdentity> {
-        pet.id.known().map(|id| PetIdentity { id: id.clone() })
+    type Source = PetIdentity;
+
+    fn identity_of(&self, source: PetIdentity) -> Option<PetIdentity> {
+        Some(source)
     }
 }
 
@@ -291,9 +293,12 @@ impl Resource for LicenseResource {
 
 impl ResourceIdentity for LicenseResource {
     type Identity = LicenseIdentity;
+    // The identity is the state's `number`: unknown until the city assigns it, so a
+    // create's plan shows the identity as known after apply.
+    type Source = LicenseIdentity;
 
-    fn identity_of(&self, license: &License) -> Option<LicenseIdentity> {
-        license.number.known().map(|n| LicenseIdentity { number: n.clone() })
+    fn identity_of(&self, source: LicenseIdentity) -> Option<LicenseIdentity> {
+        Some(source)
     }
 
     fn import_by_identity(&self, identity: LicenseIdentity) -> Result<License> {

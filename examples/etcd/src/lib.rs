@@ -209,9 +209,12 @@ impl Resource for KeyResource<'_> {
 
 impl ResourceIdentity for KeyResource<'_> {
     type Identity = KeyIdentity;
+    /// The identity is the state's `key` attribute, known from the first plan on (whatever
+    /// `value` is).
+    type Source = KeyIdentity;
 
-    fn identity_of(&self, state: &KeyState) -> Option<KeyIdentity> {
-        Some(KeyIdentity { key: state.key.clone() })
+    fn identity_of(&self, source: KeyIdentity) -> Option<KeyIdentity> {
+        Some(source)
     }
 
     fn import_by_identity(&self, identity: KeyIdentity) -> Result<KeyState> {

@@ -99,6 +99,12 @@ pub struct FileIdentity {
     pub path: String,
 }
 
+/// The state attribute a `files_file`'s identity is made of.
+#[derive(Deserialize)]
+pub struct FileName {
+    filename: String,
+}
+
 fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
@@ -291,10 +297,12 @@ impl Resource for FileResource {
 
 impl ResourceIdentity for FileResource {
     type Identity = FileIdentity;
+    type Source = FileName;
 
-    /// The file name is configured, so the identity is known from the first plan on.
-    fn identity_of(&self, state: &FileState) -> Option<FileIdentity> {
-        Some(FileIdentity { path: state.filename.clone() })
+    /// The file name is configured, so the identity is known from the first plan on, even
+    /// when the content is not.
+    fn identity_of(&self, source: FileName) -> Option<FileIdentity> {
+        Some(FileIdentity { path: source.filename })
     }
 
     /// `import { to = files_file.x  identity = { path = "/abs/f" } }`.

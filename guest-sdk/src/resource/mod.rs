@@ -384,13 +384,16 @@ impl<R: Resource> AnyResource for R {
             }
         }
         if let Some(identity) = Resource::identity(self) {
-            response.planned_identity = Some(planned_identity(
+            match planned_identity(
                 identity,
                 &plan.prior_state,
                 request.prior_identity,
                 &response.planned_state,
                 !response.requires_replace.is_empty(),
-            ));
+            ) {
+                Ok(planned) => response.planned_identity = Some(planned),
+                Err(d) => response.diagnostics.extend(d.into_vec()),
+            }
         }
         response
     }
@@ -540,9 +543,7 @@ impl<R: Resource> AnyResource for R {
             // The imported state may not determine the identity yet (read fills it in);
             // when it does not, an identity import keeps the identity it was given.
             let computed = match identity {
-                Some(identity) => {
-                    identity.identity_value(&state)?.filter(|v| !v.contains_unknown())
-                }
+                Some(identity) => identity.known_identity_value(&to_value(&state)?)?,
                 None => None,
             };
             Ok((known_state(&state, &ty, "import")?, computed.or_else(|| by_identity.cloned())))
@@ -681,23 +682,21 @@ impl<R: Resource> AnyResource for R {
 }
 
 /// The identity a plan promises: an update keeps the prior identity (an object's identity
-/// never changes); a create or replacement computes it from the planned state, unknown
-/// where that cannot tell yet.
-fn planned_identity<S: DeserializeOwned>(
+/// never changes); a create or replacement computes it from the planned state's identity
+/// attributes, and is null while they are not all known (Terraform cannot show a plan with
+/// an unknown identity; a null one reads "known after apply").
+fn planned_identity<S>(
     identity: &dyn AnyIdentity<S>,
     prior_state: &Value,
     prior_identity: Option<Value>,
     planned_state: &Value,
     replaced: bool,
-) -> Value {
+) -> Result<Value> {
     if !prior_state.is_null()
         && !replaced
         && let Some(prior) = prior_identity.filter(|i| !i.is_null())
     {
-        return prior;
+        return Ok(prior);
     }
-    let computed = from_value::<S>(planned_state)
-        .ok()
-        .and_then(|state| identity.identity_value(&state).ok().flatten());
-    computed.unwrap_or_else(|| identity.schema().unknown())
+    Ok(identity.known_identity_value(planned_state)?.unwrap_or(Value::Null))
 }

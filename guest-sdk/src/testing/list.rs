@@ -122,8 +122,9 @@ mod tests {
 
     impl ResourceIdentity for BookResource<'_> {
         type Identity = BookIdentity;
-        fn identity_of(&self, book: &Book) -> Option<BookIdentity> {
-            book.isbn.known().map(|isbn| BookIdentity { isbn: isbn.clone() })
+        type Source = BookIdentity;
+        fn identity_of(&self, source: BookIdentity) -> Option<BookIdentity> {
+            Some(source)
         }
     }
 

@@ -95,7 +95,7 @@ pub struct Outcome {
     pub private: Vec<u8>,
     /// The identity stored beside the state, for types with an identity.
     pub identity: Option<Value>,
-    /// The identity the plan promised (unknown attributes: known after apply).
+    /// The identity the plan promised (null: known after apply).
     pub planned_identity: Option<Value>,
     /// Set when the provider deferred the step (only with [`Harness::allow_deferral`]); the
     /// state is then what it was.
@@ -267,6 +267,18 @@ impl<P: Provider> Harness<P> {
             prior_identity: prior_identity.cloned(),
         });
         split("plan", response.diagnostics.clone())?;
+        if let Some(identity) = response.planned_identity.as_ref().filter(|i| i.contains_unknown())
+        {
+            return Err(Failure {
+                step: "plan",
+                diagnostics: vec![Diagnostic::error(
+                    "Unknown planned identity",
+                    format!(
+                        "The plan's identity is {identity:?}; a planned identity must be wholly known or null, or Terraform cannot show the plan."
+                    ),
+                )],
+            });
+        }
         Ok(response)
     }
 

@@ -38,8 +38,8 @@ impl<'de> ValueDeserializer<'de> {
     /// Refuses null and unknown, which only `Option` and `Attr` may read.
     fn check_present(&self) -> Result<(), Error> {
         match self.value {
-            Value::Null => Err(self.error(NULL_HINT)),
-            Value::Unknown(_) => Err(self.error(UNKNOWN_HINT)),
+            Value::Null => Err(Error::absent_at(&self.path, NULL_HINT)),
+            Value::Unknown(_) => Err(Error::absent_at(&self.path, UNKNOWN_HINT)),
             _ => Ok(()),
         }
     }
@@ -104,7 +104,7 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         let path = self.path.clone();
         let result = match self.value {
             Value::Null => visitor.visit_none(),
-            Value::Unknown(_) => Err(self.error(UNKNOWN_HINT)),
+            Value::Unknown(_) => Err(Error::absent_at(&self.path, UNKNOWN_HINT)),
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Number(Number::Int(i)) => visitor.visit_i64(*i),
             Value::Number(Number::Float(f)) => visitor.visit_f64(*f),
@@ -209,7 +209,7 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Null => visitor.visit_none(),
-            Value::Unknown(_) => Err(self.error(UNKNOWN_HINT)),
+            Value::Unknown(_) => Err(Error::absent_at(&self.path, UNKNOWN_HINT)),
             _ => {
                 let path = self.path.clone();
                 visitor.visit_some(self).map_err(|e| e.locate(&path))

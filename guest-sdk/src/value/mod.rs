@@ -79,15 +79,33 @@ pub struct Error {
     /// Whether `path` has been set; errors from serde's derived code start without one and
     /// get the path of the value being decoded when they pass through it.
     located: bool,
+    /// Whether the value at `path` was null or unknown where the Rust type needs a value.
+    absent: bool,
 }
 
 impl Error {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Error { path: AttributePath::root(), message: message.into(), located: false }
+        Error {
+            path: AttributePath::root(),
+            message: message.into(),
+            located: false,
+            absent: false,
+        }
     }
 
     pub(crate) fn at(path: &AttributePath, message: impl Into<String>) -> Self {
-        Error { path: path.clone(), message: message.into(), located: true }
+        Error { path: path.clone(), message: message.into(), located: true, absent: false }
+    }
+
+    /// A null or unknown value read into a type that needs a value.
+    pub(crate) fn absent_at(path: &AttributePath, message: impl Into<String>) -> Self {
+        Error { absent: true, ..Error::at(path, message) }
+    }
+
+    /// Whether the value was null or unknown where the Rust type needs one: the value is
+    /// not there yet, rather than of the wrong shape.
+    pub fn is_absent(&self) -> bool {
+        self.absent
     }
 
     /// Gives the error a path unless it already has a more precise one.

@@ -230,14 +230,18 @@ fn encode_checked(
         .into_iter()
         .map(|m| invalid_result(subject, what, m.path, &m.message))
         .collect();
-    if known == Knownness::WhollyKnown {
+    let unknown_refused = match known {
+        Knownness::MayBeUnknown => None,
+        Knownness::WhollyKnown => Some(
+            "the value is unknown, but every value must be known once it has been applied or read",
+        ),
+        Knownness::KnownOrNull => Some(
+            "the value is unknown, but it must be wholly known or null (null while the plan cannot tell it yet): Terraform cannot show a plan with an unknown identity",
+        ),
+    };
+    if let Some(message) = unknown_refused {
         collect_unknowns(&value, &AttributePath::root(), &mut |path| {
-            diags.push(invalid_result(
-                subject,
-                what,
-                path,
-                "the value is unknown, but every value must be known once it has been applied or read",
-            ));
+            diags.push(invalid_result(subject, what, path, message));
         });
     }
     if !diags.is_empty() {
@@ -253,6 +257,8 @@ fn encode_checked(
 enum Knownness {
     MayBeUnknown,
     WhollyKnown,
+    /// A planned identity: wholly known, or null while the plan cannot tell it.
+    KnownOrNull,
 }
 
 fn collect_unknowns(value: &Value, path: &AttributePath, found: &mut impl FnMut(AttributePath)) {

@@ -223,7 +223,7 @@ impl Provider {
                 "planned identity",
                 &request.type_name,
                 r.planned_identity,
-                Knownness::MayBeUnknown,
+                Knownness::KnownOrNull,
                 &mut diagnostics,
             );
             Ok(PlanResourceChangeResponse {

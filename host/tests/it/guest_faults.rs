@@ -162,3 +162,36 @@ async fn an_unknown_resource_type_is_a_diagnostic_listing_the_known_ones() {
         d.detail
     );
 }
+
+/// Plans a new `faulty_thing` in `mode`: the response's planned identity and diagnostics.
+async fn plan_identity(p: &Provider, mode: &str) -> (Option<DynamicValue>, Vec<Diagnostic>) {
+    let proposed = thing(mode, Value::Null, Value::Null);
+    let out = p
+        .plan_resource_change(&PlanResourceChangeRequest {
+            type_name: "faulty_thing".into(),
+            prior_state: DynamicValue::default(),
+            proposed_new_state: encode(p, &proposed),
+            config: encode(p, &proposed),
+            ..Default::default()
+        })
+        .await;
+    (out.planned_identity, out.diagnostics)
+}
+
+#[tokio::test]
+async fn an_unknown_planned_identity_is_refused_with_what_the_guest_did_wrong() {
+    let p = start(Duration::from_secs(60)).await;
+    for (mode, path) in [("plan-unknown-identity", "(root)"), ("plan-unknown-identity-id", "id")] {
+        let (identity, diags) = plan_identity(&p, mode).await;
+        assert!(identity.is_none(), "{mode}: an unknown identity must never reach Terraform");
+        let d = single_error(&diags);
+        assert_eq!(d.summary, "Provider returned an invalid value", "{mode}");
+        assert_eq!(d.attribute.to_string(), path, "{mode}");
+        for part in ["planned identity", "PlanResourceChange", "wholly known or null"] {
+            assert!(d.detail.contains(part), "{mode}: {part:?} missing from {}", d.detail);
+        }
+    }
+    // A guest that plans no identity (null while it cannot tell) is fine.
+    let (_, diags) = plan_identity(&p, "ok").await;
+    assert!(diags.is_empty(), "{diags:#?}");
+}

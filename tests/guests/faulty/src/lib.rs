@@ -18,6 +18,8 @@
 //! |                       | configured (for instance-pool tests and benchmarks)        |
 //! | `identity-wrong-type` | returns the identity `{ id = 42 }` (the schema: string)     |
 //! | `defer`               | (plan defers with reason resource-config-unknown instead)   |
+//! | `plan-unknown-identity` | (plan returns a wholly unknown identity instead)          |
+//! | `plan-unknown-identity-id` | (plan returns the identity `{ id = unknown }` instead) |
 //!
 //! `faulty_thing` has the identity `{ id = string }`: apply returns `{ id = <state id> }`,
 //! read hands back the identity it was given (or derives it from the state), import by
@@ -221,8 +223,15 @@ impl Guest for Faulty {
                 planned_identity: None,
             };
         }
+        let mut planned_identity = r.prior_identity;
         let planned = match string_attr(&proposed, "mode") {
             Some(mode) => {
+                if mode == "plan-unknown-identity" {
+                    planned_identity = Some(Value { nodes: vec![unknown()] });
+                }
+                if mode == "plan-unknown-identity-id" {
+                    planned_identity = Some(identity_of(unknown()));
+                }
                 if mode == "plan-panic" {
                     panic!("faulty: deliberate panic in plan");
                 }
@@ -252,7 +261,7 @@ impl Guest for Faulty {
             planned_private: vec![],
             deferred: None,
             diagnostics: vec![],
-            planned_identity: r.prior_identity,
+            planned_identity,
         }
     }
 
