@@ -9,6 +9,8 @@
 //! * [`workspace`]: a temporary Terraform working directory with its own CLI config, and
 //!   terraform runs with captured stdout, stderr and exit code.
 //! * [`json`]: helpers for terraform's `-json` outputs: schemas, diagnostics, comparisons.
+//! * [`shown`]: what a person sees: every plan and apply a test runs is also rendered as a
+//!   human plan and as `terraform show -json` of the saved plan, and checked.
 //!
 //! Environment overrides: `TERRAFORM` (any terraform binary instead of `scripts/terraform`),
 //! `TERRARIUM_BIN`, `TERRARIUM_COMPONENTS_DIR`, `TERRARIUM_GO_NULL`.
@@ -16,6 +18,7 @@
 pub mod artifacts;
 pub mod json;
 pub mod mirror;
+pub mod shown;
 pub mod workspace;
 
 pub use artifacts::Artifacts;

@@ -180,8 +180,31 @@ impl Workspace {
     /// Runs terraform with `args` and the extra environment variables `env`, whatever its exit
     /// code. (Terraform passes its environment on to the providers it starts.)
     pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Run> {
+        self.run_prepared(args, |command| {
+            command.envs(env.iter().copied());
+        })
+    }
+
+    /// Runs terraform with `args`, its command adjusted by `prepare` (environment), whatever
+    /// its exit code, and checks what a person sees (see [`crate::shown`]): a plan or apply
+    /// is also rendered as a human plan and as `terraform show -json` of the saved plan, and
+    /// the test fails if terraform hid an error behind a success.
+    pub fn run_prepared(
+        &self,
+        args: &[&str],
+        prepare: impl Fn(&mut Command),
+    ) -> anyhow::Result<Run> {
+        crate::shown::run_shown(self, args, &prepare)
+    }
+
+    /// Runs terraform with exactly `args` and `prepare`, whatever its exit code; no checks.
+    pub(crate) fn run_unchecked(
+        &self,
+        args: &[&str],
+        prepare: &dyn Fn(&mut Command),
+    ) -> anyhow::Result<Run> {
         let mut command = self.command(args);
-        command.envs(env.iter().copied());
+        prepare(&mut command);
         let output = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)
             .with_context(|| format!("running terraform {}", args.join(" ")))?;
         Ok(Run {
@@ -269,6 +292,17 @@ impl Run {
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).with_context(|| format!("not a JSON line: {l}")))
             .collect()
+    }
+
+    /// Requires every line of `lines` in stdout: the resource lines a person should see in
+    /// a plan ("# random_string.s will be created", "must be replaced", ...).
+    pub fn shows(&self, lines: &[&str]) -> anyhow::Result<()> {
+        for line in lines {
+            if !self.stdout.contains(line) {
+                bail!("terraform did not show {line:?}\n{self}");
+            }
+        }
+        Ok(())
     }
 
     /// The `diagnostic` objects of streaming `-json` output.

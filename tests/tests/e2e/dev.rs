@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use serde_json::Value;
-use terrarium_tests::workspace::{TERRAFORM_TIMEOUT, kill_group, run_with_timeout};
+use terrarium_tests::workspace::kill_group;
 use terrarium_tests::{Artifacts, Run, Workspace};
 
 /// A cold build of the fixture compiles wit-bindgen; on this shared 2-core machine that can
@@ -196,10 +196,9 @@ impl DevServer {
 
     /// terraform with TF_REATTACH_PROVIDERS pointing here.
     fn terraform(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
-        let mut command = ws.command(args);
-        command.env("TF_REATTACH_PROVIDERS", &self.reattach);
-        let (code, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)?;
-        let run = Run { args: args.iter().map(|a| a.to_string()).collect(), code, stdout, stderr };
+        let run = ws.run_prepared(args, |command| {
+            command.env("TF_REATTACH_PROVIDERS", &self.reattach);
+        })?;
         ensure!(
             run.code == Some(0) || run.code == Some(2),
             "terraform failed\n{run}\n--- dev log ---\n{}",

@@ -138,6 +138,7 @@ fn an_import_block_with_an_identity_imports_the_file() -> anyhow::Result<()> {
         run.stdout.contains("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy."),
         "the plan does not just import\n{run}"
     );
+    run.shows(&["# files_file.i will be imported"])?;
     let change = planned_change(&plan, "files_file.i")?;
     ensure!(
         change["change"]["actions"] == json!(["no-op"])
@@ -292,5 +293,67 @@ fn plan_generates_configuration_for_an_imported_file() -> anyhow::Result<()> {
     check_identity(&ws, "files_file.g", &existing)?;
     let replan = ws.run(PLAN)?;
     ensure!(replan.code == Some(0), "plan with the generated configuration is not empty\n{replan}");
+    Ok(())
+}
+
+/// A `files_file` whose content comes from random_string's computed `result`, unknown at plan
+/// time, and a second one whose very name does: terraform shows both plans (before the fix it
+/// printed "Failed to marshal plan to json: value is not known" and applied a plan it never
+/// showed). The identity of the first is planned from its file name alone, whatever the
+/// content; the second's is null ("known after apply") until its name is known.
+#[test]
+fn a_plan_with_unknowns_from_another_provider_shows_its_identity() -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let granted = scratch.path().canonicalize()?.join("granted");
+    fs::create_dir(&granted)?;
+    let ws = Workspace::with_installs(&[
+        (Provider::Files, &allow_dir_rw(&granted)),
+        (Provider::Random, &[]),
+    ])?;
+    let named = granted.join("named.txt");
+    // A template: the granted directory (a plain temporary path), then the unknown name.
+    let dir = path_string(&granted);
+    ws.write(
+        "main.tf",
+        &format!(
+            "{}\nresource \"random_string\" \"s\" {{\n  length  = 8\n  special = false\n  upper   = false\n}}\n\
+             \nresource \"files_file\" \"content\" {{\n  filename = {}\n  content  = random_string.s.result\n}}\n\
+             \nresource \"files_file\" \"name\" {{\n  filename = \"{dir}/${{random_string.s.result}}.txt\"\n  content  = \"x\"\n}}\n",
+            required_providers(&[Provider::Files, Provider::Random]),
+            hcl_string(&path_string(&named)),
+        ),
+    )?;
+    ws.init()?;
+
+    let (run, plan) = ws.plan_json(&[])?;
+    run.shows(&[
+        "# random_string.s will be created",
+        "# files_file.content will be created",
+        "# files_file.name will be created",
+    ])?;
+    let known = planned_change(&plan, "files_file.content")?;
+    ensure!(
+        known["change"]["after_identity"] == json!({ "path": path_string(&named) }),
+        "the identity is made of the file name only: {}",
+        pretty(known)
+    );
+    let later = planned_change(&plan, "files_file.name")?;
+    ensure!(
+        later["change"]["after_identity"].is_null(),
+        "an identity whose file name is unknown is planned null: {}",
+        pretty(later)
+    );
+
+    let apply = ws.ok(APPLY)?;
+    apply.shows(&["# files_file.content will be created", "Apply complete! Resources: 3 added"])?;
+    let result = state_values(&ws.state_json()?, "random_string.s")?["result"]
+        .as_str()
+        .context("random_string.s.result")?
+        .to_owned();
+    ensure!(fs::read_to_string(&named)? == result);
+    check_identity(&ws, "files_file.content", &named)?;
+    check_identity(&ws, "files_file.name", &granted.join(format!("{result}.txt")))?;
+    let replan = ws.run(PLAN)?;
+    ensure!(replan.code == Some(0), "second plan is not empty\n{replan}");
     Ok(())
 }

@@ -202,6 +202,11 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
     // plan: everything is created; the data source that reads an unknown id waits for apply.
     let (run, plan) = workspace.plan_json(&[]).context("first plan")?;
     ensure!(run.code == Some(2), "first plan should propose changes\n{run}");
+    run.shows(&[
+        "# null_resource.plain will be created",
+        "# null_resource.counted[1] will be created",
+        "# data.null_data_source.values will be read during apply",
+    ])?;
     let actions = plan_actions(&plan);
     for address in [
         "null_resource.plain",
@@ -270,6 +275,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         .and_then(|changes| changes.iter().find(|c| c["address"] == "null_resource.triggered"))
         .context("no change for null_resource.triggered")?;
     ensure!(change["change"]["actions"] == json!(["delete", "create"]), "{}", pretty(change));
+    run.shows(&["# null_resource.triggered must be replaced"])?;
     ensure!(change["action_reason"] == "replace_because_cannot_update", "{}", pretty(change));
     ensure!(change["change"]["replace_paths"] == json!([["triggers"]]), "{}", pretty(change));
     for (address, actions) in plan_actions(&plan) {
@@ -325,6 +331,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         ])
         .context("apply -replace")?;
     ensure!(replace.stdout.contains("Resources: 1 added, 0 changed, 1 destroyed."), "{replace}");
+    replace.shows(&["# null_resource.plain will be replaced, as requested"])?;
     let state = workspace.state_json()?;
     ensure!(decimal_id(&state, "null_resource.plain")? != plain_id, "-replace kept the id");
     ensure!(decimal_id(&state, "null_resource.triggered")? == new_triggered_id);
@@ -346,6 +353,7 @@ fn scenario(provider: Provider) -> anyhow::Result<Record> {
         .ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])
         .context("destroy")?;
     ensure!(destroy.stdout.contains("Destroy complete! Resources: 5 destroyed."), "{destroy}");
+    destroy.shows(&["# null_resource.triggered will be destroyed"])?;
     let list = workspace.ok(&["state", "list"])?;
     ensure!(list.stdout.trim().is_empty(), "resources left after destroy: {}", list.stdout);
     ensure!(state_resources(&workspace.state_json()?).is_empty());

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, ensure};
 use serde_json::json;
 use terrarium_tests::json::{plan_actions, state_values};
-use terrarium_tests::workspace::{TERRAFORM_TIMEOUT, run_with_timeout};
 use terrarium_tests::{Provider, Run, Workspace};
 
 const MAIN_TF: &str = r#"
@@ -62,21 +61,14 @@ impl LoggedWorkspace {
     /// Runs terraform with `protocol` as TERRARIUM_PROTOCOL (unset for None), requiring exit
     /// code `code`. The log is appended to.
     fn run(&self, protocol: Option<&str>, args: &[&str], code: i32) -> anyhow::Result<Run> {
-        let mut command = self.workspace.command(args);
-        command.env("TF_LOG", "TRACE").env("TF_LOG_PATH", &self.log);
-        match protocol {
-            Some(protocol) => command.env("TERRARIUM_PROTOCOL", protocol),
-            // An outer TERRARIUM_PROTOCOL must not decide the control case.
-            None => command.env_remove("TERRARIUM_PROTOCOL"),
-        };
-        let (code_seen, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT)
-            .with_context(|| format!("running terraform {}", args.join(" ")))?;
-        let run = Run {
-            args: args.iter().map(|a| a.to_string()).collect(),
-            code: code_seen,
-            stdout,
-            stderr,
-        };
+        let run = self.workspace.run_prepared(args, |command| {
+            command.env("TF_LOG", "TRACE").env("TF_LOG_PATH", &self.log);
+            match protocol {
+                Some(protocol) => command.env("TERRARIUM_PROTOCOL", protocol),
+                // An outer TERRARIUM_PROTOCOL must not decide the control case.
+                None => command.env_remove("TERRARIUM_PROTOCOL"),
+            };
+        })?;
         ensure!(run.code == Some(code), "expected exit code {code}, got {:?}\n{run}", run.code);
         Ok(run)
     }

@@ -225,6 +225,7 @@ fn random_lifecycle() -> anyhow::Result<()> {
     let (run, plan) = workspace.plan_json(&[]).context("update plan")?;
     ensure!(run.code == Some(2), "{run}");
     ensure!(actions(&plan, "random_integer.port") == ["update"], "{:?}", plan_actions(&plan));
+    run.shows(&["# random_integer.port will be updated in-place"])?;
     for address in MANAGED.iter().filter(|a| **a != "random_integer.port") {
         ensure!(actions(&plan, address) == ["no-op"], "{address} changes\n{run}");
     }
