@@ -30,10 +30,11 @@
 //! | [`at_least_one_of`]            | at least one of them is set                                   |
 //! | [`custom`]                     | anything: a function of the value                             |
 
+use std::cmp::Ordering::{Greater, Less};
 use std::fmt;
 use std::sync::Arc;
 
-use terrarium_model::{AttributePath, Diagnostic, Value};
+use terrarium_model::{AttributePath, Diagnostic, Number, Value};
 
 /// Where a validator is looking: the value's path, and the object holding it (whose other
 /// attributes cross-attribute validators read).
@@ -141,32 +142,37 @@ pub fn one_of<S: Into<String>>(allowed: impl IntoIterator<Item = S>) -> BoxedVal
     })
 }
 
-fn number_check(description: String, min: Option<f64>, max: Option<f64>) -> BoxedValidator {
+/// Compares exactly, by decimal value: integers above 2^53 and long decimals are never
+/// rounded through `f64` first.
+fn number_check(description: String, min: Option<Number>, max: Option<Number>) -> BoxedValidator {
     simple(description.clone(), move |v| match v {
         Value::Number(n) => {
-            let x = n.as_f64();
-            if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) || x.is_nan() {
-                Err(format!("must be {description}, not {n}"))
-            } else {
-                Ok(())
-            }
+            // NaN compares with nothing: it is out of every range.
+            let below = min.as_ref().is_some_and(|m| matches!(n.compare(m), Some(Less) | None));
+            let above = max.as_ref().is_some_and(|m| matches!(n.compare(m), Some(Greater) | None));
+            if below || above { Err(format!("must be {description}, not {n}")) } else { Ok(()) }
         }
         _ => Ok(()),
     })
 }
 
-/// A number from `min` to `max`, inclusive.
-pub fn range(min: f64, max: f64) -> BoxedValidator {
+/// A number from `min` to `max`, inclusive. Bounds are any integer or float type (an
+/// `f32` or `f64` stands for its shortest decimal text: `0.1` is 0.1), or a
+/// [`Number`] for bounds no Rust number holds.
+pub fn range(min: impl Into<Number>, max: impl Into<Number>) -> BoxedValidator {
+    let (min, max) = (min.into(), max.into());
     number_check(format!("from {min} to {max}"), Some(min), Some(max))
 }
 
-/// A number no smaller than `min`.
-pub fn at_least(min: f64) -> BoxedValidator {
+/// A number no smaller than `min` (see [`range`] for the bound).
+pub fn at_least(min: impl Into<Number>) -> BoxedValidator {
+    let min = min.into();
     number_check(format!("at least {min}"), Some(min), None)
 }
 
-/// A number no greater than `max`.
-pub fn at_most(max: f64) -> BoxedValidator {
+/// A number no greater than `max` (see [`range`] for the bound).
+pub fn at_most(max: impl Into<Number>) -> BoxedValidator {
+    let max = max.into();
     number_check(format!("at most {max}"), None, Some(max))
 }
 
@@ -382,6 +388,17 @@ mod tests {
         assert_eq!(run(&at_least(0.0), n(-1), &none).len(), 1);
         assert_eq!(run(&at_most(0.0), n(1), &none).len(), 1);
         assert!(run(&at_most(0.0), n(0), &none).is_empty());
+        // Exact: 2^53 + 1 rounds to 2^53 as an f64, and is still above it.
+        let big = Value::Number(Number::Int(9_007_199_254_740_993));
+        assert_eq!(run(&at_most(9_007_199_254_740_992i64), big.clone(), &none).len(), 1);
+        assert!(run(&at_least(9_007_199_254_740_993i64), big, &none).is_empty());
+        let decimal = |d: &str| Value::Number(Number::parse(d).unwrap());
+        assert_eq!(run(&at_most(0.1), decimal("0.10000000000000000001"), &none).len(), 1);
+        assert!(run(&range(0.1, 0.2), decimal("0.1"), &none).is_empty());
+        assert!(run(&range(0, 1), decimal("0.99999999999999999999"), &none).is_empty());
+        let beyond = Number::parse("123456789012345678901234567890").unwrap();
+        assert_eq!(run(&at_most(u64::MAX), Value::Number(beyond.clone()), &none).len(), 1);
+        assert!(run(&at_most(beyond.clone()), Value::Number(beyond), &none).is_empty());
         assert!(run(&size(1, 2), Value::List(vec![n(1), n(2)]), &none).is_empty());
         assert_eq!(run(&size(1, 2), Value::Set(vec![]), &none).len(), 1);
         assert_eq!(

@@ -61,4 +61,25 @@ mod number_tests {
         assert_eq!(Number::Decimal("+001.500".into()).to_string(), "1.5");
         assert!(Number::Int(1000).same_value(&Number::Float(1000.0)));
     }
+
+    #[test]
+    fn compares_exactly_by_decimal_value() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let n = |t: &str| Number::parse(t).unwrap();
+        // Equal as f64, different as numbers.
+        assert_eq!(
+            Number::Int(9_007_199_254_740_993).compare(&Number::Float(9.007_199_254_740_992e15)),
+            Some(Greater)
+        );
+        assert_eq!(n("0.10000000000000000001").compare(&Number::Float(0.1)), Some(Greater));
+        assert_eq!(n("-0.10000000000000000001").compare(&Number::Float(-0.1)), Some(Less));
+        assert_eq!(n("1.5e5000").compare(&n("123456789012345678901234567890")), Some(Greater));
+        assert_eq!(n("-1e-5000").compare(&n("0")), Some(Less));
+        assert_eq!(n("0").compare(&n("-0")), Some(Equal));
+        assert_eq!(Number::Int(1000).compare(&Number::Float(1000.0)), Some(Equal));
+        assert_eq!(Number::Float(f64::INFINITY).compare(&n("1e5000")), Some(Greater));
+        assert_eq!(Number::Float(f64::NAN).compare(&n("1")), None);
+        // An f32 stands for its shortest decimal text.
+        assert_eq!(Number::from_f32(0.1).to_string(), "0.1");
+    }
 }

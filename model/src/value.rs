@@ -67,6 +67,114 @@ impl Number {
     pub fn same_value(&self, other: &Number) -> bool {
         self.to_string() == other.to_string()
     }
+
+    /// The number an `f32` stands for: its shortest decimal text (as Rust prints it), so
+    /// `0.1f32` is 0.1, not the 0.100000001490116... its bits are as an `f64`.
+    pub fn from_f32(f: f32) -> Number {
+        if !f.is_finite() {
+            return Number::Float(f.into());
+        }
+        Number::parse(&f.to_string()).unwrap_or(Number::Float(f.into()))
+    }
+
+    /// Compares two numbers exactly, by their decimal values (no rounding through `f64`, so
+    /// integers above 2^53 and long decimals compare right). `None` when either is NaN.
+    pub fn compare(&self, other: &Number) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        let (a, b) = (DecimalParts::of(self)?, DecimalParts::of(other)?);
+        let magnitude = |x: &DecimalParts, y: &DecimalParts| match (x.infinite, y.infinite) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            _ if x.digits.is_empty() || y.digits.is_empty() => {
+                x.digits.is_empty().cmp(&y.digits.is_empty()).reverse()
+            }
+            _ => x.point.cmp(&y.point).then_with(|| x.digits.cmp(&y.digits)),
+        };
+        let zero = |x: &DecimalParts| x.digits.is_empty() && !x.infinite;
+        Some(match (a.negative && !zero(&a), b.negative && !zero(&b)) {
+            (false, false) => magnitude(&a, &b),
+            (true, true) => magnitude(&b, &a),
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+        })
+    }
+}
+
+/// A number as sign, significant digits and decimal point: 0.DIGITS x 10^point.
+struct DecimalParts {
+    negative: bool,
+    infinite: bool,
+    /// Without leading or trailing zeros; empty for zero.
+    digits: String,
+    point: i64,
+}
+
+impl DecimalParts {
+    fn of(n: &Number) -> Option<DecimalParts> {
+        let text = n.to_string();
+        let (negative, t) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest.to_string()),
+            None => (false, text),
+        };
+        if t == "Infinity" {
+            return Some(DecimalParts {
+                negative,
+                infinite: true,
+                digits: String::new(),
+                point: 0,
+            });
+        }
+        let (mantissa, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+            None => (t.as_str(), 0),
+        };
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if !int_part.bytes().chain(frac_part.bytes()).all(|b| b.is_ascii_digit()) {
+            return None; // NaN
+        }
+        let all = format!("{int_part}{frac_part}");
+        let significant = all.trim_start_matches('0');
+        let point = int_part.len() as i64 + exp - (all.len() - significant.len()) as i64;
+        let digits = significant.trim_end_matches('0').to_string();
+        Some(DecimalParts { negative, infinite: false, digits, point })
+    }
+}
+
+impl From<f64> for Number {
+    fn from(f: f64) -> Self {
+        Number::from_f64(f)
+    }
+}
+
+impl From<f32> for Number {
+    fn from(f: f32) -> Self {
+        Number::from_f32(f)
+    }
+}
+
+impl From<i32> for Number {
+    fn from(i: i32) -> Self {
+        Number::Int(i.into())
+    }
+}
+
+impl From<u32> for Number {
+    fn from(i: u32) -> Self {
+        Number::Int(i.into())
+    }
+}
+
+impl From<u64> for Number {
+    fn from(u: u64) -> Self {
+        i64::try_from(u).map(Number::Int).unwrap_or_else(|_| Number::Decimal(u.to_string()))
+    }
+}
+
+impl From<i128> for Number {
+    fn from(i: i128) -> Self {
+        i64::try_from(i).map(Number::Int).unwrap_or_else(|_| Number::Decimal(i.to_string()))
+    }
 }
 
 fn is_decimal_syntax(t: &str) -> bool {

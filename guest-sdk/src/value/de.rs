@@ -54,37 +54,55 @@ impl<'de> ValueDeserializer<'de> {
         let result = match self.value {
             Value::Number(Number::Int(i)) => visitor.visit_i64(*i),
             Value::Number(n @ Number::Float(f)) => match n.as_i64() {
-                Some(i) => visitor.visit_i64(i),
-                None => Err(Error::at(&path, format!("expected a whole number, found {f}"))),
+                Some(i) if Number::Int(i).same_value(n) => visitor.visit_i64(i),
+                _ if f.fract() == 0.0 => whole_decimal(&n.to_string(), visitor, &path),
+                _ => Err(Error::at(&path, format!("expected a whole number, found {n}"))),
             },
-            Value::Number(Number::Decimal(d)) => {
-                // Narrowest first: serde's visitors for u64 and smaller do not take 128 bits.
-                if let Ok(u) = d.parse::<u64>() {
-                    visitor.visit_u64(u)
-                } else if let Ok(i) = d.parse::<i128>() {
-                    visitor.visit_i128(i)
-                } else if let Ok(u) = d.parse::<u128>() {
-                    visitor.visit_u128(u)
-                } else {
-                    Err(Error::at(
-                        &path,
-                        format!("expected a whole number that fits the field, found {d}"),
-                    ))
-                }
-            }
+            Value::Number(Number::Decimal(d)) => whole_decimal(d, visitor, &path),
             _ => Err(self.unexpected("a number")),
         };
         result.map_err(|e| e.locate(&path))
     }
 
-    fn float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    /// Reads a number into an `f64`, or an `f32` when `single`, only if that float holds it
+    /// exactly (writing it back gives the same number): a number with more digits than the
+    /// float keeps is an error, never silently rounded.
+    fn float<V: Visitor<'de>>(self, visitor: V, single: bool) -> Result<V::Value, Error> {
         self.check_present()?;
-        match self.value {
-            Value::Number(n) => {
-                visitor.visit_f64(n.as_f64()).map_err(|e: Error| e.locate(&self.path))
-            }
-            _ => Err(self.unexpected("a number")),
+        let Value::Number(n) = self.value else { return Err(self.unexpected("a number")) };
+        let wide = n.as_f64();
+        let narrow = wide as f32;
+        let (ty, read_back) = if single {
+            ("f32", Number::from_f32(narrow))
+        } else {
+            ("f64", Number::from_f64(wide))
+        };
+        if !read_back.same_value(n) {
+            return Err(self.error(format!(
+                "{n} does not fit an {ty} exactly (it would become {read_back}); read it into a String (exact decimal text), a wider float, or an integer type that holds it"
+            )));
         }
+        let result = if single { visitor.visit_f32(narrow) } else { visitor.visit_f64(wide) };
+        result.map_err(|e: Error| e.locate(&self.path))
+    }
+}
+
+/// Reads a whole number written as decimal text into the narrowest visitor call that takes
+/// it exactly.
+fn whole_decimal<'de, V: Visitor<'de>>(
+    d: &str,
+    visitor: V,
+    path: &AttributePath,
+) -> Result<V::Value, Error> {
+    // Narrowest first: serde's visitors for u64 and smaller do not take 128 bits.
+    if let Ok(u) = d.parse::<u64>() {
+        visitor.visit_u64(u)
+    } else if let Ok(i) = d.parse::<i128>() {
+        visitor.visit_i128(i)
+    } else if let Ok(u) = d.parse::<u128>() {
+        visitor.visit_u128(u)
+    } else {
+        Err(Error::at(path, format!("expected a whole number that fits the field, found {d}")))
     }
 }
 
@@ -173,10 +191,10 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
         self.integer(visitor)
     }
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.float(visitor)
+        self.float(visitor, true)
     }
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.float(visitor)
+        self.float(visitor, false)
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {

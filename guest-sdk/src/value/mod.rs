@@ -10,13 +10,16 @@
 //! | list, set                 | `Vec<T>` (and other sequences)                              |
 //! | tuple                     | Rust tuple                                                  |
 //! | string                    | `String`, `&str`, or a unit-only enum (variant name)        |
-//! | number                    | any integer or float type; `String` to keep it exact        |
+//! | number                    | an integer or float type that holds it exactly; `String` for any number |
 //! | bool                      | `bool`                                                      |
 //! | null                      | `Option<T>` (`None`) or [`Attr<T>`](crate::Attr) (`Null`)  |
 //! | unknown                   | [`Attr<T>`](crate::Attr) (`Unknown`) only                  |
 //!
 //! A null read into a plain `T`, or an unknown read into anything but `Attr<T>`, is an
-//! error naming the attribute path. Reading a value of a `dynamic` attribute reads the value
+//! error naming the attribute path. So is a number the Rust type cannot hold exactly: a
+//! 20-digit number read into an `f64`, 0.123456789 into an `f32`, 300 into a `u8`; numbers
+//! are never rounded on the way in, and an `f32` is written back as the number it stands for
+//! (0.1, not 0.10000000149011612). Reading a value of a `dynamic` attribute reads the value
 //! inside it.
 
 mod conform;

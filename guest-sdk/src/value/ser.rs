@@ -69,7 +69,11 @@ impl ser::Serializer for ValueSerializer {
         Ok(number_from_u128(v))
     }
     fn serialize_f32(self, v: f32) -> Result<Value, Error> {
-        self.serialize_f64(v.into())
+        if !v.is_finite() {
+            return Err(Error::new(format!("{v} is not a Terraform number")));
+        }
+        // The number the f32 stands for (0.1), not its bits widened (0.10000000149011612).
+        Ok(Value::Number(Number::from_f32(v)))
     }
     fn serialize_f64(self, v: f64) -> Result<Value, Error> {
         if !v.is_finite() {

@@ -299,3 +299,52 @@ fn serializer_errors_name_the_nested_attribute() {
             .unwrap_err();
     assert_eq!(err.path(), &AttributePath::attribute("inner").index(1).attr("ratio"));
 }
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Measures {
+    ratio: Option<f32>,
+    size: Option<f64>,
+    count: Option<u128>,
+}
+
+fn measures(ratio: Value, size: Value, count: Value) -> Value {
+    obj([("ratio", ratio), ("size", size), ("count", count)])
+}
+
+fn decimal(text: &str) -> Value {
+    Value::Number(Number::parse(text).unwrap())
+}
+
+#[test]
+fn numbers_read_into_floats_and_back_are_the_same_numbers() {
+    let value = measures(decimal("0.1"), decimal("0.1"), decimal("123456789012345678901234567890"));
+    let read: Measures = from_value(&value).unwrap();
+    assert_eq!(read.count, Some(123_456_789_012_345_678_901_234_567_890));
+    let written = to_value(&read).unwrap();
+    // 0.1f32 is 0.1, not the 0.10000000149011612 its bits are as an f64.
+    let text = |name| match written.attr(name) {
+        Some(Value::Number(n)) => n.to_string(),
+        other => panic!("{name}: {other:?}"),
+    };
+    assert_eq!(text("ratio"), "0.1");
+    assert_eq!(text("size"), "0.1");
+    assert_eq!(written.attr("count"), value.attr("count"));
+    // Whole numbers an f64 holds exactly read fine, in either float.
+    let whole: Measures = from_value(&measures(n(3), n(1 << 53), Value::Null)).unwrap();
+    assert_eq!((whole.ratio, whole.size), (Some(3.0), Some(9_007_199_254_740_992.0)));
+}
+
+#[test]
+fn a_number_a_float_cannot_hold_exactly_is_an_error_naming_the_attribute() {
+    for (value, at, says) in [
+        // 20 digits: an f64 keeps about 16.
+        (measures(Value::Null, decimal("12345678901234567890.5"), Value::Null), "size", "f64"),
+        (measures(Value::Null, n((1 << 53) + 1), Value::Null), "size", "f64"),
+        (measures(decimal("0.123456789"), Value::Null, Value::Null), "ratio", "f32"),
+    ] {
+        let e = from_value::<Measures>(&value).unwrap_err();
+        assert_eq!(e.path().to_string(), at, "{e}");
+        assert!(e.message().contains(&format!("does not fit an {says} exactly")), "{e}");
+        assert!(e.message().contains("String"), "says what to use instead: {e}");
+    }
+}
