@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::Type;
+use crate::{AttributePath, Type, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TextKind {
@@ -121,12 +121,82 @@ impl Block {
         Type::object(attrs)
     }
 
+    /// The paths at which `config` (a value of this block) sets an attribute that only the
+    /// provider may set (computed, neither required nor optional). An unknown value counts:
+    /// the configuration sets it, to something not known yet.
+    pub fn configured_computed_only(&self, config: &Value) -> Vec<AttributePath> {
+        let mut out = Vec::new();
+        self.collect_configured_computed_only(config, &AttributePath::root(), &mut out);
+        out
+    }
+
+    fn collect_configured_computed_only(
+        &self,
+        config: &Value,
+        path: &AttributePath,
+        out: &mut Vec<AttributePath>,
+    ) {
+        for a in &self.attributes {
+            let Some(value) = config.attr(&a.name).filter(|v| !v.is_null()) else { continue };
+            let here = path.attr(a.name.clone());
+            if a.computed && !a.optional && !a.required {
+                out.push(here);
+            } else if let AttributeType::Nested { nesting, attributes } = &a.ty {
+                let inner = Block { attributes: attributes.clone(), ..Block::default() };
+                let nesting = match nesting {
+                    ObjectNesting::Single => BlockNesting::Single,
+                    ObjectNesting::List => BlockNesting::List,
+                    ObjectNesting::Set => BlockNesting::Set,
+                    ObjectNesting::Map => BlockNesting::Map,
+                };
+                for (p, element) in nested_elements(nesting, value, &here) {
+                    inner.collect_configured_computed_only(element, &p, out);
+                }
+            }
+        }
+        for b in &self.block_types {
+            let Some(value) = config.attr(&b.type_name) else { continue };
+            let here = path.attr(b.type_name.clone());
+            for (p, element) in nested_elements(b.nesting, value, &here) {
+                b.block.collect_configured_computed_only(element, &p, out);
+            }
+        }
+    }
+
     pub fn attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }
 
     pub fn block_type(&self, name: &str) -> Option<&NestedBlock> {
         self.block_types.iter().find(|b| b.type_name == name)
+    }
+}
+
+/// The objects of a nested value with their paths: the object itself (single, group), the
+/// items (list, or a tuple for a list of blocks typed `dynamic`), the values by key (map, or
+/// an object for a map of blocks typed `dynamic`). Set elements have no path of their own:
+/// they get the set's. Null and unknown have none.
+fn nested_elements<'a>(
+    nesting: BlockNesting,
+    value: &'a Value,
+    path: &AttributePath,
+) -> Vec<(AttributePath, &'a Value)> {
+    let value = match value {
+        Value::Dynamic(d) => &d.value,
+        other => other,
+    };
+    match (nesting, value) {
+        (BlockNesting::Single | BlockNesting::Group, Value::Object(_)) => {
+            vec![(path.clone(), value)]
+        }
+        (_, Value::List(items) | Value::Tuple(items)) => {
+            items.iter().enumerate().map(|(i, v)| (path.index(i as i64), v)).collect()
+        }
+        (_, Value::Set(items)) => items.iter().map(|v| (path.clone(), v)).collect(),
+        (BlockNesting::Map, Value::Map(m) | Value::Object(m)) => {
+            m.iter().map(|(k, v)| (path.key(k.clone()), v)).collect()
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -230,5 +300,56 @@ mod tests {
             block.implied_type().to_json(),
             r#"["object",{"id":"string","rules":["set",["object",{"port":"number"}]],"tag":["list",["object",{}]]}]"#
         );
+    }
+
+    fn attribute(name: &str, ty: Type) -> Attribute {
+        Attribute {
+            name: name.into(),
+            ty: AttributeType::Type(ty),
+            optional: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn configured_computed_only_attributes_are_found_at_any_depth() {
+        let id = Attribute {
+            name: "id".into(),
+            ty: AttributeType::Type(Type::String),
+            computed: true,
+            ..Default::default()
+        };
+        let optional_computed = Attribute { optional: true, ..attribute("size", Type::Number) };
+        let block = Block {
+            attributes: vec![id.clone(), Attribute { computed: true, ..optional_computed }],
+            block_types: vec![NestedBlock {
+                type_name: "disk".into(),
+                block: Block {
+                    attributes: vec![id, attribute("name", Type::String)],
+                    ..Default::default()
+                },
+                nesting: BlockNesting::List,
+                min_items: 0,
+                max_items: 0,
+            }],
+            ..Default::default()
+        };
+        let object = |entries: Vec<(&str, Value)>| {
+            Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        };
+        let config = object(vec![
+            ("id", Value::unknown()),
+            ("size", Value::string("1")),
+            (
+                "disk",
+                Value::List(vec![
+                    object(vec![("id", Value::Null), ("name", Value::string("a"))]),
+                    object(vec![("id", Value::string("mine")), ("name", Value::string("b"))]),
+                ]),
+            ),
+        ]);
+        let found: Vec<String> =
+            block.configured_computed_only(&config).iter().map(ToString::to_string).collect();
+        assert_eq!(found, ["id", "disk[1].id"]);
     }
 }

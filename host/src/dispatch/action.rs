@@ -24,9 +24,14 @@ impl Provider {
         config: &DynamicValue,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateActionConfig", kind: KIND, name: type_name };
-        self.validate_config(subject, self.action_type(type_name), config, async |g, s, config| {
-            g.call_validate_action_config(s, type_name, config).await
-        })
+        let block = self.schema().actions.get(type_name).map(|s| &s.block);
+        self.validate_config(
+            subject,
+            self.action_type(type_name),
+            block,
+            config,
+            async |g, s, config| g.call_validate_action_config(s, type_name, config).await,
+        )
         .await
     }
 

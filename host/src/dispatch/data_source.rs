@@ -23,6 +23,7 @@ impl Provider {
         self.validate_config(
             subject,
             self.data_source_type(type_name),
+            self.schema().data_sources.get(type_name).map(|s| &s.block),
             config,
             async |g, s, config| g.call_validate_data_source_config(s, type_name, config).await,
         )

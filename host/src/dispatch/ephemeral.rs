@@ -34,6 +34,7 @@ impl Provider {
         self.validate_config(
             subject,
             self.ephemeral_resource_type(type_name),
+            self.schema().ephemeral_resources.get(type_name).map(|s| &s.block),
             config,
             async |g, s, config| {
                 g.call_validate_ephemeral_resource_config(s, type_name, config).await

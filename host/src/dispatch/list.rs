@@ -30,6 +30,7 @@ impl Provider {
         self.validate_config(
             subject,
             self.list_resource_type(type_name),
+            self.schema().list_resources.get(type_name).map(|s| &s.block),
             config,
             async |g, s, config| g.call_validate_list_resource_config(s, type_name, config).await,
         )

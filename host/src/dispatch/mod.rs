@@ -28,7 +28,7 @@ pub mod types;
 
 use std::sync::Arc;
 
-use terrarium_model::schema::{ProviderSchema, ServerCapabilities};
+use terrarium_model::schema::{Block, ProviderSchema, ServerCapabilities};
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 use wasmtime::Store;
 
@@ -150,10 +150,16 @@ impl Provider {
     /// A `Validate*Config` RPC: the configuration decoded with the type's schema (`ty`, or the
     /// diagnostic for an unknown type), handed to the guest's `validate`, whose diagnostics
     /// are the answer.
+    ///
+    /// Before the guest looks, the host refuses values for attributes only the provider may
+    /// set (computed, neither required nor optional) in `block`, the schema of the
+    /// configuration, as Terraform's own SDKs do: otherwise the value passes validation and
+    /// plan, and apply ends in Terraform's "inconsistent result" error.
     async fn validate_config(
         &self,
         subject: Subject<'_>,
         ty: Result<&Type, Vec<Diagnostic>>,
+        block: Option<&Block>,
         config: &DynamicValue,
         validate: impl AsyncFnOnce(
             &guest::Guest,
@@ -162,14 +168,21 @@ impl Provider {
         ) -> wasmtime::Result<Vec<wit::Diagnostic>>,
     ) -> Vec<Diagnostic> {
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config =
-                runtime::value_to_wit(&self.decode(subject, "configuration", config, ty?)?);
+            let config = self.decode(subject, "configuration", config, ty?)?;
+            let mut diagnostics: Vec<Diagnostic> = block
+                .map(|b| b.configured_computed_only(&config))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|path| configured_computed_only(subject, path))
+                .collect();
+            let config = runtime::value_to_wit(&config);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     validate(g, s, &config).await
                 })
                 .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
+            diagnostics.extend(runtime::diagnostics_from_wit(diags));
+            Ok(diagnostics)
         };
         run().await.unwrap_or_else(|d| d)
     }
@@ -280,6 +293,18 @@ fn collect_unknowns(value: &Value, path: &AttributePath, found: &mut impl FnMut(
         Value::Dynamic(d) => collect_unknowns(&d.value, path, found),
         _ => {}
     }
+}
+
+/// A configuration that sets the computed-only attribute at `path`.
+fn configured_computed_only(subject: Subject<'_>, path: AttributePath) -> Diagnostic {
+    Diagnostic::error(
+        "Value for a read-only attribute",
+        format!(
+            "{path} of {} {:?} is read-only: the provider computes it. Remove {path} from the configuration.",
+            subject.kind, subject.name
+        ),
+    )
+    .at(path)
 }
 
 fn invalid_result(

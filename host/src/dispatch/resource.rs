@@ -99,6 +99,7 @@ impl Provider {
         self.validate_config(
             subject,
             self.resource_type(type_name),
+            self.schema().resources.get(type_name).map(|s| &s.block),
             config,
             async |g, s, config| {
                 g.call_validate_resource_config(s, type_name, config, client).await

@@ -340,6 +340,44 @@ fn random_integer_imports_from_result_min_max() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A configured value for an attribute only the provider sets (`id`, `result`) is a validation
+/// error naming it, as Go providers give, not Terraform's "inconsistent result" at apply.
+#[test]
+fn a_configured_computed_only_attribute_is_a_validation_error() -> anyhow::Result<()> {
+    let workspace = workspace_with(
+        "\nresource \"random_string\" \"mine\" {\n  length = 4\n  id     = \"mine\"\n  result = \"abcd\"\n}\n",
+    )?;
+    workspace.init()?;
+    let validate = workspace.run_expect(&["validate", "-json"], 1)?;
+    let report: Value = serde_json::from_str(&validate.stdout)
+        .with_context(|| format!("validate -json printed no JSON\n{validate}"))?;
+    let mut found = BTreeSet::new();
+    for diagnostic in report["diagnostics"].as_array().context("no diagnostics")? {
+        found.insert((
+            diagnostic["summary"].as_str().unwrap_or_default().to_owned(),
+            diagnostic["snippet"]["code"].as_str().unwrap_or_default().trim().to_owned(),
+        ));
+    }
+    let expected: BTreeSet<(String, String)> = [
+        ("Value for a read-only attribute", "id     = \"mine\""),
+        ("Value for a read-only attribute", "result = \"abcd\""),
+    ]
+    .into_iter()
+    .map(|(s, c)| (s.to_owned(), c.to_owned()))
+    .collect();
+    ensure!(found == expected, "diagnostics: {found:?}\n{}", pretty(&report));
+    // The plan stops there too, with the detail saying what to do.
+    let plan = workspace.run_expect(&["plan", "-input=false", "-no-color"], 1)?;
+    // Terraform wraps the detail; compare its words.
+    let words = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    ensure!(
+        words.contains("id of resource \"random_string\" is read-only")
+            && words.contains("Remove id from the configuration."),
+        "{plan}"
+    );
+    Ok(())
+}
+
 #[test]
 fn random_errors_point_at_the_attribute() -> anyhow::Result<()> {
     let workspace = workspace_with(
