@@ -249,7 +249,7 @@ impl DataSource for KeyData<'_> {
 
 #[cfg(test)]
 mod tests {
-    use terrarium_sdk::Server;
+    use terrarium_sdk::{Server, Value};
 
     use super::*;
 
@@ -264,11 +264,20 @@ mod tests {
     }
 
     #[test]
-    fn the_identity_is_the_key() {
+    fn the_identity_is_the_key_even_while_the_value_is_unknown() {
         let provider = EtcdProvider::default();
         let resource = KeyResource { provider: &provider };
-        let state = KeyState { id: Attr::Known("/a".into()), key: "/a".into(), value: "v".into() };
-        assert_eq!(resource.identity_of(&state).map(|i| i.key), Some("/a".to_string()));
+        let planned = Value::Object(
+            [
+                ("id".to_string(), Value::unknown()),
+                ("key".to_string(), Value::string("/a")),
+                ("value".to_string(), Value::unknown()),
+            ]
+            .into(),
+        );
+        let identity = Value::Object([("key".to_string(), Value::string("/a"))].into());
+        let planned_identity = AnyIdentity::known_identity_value(&resource, &planned);
+        assert_eq!(planned_identity.ok().flatten(), Some(identity));
     }
 
     #[test]
