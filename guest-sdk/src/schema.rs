@@ -109,9 +109,12 @@ impl Schema {
         &self.block
     }
 
-    /// The type of the objects this schema describes.
+    /// The type of the objects this schema describes, as the provider's code reads and
+    /// writes them. A list or map of nested blocks with a `dynamic` attribute inside is a
+    /// list or map here; Terraform types it `dynamic` (a tuple or object of blocks that may
+    /// differ in type), and the SDK converts between the two at the protocol's edge.
     pub fn implied_type(&self) -> Type {
-        self.block.to_model().implied_type()
+        self.block.to_model().collections_type()
     }
 
     /// What Terraform sees.
@@ -123,6 +126,8 @@ impl Schema {
     pub fn check(&self) -> Vec<Diagnostic> {
         let mut problems = Vec::new();
         self.block.check(&AttributePath::root(), &mut problems);
+        // What Terraform refuses about types (sets holding dynamic values).
+        problems.extend(self.block.to_model().problems());
         problems
             .into_iter()
             .map(|(path, problem)| Diagnostic::error("Invalid provider schema", problem).at(path))

@@ -300,7 +300,7 @@ impl<T: Nest> __BlockType for T {
             .fold(crate::schema::Block::new(), crate::schema::Block::attribute);
         let block =
             <T::Object as Model>::blocks().into_iter().fold(block, crate::schema::Block::block);
-        let object = block.to_model().implied_type();
+        let object = block.to_model().collections_type();
         match nesting {
             BlockNesting::Single | BlockNesting::Group => object,
             BlockNesting::List => Type::list(object),

@@ -29,6 +29,7 @@ impl Provider for Vault {
             Box::new(SecretResource { vault: self }),
             Box::new(NoteResource),
             Box::new(PageResource),
+            Box::new(PolicyResource),
         ]
     }
 
@@ -244,6 +245,38 @@ impl ResourceIdentity for PageResource {
     }
 }
 
+/// A policy of rules whose values may be of any type: a list of blocks with a `dynamic`
+/// attribute, which Terraform types `dynamic` (a tuple of blocks of differing types).
+struct PolicyResource;
+
+#[derive(Serialize, Deserialize, Model)]
+struct Policy {
+    #[tf(block)]
+    rule: Vec<Rule>,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct Rule {
+    name: String,
+    value: terrarium_sdk::Dynamic,
+    #[tf(computed)]
+    serial: Attr<String>,
+}
+
+impl Resource for PolicyResource {
+    const TYPE_NAME: &'static str = "vault_policy";
+    type State = Policy;
+    fn create(&self, planned: Policy) -> Result<Policy> {
+        let rule = planned
+            .rule
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| Rule { serial: Attr::Known(format!("r{i}")), ..r })
+            .collect();
+        Ok(Policy { rule })
+    }
+}
+
 /// A resource with neither identity nor moves.
 struct NoteResource;
 
@@ -334,6 +367,38 @@ fn a_planned_identity_needs_only_its_own_attributes_and_is_never_unknown() {
     let plan = h.plan("vault_page", &Value::Null, &config).unwrap();
     assert_eq!(plan.planned_identity, Some(Value::Null));
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+}
+
+#[test]
+fn a_list_of_blocks_with_a_dynamic_attribute_is_a_tuple_of_their_own_types() {
+    let h = Harness::new(Vault::default());
+    let schema = Server::new(Vault::default()).get_schema().0;
+    assert_eq!(
+        schema.resources["vault_policy"].block.implied_type().to_json(),
+        r#"["object",{"rule":"dynamic"}]"#
+    );
+    let config = json!({"rule": [{"name": "a", "value": 1}, {"name": "b", "value": ["x"]}]});
+    let created = h.create("vault_policy", config).unwrap();
+    let Some(Value::Dynamic(rules)) = created.state.attr("rule") else {
+        panic!("rule is not typed dynamic: {:?}", created.state);
+    };
+    let rule = |value: serde_json::Value| {
+        terrarium_sdk::Type::from_json(
+            &json!(["object", {"name": "string", "serial": "string", "value": value}]).to_string(),
+        )
+        .unwrap()
+    };
+    // Each block has its own type: the dynamic values differ; the rest is the schema's.
+    assert_eq!(
+        rules.ty,
+        terrarium_sdk::Type::Tuple(vec![rule(json!("number")), rule(json!(["tuple", ["string"]]))])
+    );
+    let Value::Tuple(items) = &rules.value else { panic!("{:?}", rules.value) };
+    assert_eq!(items[1].attr("serial"), Some(&Value::string("r1")));
+    // The plan marked the computed serials unknown, inside the tuple.
+    let Some(Value::Dynamic(planned)) = created.planned.attr("rule") else { panic!() };
+    let Value::Tuple(planned) = &planned.value else { panic!() };
+    assert!(planned[0].attr("serial").is_some_and(Value::is_unknown), "{planned:?}");
 }
 
 #[test]

@@ -103,13 +103,32 @@ pub struct NestedBlock {
 
 impl Block {
     /// The object type of values that conform to this block (cty's "implied type").
+    ///
+    /// As in Terraform, a list or map of nested blocks that holds a `dynamic` value anywhere
+    /// is itself `dynamic`: its blocks may differ in type, so it travels as a tuple (list) or
+    /// an object (map) with its concrete type. (A set of such blocks is refused:
+    /// [`Block::problems`].)
     pub fn implied_type(&self) -> Type {
         let mut attrs: BTreeMap<String, Type> = BTreeMap::new();
         for a in &self.attributes {
             attrs.insert(a.name.clone(), a.ty.implied_type());
         }
         for b in &self.block_types {
-            let inner = b.block.implied_type();
+            attrs.insert(b.type_name.clone(), b.implied_type());
+        }
+        Type::object(attrs)
+    }
+
+    /// [`implied_type`](Self::implied_type), except that lists and maps of nested blocks stay
+    /// lists and maps of objects even with a `dynamic` attribute inside: the form in which a
+    /// guest SDK's code reads and writes them (a `Vec` or map of structs).
+    pub fn collections_type(&self) -> Type {
+        let mut attrs: BTreeMap<String, Type> = BTreeMap::new();
+        for a in &self.attributes {
+            attrs.insert(a.name.clone(), a.ty.implied_type());
+        }
+        for b in &self.block_types {
+            let inner = b.block.collections_type();
             let t = match b.nesting {
                 BlockNesting::Single | BlockNesting::Group => inner,
                 BlockNesting::List => Type::list(inner),
@@ -119,6 +138,43 @@ impl Block {
             attrs.insert(b.type_name.clone(), t);
         }
         Type::object(attrs)
+    }
+
+    /// What Terraform refuses in a schema, as (path, problem): sets of nested blocks or
+    /// nested attributes that hold a `dynamic` value (a set needs its element type to
+    /// compare elements).
+    pub fn problems(&self) -> Vec<(AttributePath, String)> {
+        let mut out = Vec::new();
+        self.collect_problems(&AttributePath::root(), &mut out);
+        out
+    }
+
+    fn collect_problems(&self, path: &AttributePath, out: &mut Vec<(AttributePath, String)>) {
+        for a in &self.attributes {
+            if let AttributeType::Nested { nesting, attributes } = &a.ty {
+                let here = path.attr(a.name.clone());
+                if *nesting == ObjectNesting::Set && a.ty.implied_type().has_dynamic_types() {
+                    out.push((
+                        here.clone(),
+                        "a set of nested attributes may not contain a dynamic attribute; use a list or a map"
+                            .to_string(),
+                    ));
+                }
+                Block { attributes: attributes.clone(), ..Block::default() }
+                    .collect_problems(&here, out);
+            }
+        }
+        for b in &self.block_types {
+            let here = path.attr(b.type_name.clone());
+            if b.nesting == BlockNesting::Set && b.block.implied_type().has_dynamic_types() {
+                out.push((
+                    here.clone(),
+                    "a set of nested blocks may not contain a dynamic attribute; use a list or a map"
+                        .to_string(),
+                ));
+            }
+            b.block.collect_problems(&here, out);
+        }
     }
 
     /// The paths at which `config` (a value of this block) sets an attribute that only the
@@ -169,6 +225,20 @@ impl Block {
 
     pub fn block_type(&self, name: &str) -> Option<&NestedBlock> {
         self.block_types.iter().find(|b| b.type_name == name)
+    }
+}
+
+impl NestedBlock {
+    /// The type of the block's value in its parent object: see [`Block::implied_type`].
+    pub fn implied_type(&self) -> Type {
+        let inner = self.block.implied_type();
+        match self.nesting {
+            BlockNesting::Single | BlockNesting::Group => inner,
+            BlockNesting::List | BlockNesting::Map if inner.has_dynamic_types() => Type::Dynamic,
+            BlockNesting::List => Type::list(inner),
+            BlockNesting::Set => Type::set(inner),
+            BlockNesting::Map => Type::map(inner),
+        }
     }
 }
 
@@ -309,6 +379,68 @@ mod tests {
             optional: true,
             ..Default::default()
         }
+    }
+
+    fn nested(name: &str, nesting: BlockNesting, attributes: Vec<Attribute>) -> NestedBlock {
+        NestedBlock {
+            type_name: name.into(),
+            block: Block { attributes, ..Default::default() },
+            nesting,
+            min_items: 0,
+            max_items: 0,
+        }
+    }
+
+    #[test]
+    fn lists_and_maps_of_blocks_with_a_dynamic_attribute_are_dynamic_as_in_terraform() {
+        let with_dynamic = || vec![attribute("name", Type::String), attribute("v", Type::Dynamic)];
+        let block = Block {
+            block_types: vec![
+                nested("l", BlockNesting::List, with_dynamic()),
+                nested("m", BlockNesting::Map, with_dynamic()),
+                nested("s", BlockNesting::Single, with_dynamic()),
+                nested("plain", BlockNesting::List, vec![attribute("name", Type::String)]),
+                // Deeper: a list of blocks whose own list of blocks holds the dynamic value.
+                NestedBlock {
+                    type_name: "outer".into(),
+                    block: Block {
+                        block_types: vec![nested("inner", BlockNesting::List, with_dynamic())],
+                        ..Default::default()
+                    },
+                    nesting: BlockNesting::List,
+                    min_items: 0,
+                    max_items: 0,
+                },
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            block.implied_type().to_json(),
+            r#"["object",{"l":"dynamic","m":"dynamic","outer":"dynamic","plain":["list",["object",{"name":"string"}]],"s":["object",{"name":"string","v":"dynamic"}]}]"#
+        );
+        assert!(block.problems().is_empty());
+    }
+
+    #[test]
+    fn sets_with_a_dynamic_attribute_are_refused() {
+        let block = Block {
+            attributes: vec![Attribute {
+                name: "n".into(),
+                ty: AttributeType::Nested {
+                    nesting: ObjectNesting::Set,
+                    attributes: vec![attribute("v", Type::list(Type::Dynamic))],
+                },
+                optional: true,
+                ..Default::default()
+            }],
+            block_types: vec![nested("s", BlockNesting::Set, vec![attribute("v", Type::Dynamic)])],
+            ..Default::default()
+        };
+        let problems: Vec<String> =
+            block.problems().into_iter().map(|(p, m)| format!("{p}: {m}")).collect();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("n: a set of nested attributes"), "{problems:?}");
+        assert!(problems[1].starts_with("s: a set of nested blocks"), "{problems:?}");
     }
 
     #[test]

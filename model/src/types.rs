@@ -149,6 +149,18 @@ impl Type {
         self.to_json_value().to_string()
     }
 
+    /// Whether the type is `dynamic` or has `dynamic` somewhere inside (cty's
+    /// `HasDynamicTypes`).
+    pub fn has_dynamic_types(&self) -> bool {
+        match self {
+            Type::Dynamic => true,
+            Type::List(t) | Type::Set(t) | Type::Map(t) => t.has_dynamic_types(),
+            Type::Tuple(items) => items.iter().any(Type::has_dynamic_types),
+            Type::Object(o) => o.attributes.values().any(Type::has_dynamic_types),
+            Type::String | Type::Number | Type::Bool => false,
+        }
+    }
+
     pub fn is_primitive(&self) -> bool {
         matches!(self, Type::String | Type::Number | Type::Bool)
     }

@@ -24,15 +24,21 @@ impl<P: Provider> Server<P> {
     /// `OpenEphemeralResource`.
     pub fn open_ephemeral_resource(&self, request: OpenRequest) -> OpenResponse {
         let type_name = request.type_name.clone();
-        with_ephemeral(self.provider(), &type_name, |e| e.open_resource(request)).unwrap_or_else(
-            |d| OpenResponse {
-                result: Value::Null,
-                private: None,
-                renew_at: None,
-                deferred: None,
-                diagnostics: vec![d],
-            },
-        )
+        with_ephemeral(self.provider(), &type_name, |e| {
+            let block = e.ephemeral_resource_schema().to_model().block;
+            let config = crate::value::dynamic_blocks_as_collections(request.config, &block);
+            let mut response = e.open_resource(OpenRequest { config, ..request });
+            response.result =
+                super::as_terraform_types(response.result, &block, &mut response.diagnostics);
+            response
+        })
+        .unwrap_or_else(|d| OpenResponse {
+            result: Value::Null,
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: vec![d],
+        })
     }
 
     /// `RenewEphemeralResource`.

@@ -8,7 +8,7 @@ mod list;
 
 use std::collections::BTreeMap;
 
-use terrarium_model::schema::ProviderSchema;
+use terrarium_model::schema::{Block, ProviderSchema};
 use terrarium_model::{Diagnostic, Value};
 
 use crate::data_source::AnyDataSource;
@@ -23,6 +23,7 @@ use crate::rpc::{
     ReadDataSourceRequest, ReadDataSourceResponse, ReadRequest, ReadResponse,
     UpgradeIdentityRequest, UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
 };
+use crate::value::{conform_block, dynamic_blocks_as_collections};
 
 pub(crate) use action::with_action;
 pub(crate) use ephemeral::with_ephemeral;
@@ -193,7 +194,10 @@ impl<P: Provider> Server<P> {
     /// `ValidateResourceConfig`, routed by type name.
     pub fn validate_resource_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         match self.resource(type_name) {
-            Ok(r) => r.validate_config(config),
+            Ok(r) => r.validate_config(&dynamic_blocks_as_collections(
+                config.clone(),
+                &r.resource_schema().to_model().block,
+            )),
             Err(d) => vec![d],
         }
     }
@@ -210,7 +214,9 @@ impl<P: Provider> Server<P> {
             Ok(r) => r,
             Err(d) => return vec![d],
         };
-        let mut problems = r.validate_config(config);
+        let config =
+            dynamic_blocks_as_collections(config.clone(), &r.resource_schema().to_model().block);
+        let mut problems = r.validate_config(&config);
         if !client.write_only_attributes_allowed {
             let schema = r.resource_schema();
             for a in schema.root().attributes().iter().filter(|a| a.is_write_only()) {
@@ -234,7 +240,10 @@ impl<P: Provider> Server<P> {
     /// `ValidateDataResourceConfig`, routed by type name.
     pub fn validate_data_source_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         match self.data_source(type_name) {
-            Ok(d) => d.validate_config(config),
+            Ok(d) => d.validate_config(&dynamic_blocks_as_collections(
+                config.clone(),
+                &d.data_source_schema().to_model().block,
+            )),
             Err(d) => vec![d],
         }
     }
@@ -250,7 +259,14 @@ impl<P: Provider> Server<P> {
     /// `ReadResource`, routed by type name.
     pub fn read_resource(&self, request: ReadRequest) -> ReadResponse {
         match self.resource(&request.type_name) {
-            Ok(r) => r.read_resource(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let current_state = dynamic_blocks_as_collections(request.current_state, &block);
+                let mut response = r.read_resource(ReadRequest { current_state, ..request });
+                response.new_state =
+                    as_terraform_types(response.new_state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => ReadResponse {
                 new_state: request.current_state,
                 private: request.private,
@@ -264,7 +280,19 @@ impl<P: Provider> Server<P> {
     /// `PlanResourceChange`, routed by type name.
     pub fn plan_resource_change(&self, request: PlanRequest) -> PlanResponse {
         match self.resource(&request.type_name) {
-            Ok(r) => r.plan_change(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let read = |v| dynamic_blocks_as_collections(v, &block);
+                let mut response = r.plan_change(PlanRequest {
+                    prior_state: read(request.prior_state),
+                    proposed_new_state: read(request.proposed_new_state),
+                    config: read(request.config),
+                    ..request
+                });
+                response.planned_state =
+                    as_terraform_types(response.planned_state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => PlanResponse {
                 planned_state: request.proposed_new_state,
                 requires_replace: Vec::new(),
@@ -279,7 +307,19 @@ impl<P: Provider> Server<P> {
     /// `ApplyResourceChange`, routed by type name.
     pub fn apply_resource_change(&self, request: ApplyRequest) -> ApplyResponse {
         match self.resource(&request.type_name) {
-            Ok(r) => r.apply_change(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let read = |v| dynamic_blocks_as_collections(v, &block);
+                let mut response = r.apply_change(ApplyRequest {
+                    prior_state: read(request.prior_state),
+                    planned_state: read(request.planned_state),
+                    config: read(request.config),
+                    ..request
+                });
+                response.new_state =
+                    as_terraform_types(response.new_state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => ApplyResponse {
                 new_state: request.prior_state,
                 private: request.planned_private,
@@ -292,7 +332,15 @@ impl<P: Provider> Server<P> {
     /// `ImportResourceState`, routed by type name.
     pub fn import_resource_state(&self, request: ImportRequest) -> ImportResponse {
         match self.resource(&request.type_name) {
-            Ok(r) => r.import_state(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let mut response = r.import_state(request);
+                for imported in &mut response.imported {
+                    let state = std::mem::replace(&mut imported.state, Value::Null);
+                    imported.state = as_terraform_types(state, &block, &mut response.diagnostics);
+                }
+                response
+            }
             Err(d) => ImportResponse { imported: Vec::new(), deferred: None, diagnostics: vec![d] },
         }
     }
@@ -300,7 +348,13 @@ impl<P: Provider> Server<P> {
     /// `UpgradeResourceState`, routed by type name.
     pub fn upgrade_resource_state(&self, request: UpgradeRequest) -> UpgradeResponse {
         match self.resource(&request.type_name) {
-            Ok(r) => r.upgrade_state(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let mut response = r.upgrade_state(request);
+                response.upgraded_state =
+                    as_terraform_types(response.upgraded_state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => UpgradeResponse { upgraded_state: Value::Null, diagnostics: vec![d] },
         }
     }
@@ -321,7 +375,13 @@ impl<P: Provider> Server<P> {
     /// `MoveResourceState`, routed by the target type name.
     pub fn move_resource_state(&self, request: MoveRequest) -> MoveResponse {
         match self.resource(&request.target_type_name) {
-            Ok(r) => r.move_state(request),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let mut response = r.move_state(request);
+                response.target_state =
+                    as_terraform_types(response.target_state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => MoveResponse {
                 target_state: Value::Null,
                 target_private: Vec::new(),
@@ -338,7 +398,13 @@ impl<P: Provider> Server<P> {
         state: Value,
     ) -> GenerateConfigResponse {
         match self.resource(type_name) {
-            Ok(r) => r.generate_config(state),
+            Ok(r) => {
+                let block = r.resource_schema().to_model().block;
+                let mut response = r.generate_config(dynamic_blocks_as_collections(state, &block));
+                response.config =
+                    as_terraform_types(response.config, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => GenerateConfigResponse { config: Value::Null, diagnostics: vec![d] },
         }
     }
@@ -346,7 +412,14 @@ impl<P: Provider> Server<P> {
     /// `ReadDataSource`, routed by type name.
     pub fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         match self.data_source(&request.type_name) {
-            Ok(d) => d.read_data(request),
+            Ok(d) => {
+                let block = d.data_source_schema().to_model().block;
+                let config = dynamic_blocks_as_collections(request.config, &block);
+                let mut response = d.read_data(ReadDataSourceRequest { config, ..request });
+                response.state =
+                    as_terraform_types(response.state, &block, &mut response.diagnostics);
+                response
+            }
             Err(d) => {
                 ReadDataSourceResponse { state: Value::Null, deferred: None, diagnostics: vec![d] }
             }
@@ -390,6 +463,26 @@ impl<P: Provider> Server<P> {
                 let known: Vec<&str> = data_sources.iter().map(|d| d.type_name()).collect();
                 Err(unknown_type("data source", type_name, &known))
             }
+        }
+    }
+}
+
+/// A value the provider's code made, in the types Terraform gives it: lists and maps of
+/// blocks with a `dynamic` attribute inside become tuples and objects of their own types
+/// (see [`conform_block`]). The code wrote them as lists and maps of block objects.
+pub(crate) fn as_terraform_types(
+    value: Value,
+    block: &Block,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Value {
+    if block.implied_type() == block.collections_type() {
+        return value;
+    }
+    match conform_block(value.clone(), block) {
+        Ok(typed) => typed,
+        Err(e) => {
+            diagnostics.push(e.to_diagnostic());
+            value
         }
     }
 }

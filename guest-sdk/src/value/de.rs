@@ -18,17 +18,19 @@ const UNKNOWN_HINT: &str = "the value is not known until apply; use terrarium_sd
 
 pub(crate) struct ValueDeserializer<'de> {
     value: &'de Value,
+    /// The value as given, with its dynamic type if it has one: what a `Dynamic` field keeps.
+    given: &'de Value,
     path: AttributePath,
 }
 
 impl<'de> ValueDeserializer<'de> {
-    pub(crate) fn new(value: &'de Value, path: AttributePath) -> Self {
+    pub(crate) fn new(given: &'de Value, path: AttributePath) -> Self {
         // A dynamic value reads as the value inside it: its type is the schema's business.
-        let mut value = value;
+        let mut value = given;
         while let Value::Dynamic(d) = value {
             value = &d.value;
         }
-        ValueDeserializer { value, path }
+        ValueDeserializer { value, given, path }
     }
 
     fn error(&self, message: impl Into<String>) -> Error {
@@ -257,7 +259,8 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
     ) -> Result<V::Value, Error> {
         let path = self.path.clone();
         if name == super::DYNAMIC {
-            super::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.value.clone()));
+            // With its type: a list(string) must not come back as the tuple it looks like.
+            super::DYNAMIC_SLOT.with(|slot| *slot.borrow_mut() = Some(self.given.clone()));
             return visitor.visit_unit().map_err(|e: Error| e.locate(&path));
         }
         visitor.visit_newtype_struct(self).map_err(|e| e.locate(&path))

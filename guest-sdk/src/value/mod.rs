@@ -31,7 +31,7 @@ use std::fmt;
 
 use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
 
-pub use conform::{conform, infer_type, upgrade_raw};
+pub use conform::{conform, conform_block, dynamic_blocks_as_collections, infer_type, upgrade_raw};
 pub use equal::{canonical_key, same_value};
 
 /// The newtype name Terrarium's serializer recognises as [`BigNumber`](crate::BigNumber).

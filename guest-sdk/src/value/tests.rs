@@ -348,3 +348,46 @@ fn a_number_a_float_cannot_hold_exactly_is_an_error_naming_the_attribute() {
         assert!(e.message().contains("String"), "says what to use instead: {e}");
     }
 }
+
+#[test]
+fn a_map_of_blocks_with_a_dynamic_attribute_is_an_object_of_their_own_types_and_back() {
+    use terrarium_model::schema::{Attribute, AttributeType, Block, BlockNesting, NestedBlock};
+    let v = Attribute {
+        name: "v".into(),
+        ty: AttributeType::Type(Type::Dynamic),
+        optional: true,
+        ..Default::default()
+    };
+    let block = Block {
+        block_types: vec![NestedBlock {
+            type_name: "m".into(),
+            block: Block { attributes: vec![v], ..Default::default() },
+            nesting: BlockNesting::Map,
+            min_items: 0,
+            max_items: 0,
+        }],
+        ..Default::default()
+    };
+    // As the provider's code writes it: a map of block objects.
+    let written = obj([(
+        "m",
+        Value::Map(BTreeMap::from([
+            ("a".to_string(), obj([("v", n(1))])),
+            ("b".to_string(), obj([("v", s("x"))])),
+        ])),
+    )]);
+    let typed = conform_block(written, &block).unwrap();
+    let Some(Value::Dynamic(m)) = typed.attr("m") else { panic!("{typed:?}") };
+    assert_eq!(
+        m.ty.to_json(),
+        r#"["object",{"a":["object",{"v":"number"}],"b":["object",{"v":"string"}]}]"#
+    );
+    // And back, each dynamic value with its type.
+    let read = dynamic_blocks_as_collections(typed.clone(), &block);
+    let Some(Value::Map(entries)) = read.attr("m") else { panic!("{read:?}") };
+    assert_eq!(
+        entries["b"].attr("v"),
+        Some(&Value::Dynamic(Box::new(DynamicValue { ty: Type::String, value: s("x") })))
+    );
+    assert_eq!(conform_block(read, &block).unwrap(), typed);
+}

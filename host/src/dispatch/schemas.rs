@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use terrarium_model::Type;
-use terrarium_model::schema::{Function, ProviderSchema};
+use terrarium_model::schema::{Block, Function, ProviderSchema};
 
 use super::types::{IdentityAttribute, IdentitySchema};
 use crate::runtime::{ConvertError, wit};
@@ -120,6 +120,16 @@ fn check_identities(
     Ok(())
 }
 
+/// Refuses a schema block Terraform would refuse (see [`Block::problems`]).
+fn refuse_problems(what: &str, block: &Block) -> Result<(), String> {
+    match block.problems().into_iter().next() {
+        Some((path, problem)) => {
+            Err(format!("the schema of {what} is invalid at {path}: {problem}"))
+        }
+        None => Ok(()),
+    }
+}
+
 impl Schemas {
     /// Indexes a schema, refusing what Terraform would refuse (so the error names the
     /// provider rather than surfacing as a Terraform panic or a vague schema error).
@@ -144,7 +154,12 @@ impl Schemas {
                         s.version
                     ));
                 }
+                refuse_problems(&format!("{kind} {name:?}"), &s.block)?;
             }
+        }
+        refuse_problems("the provider configuration", &schema.provider.block)?;
+        if let Some(meta) = &schema.provider_meta {
+            refuse_problems("the provider_meta", &meta.block)?;
         }
         for name in schema.functions.keys() {
             if !is_identifier(name) {
@@ -258,6 +273,46 @@ mod tests {
         let mut s = ProviderSchema::default();
         s.resources.insert("null_resource".into(), Schema::default());
         assert!(Schemas::new(s, BTreeMap::new()).is_ok());
+    }
+
+    #[test]
+    fn refuses_a_set_of_blocks_with_a_dynamic_attribute_as_terraform_does() {
+        use terrarium_model::schema::{Attribute, AttributeType, BlockNesting, NestedBlock};
+        let with_nesting = |nesting| {
+            let rule = Block {
+                attributes: vec![Attribute {
+                    name: "v".into(),
+                    ty: AttributeType::Type(Type::Dynamic),
+                    optional: true,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            let block = Block {
+                block_types: vec![NestedBlock {
+                    type_name: "rule".into(),
+                    block: rule,
+                    nesting,
+                    min_items: 0,
+                    max_items: 0,
+                }],
+                ..Default::default()
+            };
+            let mut s = ProviderSchema::default();
+            s.resources.insert("x_thing".into(), Schema { version: 0, block });
+            Schemas::new(s, BTreeMap::new())
+        };
+        let refused = with_nesting(BlockNesting::Set).err().unwrap_or_default();
+        assert!(
+            refused.contains("resource \"x_thing\"")
+                && refused.contains("rule: a set of nested blocks"),
+            "{refused}"
+        );
+        let list = with_nesting(BlockNesting::List).expect("a list is fine");
+        assert_eq!(
+            list.resource("x_thing").map(|t| t.to_json()),
+            Some(r#"["object",{"rule":"dynamic"}]"#.to_string())
+        );
     }
 
     fn identity(ty: Type) -> IdentitySchema {
