@@ -109,12 +109,17 @@ impl Block {
     /// an object (map) with its concrete type. (A set of such blocks is refused:
     /// [`Block::problems`].)
     pub fn implied_type(&self) -> Type {
+        self.object_type(NestedBlock::implied_type)
+    }
+
+    /// The object type of the block, each nested block typed by `nested`.
+    fn object_type(&self, nested: fn(&NestedBlock) -> Type) -> Type {
         let mut attrs: BTreeMap<String, Type> = BTreeMap::new();
         for a in &self.attributes {
             attrs.insert(a.name.clone(), a.ty.implied_type());
         }
         for b in &self.block_types {
-            attrs.insert(b.type_name.clone(), b.implied_type());
+            attrs.insert(b.type_name.clone(), nested(b));
         }
         Type::object(attrs)
     }
@@ -123,21 +128,15 @@ impl Block {
     /// lists and maps of objects even with a `dynamic` attribute inside: the form in which a
     /// guest SDK's code reads and writes them (a `Vec` or map of structs).
     pub fn collections_type(&self) -> Type {
-        let mut attrs: BTreeMap<String, Type> = BTreeMap::new();
-        for a in &self.attributes {
-            attrs.insert(a.name.clone(), a.ty.implied_type());
-        }
-        for b in &self.block_types {
+        self.object_type(|b| {
             let inner = b.block.collections_type();
-            let t = match b.nesting {
+            match b.nesting {
                 BlockNesting::Single | BlockNesting::Group => inner,
                 BlockNesting::List => Type::list(inner),
                 BlockNesting::Set => Type::set(inner),
                 BlockNesting::Map => Type::map(inner),
-            };
-            attrs.insert(b.type_name.clone(), t);
-        }
-        Type::object(attrs)
+            }
+        })
     }
 
     /// What Terraform refuses in a schema, as (path, problem): sets of nested blocks or

@@ -340,6 +340,25 @@ fn random_integer_imports_from_result_min_max() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A diagnostic as (address, summary, the configuration line it points at).
+type Located = (String, String, String);
+
+/// `terraform validate -json`, expected to fail: the report, and each diagnostic.
+fn validation_errors(workspace: &Workspace) -> anyhow::Result<(Value, BTreeSet<Located>)> {
+    let validate = workspace.run_expect(&["validate", "-json"], 1)?;
+    let report: Value = serde_json::from_str(&validate.stdout)
+        .with_context(|| format!("validate -json printed no JSON\n{validate}"))?;
+    let mut found = BTreeSet::new();
+    for diagnostic in report["diagnostics"].as_array().context("no diagnostics")? {
+        found.insert((
+            diagnostic["address"].as_str().unwrap_or_default().to_owned(),
+            diagnostic["summary"].as_str().unwrap_or_default().to_owned(),
+            diagnostic["snippet"]["code"].as_str().unwrap_or_default().trim().to_owned(),
+        ));
+    }
+    Ok((report, found))
+}
+
 /// A configured value for an attribute only the provider sets (`id`, `result`) is a validation
 /// error naming it, as Go providers give, not Terraform's "inconsistent result" at apply.
 #[test]
@@ -348,22 +367,13 @@ fn a_configured_computed_only_attribute_is_a_validation_error() -> anyhow::Resul
         "\nresource \"random_string\" \"mine\" {\n  length = 4\n  id     = \"mine\"\n  result = \"abcd\"\n}\n",
     )?;
     workspace.init()?;
-    let validate = workspace.run_expect(&["validate", "-json"], 1)?;
-    let report: Value = serde_json::from_str(&validate.stdout)
-        .with_context(|| format!("validate -json printed no JSON\n{validate}"))?;
-    let mut found = BTreeSet::new();
-    for diagnostic in report["diagnostics"].as_array().context("no diagnostics")? {
-        found.insert((
-            diagnostic["summary"].as_str().unwrap_or_default().to_owned(),
-            diagnostic["snippet"]["code"].as_str().unwrap_or_default().trim().to_owned(),
-        ));
-    }
-    let expected: BTreeSet<(String, String)> = [
-        ("Value for a read-only attribute", "id     = \"mine\""),
-        ("Value for a read-only attribute", "result = \"abcd\""),
+    let (report, found) = validation_errors(&workspace)?;
+    let expected: BTreeSet<(String, String, String)> = [
+        ("random_string.mine", "Value for a read-only attribute", "id     = \"mine\""),
+        ("random_string.mine", "Value for a read-only attribute", "result = \"abcd\""),
     ]
     .into_iter()
-    .map(|(s, c)| (s.to_owned(), c.to_owned()))
+    .map(|(a, s, c)| (a.to_owned(), s.to_owned(), c.to_owned()))
     .collect();
     ensure!(found == expected, "diagnostics: {found:?}\n{}", pretty(&report));
     // The plan stops there too, with the detail saying what to do.
@@ -405,19 +415,7 @@ resource "random_choice" "weightless" {
     workspace.init()?;
 
     // Each diagnostic is attached to the line of the attribute the provider named.
-    let validate = workspace.run_expect(&["validate", "-json"], 1)?;
-    let report: Value = serde_json::from_str(&validate.stdout)
-        .with_context(|| format!("validate -json printed no JSON\n{validate}"))?;
-    let mut found = BTreeSet::new();
-    for diagnostic in report["diagnostics"].as_array().context("no diagnostics")? {
-        let summary = diagnostic["summary"].as_str().unwrap_or_default();
-        let code = diagnostic["snippet"]["code"].as_str().unwrap_or_default();
-        found.insert((
-            diagnostic["address"].as_str().unwrap_or_default().to_owned(),
-            summary.to_owned(),
-            code.trim().to_owned(),
-        ));
-    }
+    let (report, found) = validation_errors(&workspace)?;
     let expected: BTreeSet<(String, String, String)> = [
         ("random_string.short", "Invalid length", "length = 0"),
         ("random_integer.backwards", "Invalid range", "max = 5"),
