@@ -356,13 +356,7 @@ mod tests {
                     ..Default::default()
                 },
             ],
-            block_types: vec![NestedBlock {
-                type_name: "tag".into(),
-                block: Block::default(),
-                nesting: BlockNesting::List,
-                min_items: 0,
-                max_items: 0,
-            }],
+            block_types: vec![nested_block("tag", BlockNesting::List, Block::default())],
             ..Default::default()
         };
         assert_eq!(
@@ -380,14 +374,12 @@ mod tests {
         }
     }
 
+    fn nested_block(name: &str, nesting: BlockNesting, block: Block) -> NestedBlock {
+        NestedBlock { type_name: name.into(), block, nesting, min_items: 0, max_items: 0 }
+    }
+
     fn nested(name: &str, nesting: BlockNesting, attributes: Vec<Attribute>) -> NestedBlock {
-        NestedBlock {
-            type_name: name.into(),
-            block: Block { attributes, ..Default::default() },
-            nesting,
-            min_items: 0,
-            max_items: 0,
-        }
+        nested_block(name, nesting, Block { attributes, ..Default::default() })
     }
 
     #[test]
@@ -400,16 +392,14 @@ mod tests {
                 nested("s", BlockNesting::Single, with_dynamic()),
                 nested("plain", BlockNesting::List, vec![attribute("name", Type::String)]),
                 // Deeper: a list of blocks whose own list of blocks holds the dynamic value.
-                NestedBlock {
-                    type_name: "outer".into(),
-                    block: Block {
+                nested_block(
+                    "outer",
+                    BlockNesting::List,
+                    Block {
                         block_types: vec![nested("inner", BlockNesting::List, with_dynamic())],
                         ..Default::default()
                     },
-                    nesting: BlockNesting::List,
-                    min_items: 0,
-                    max_items: 0,
-                },
+                ),
             ],
             ..Default::default()
         };
@@ -453,16 +443,11 @@ mod tests {
         let optional_computed = Attribute { optional: true, ..attribute("size", Type::Number) };
         let block = Block {
             attributes: vec![id.clone(), Attribute { computed: true, ..optional_computed }],
-            block_types: vec![NestedBlock {
-                type_name: "disk".into(),
-                block: Block {
-                    attributes: vec![id, attribute("name", Type::String)],
-                    ..Default::default()
-                },
-                nesting: BlockNesting::List,
-                min_items: 0,
-                max_items: 0,
-            }],
+            block_types: vec![nested(
+                "disk",
+                BlockNesting::List,
+                vec![id, attribute("name", Type::String)],
+            )],
             ..Default::default()
         };
         let object = |entries: Vec<(&str, Value)>| {
