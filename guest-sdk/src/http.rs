@@ -13,6 +13,9 @@
 //! let version: serde_json::Value = response.json()?;
 //! ```
 //!
+//! Once Terraform has asked the provider to stop (Ctrl-C), no new request is sent: it fails
+//! with [`Error::Stopped`] (see [`crate::stop`]).
+//!
 //! Redirects are followed (up to [`Client::max_redirects`]) by sending a new request, which
 //! the host checks against the grants like the first one.
 //!
@@ -180,6 +183,10 @@ pub enum Error {
     /// Not running inside a component.
     #[error("HTTP is only available inside a Terrarium component (request to {url})")]
     Unavailable { url: String },
+    /// Terraform asked the provider to stop (Ctrl-C) before the request was sent: no new
+    /// request goes out after that (see [`crate::stop`]).
+    #[error("the request to {url} was not sent: Terraform asked the provider to stop (Ctrl-C)")]
+    Stopped { url: String },
 }
 
 impl Error {
@@ -202,6 +209,7 @@ impl Error {
                      or reinstall with `terrarium install --http-response SIZE`."
                 ),
             ),
+            Error::Stopped { .. } => Diagnostic::error("Operation interrupted", self.to_string()),
             other => Diagnostic::error("HTTP request failed", other.to_string()),
         }
     }
@@ -380,6 +388,9 @@ impl Client {
         let mut url = Url::parse(&request.url)?;
         let first = request.url.clone();
         for _ in 0..=self.max_redirects {
+            if crate::stop::stopping() {
+                return Err(Error::Stopped { url: request.url });
+            }
             let response = self.send_once(&request, &url)?;
             let location = match response.status {
                 301 | 302 | 303 | 307 | 308 => response.header("location").map(str::to_string),
@@ -610,6 +621,15 @@ mod tests {
             d.detail
         );
         assert!(d.detail.contains("allow_http"), "{}", d.detail);
+    }
+
+    #[test]
+    fn no_request_is_sent_once_terraform_asked_to_stop() {
+        crate::testing::set_stopping(true);
+        let e = Client::new().get("http://127.0.0.1:9/").unwrap_err();
+        crate::testing::set_stopping(false);
+        assert!(matches!(e, Error::Stopped { .. }), "{e:?}");
+        assert_eq!(e.to_diagnostic().summary, "Operation interrupted");
     }
 
     #[test]

@@ -95,6 +95,9 @@
 //!   ([`Resource::MOVES_FROM`]), generated configuration ([`Resource::generate_config`], on
 //!   by default), deferral ([`Diagnostics::deferred`]) and destroy plans
 //!   ([`Resource::PLAN_DESTROY`]).
+//! - **Graceful stop**: on Terraform's first Ctrl-C a running call sees [`stopping()`]
+//!   (and [`stop::sleep`] and [`http`] requests end early) and has a grace period to return
+//!   the state it reached; see [`stop`].
 //! - **Testing**: [`Server`] serves the same calls natively; [`testing`] drives a resource
 //!   through plan, apply, read and import the way Terraform does, in-process.
 //!
@@ -128,6 +131,7 @@ pub mod rpc;
 pub mod schema;
 pub mod semantic;
 mod server;
+pub mod stop;
 pub mod testing;
 pub mod timeouts;
 pub mod typed;
@@ -147,6 +151,7 @@ pub use resource::{
 };
 pub use rpc::DeferredReason;
 pub use server::Server;
+pub use stop::stopping;
 /// Derives [`Model`] (the schema) and [`TfType`] (the object type) from a struct: see
 /// the crate documentation and [`typed`].
 pub use terrarium_sdk_macros::Model;

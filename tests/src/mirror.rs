@@ -22,6 +22,8 @@ pub enum Provider {
     Faulty,
     /// tests/guests/hostile: tries to escape its sandbox and exhaust its limits on request.
     Hostile,
+    /// tests/guests/slow: a create that waits, and winds down on Terraform's Ctrl-C.
+    Slow,
     /// examples/files: files inside granted directories.
     Files,
     /// examples/etcd: keys in a real etcd over granted HTTP.
@@ -29,12 +31,13 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 7] = [
+    pub const ALL: [Provider; 8] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
         Provider::Faulty,
         Provider::Hostile,
+        Provider::Slow,
         Provider::Files,
         Provider::Etcd,
     ];
@@ -48,6 +51,7 @@ impl Provider {
             Provider::Random => "registry.terraform.io/terrarium/random",
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
+            Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
         }
@@ -69,6 +73,7 @@ impl Provider {
             Provider::Random
             | Provider::Faulty
             | Provider::Hostile
+            | Provider::Slow
             | Provider::Files
             | Provider::Etcd => "0.1.0",
         }
@@ -81,6 +86,7 @@ impl Provider {
             Provider::Random => Some("random_provider"),
             Provider::Faulty => Some("faulty_provider"),
             Provider::Hostile => Some("hostile_provider"),
+            Provider::Slow => Some("slow_provider"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
             Provider::GoNull => None,

@@ -71,6 +71,14 @@ use crate::schema::Schema;
 use crate::server::Server;
 use crate::value::{conform, from_value};
 
+/// Makes [`crate::stop::stopping`] answer `stopping` on this thread, as if Terraform had
+/// asked the provider to stop (Ctrl-C) during the calls that follow: for testing what a
+/// resource returns when it is interrupted. Set it back to `false` afterwards.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn set_stopping(stopping: bool) {
+    crate::stop::set_stopping(stopping);
+}
+
 /// Drives one provider in-process; see the [module documentation](self).
 pub struct Harness<P> {
     server: Server<P>,

@@ -54,6 +54,9 @@ pub fn import_policy(name: &str) -> &'static str {
         "terrarium:provider/streams" => {
             "always available: where list results and action progress go"
         }
+        "terrarium:provider/lifecycle" => {
+            "always available: whether Terraform asked the provider to stop (Ctrl-C)"
+        }
         i if i.starts_with("terrarium:provider/") => {
             "Terrarium's provider interface (logging, types)"
         }

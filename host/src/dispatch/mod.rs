@@ -355,7 +355,7 @@ fn guest_error_diagnostic(subject: Subject<'_>, error: &GuestError) -> Diagnosti
                 ),
             )
         }
-        GuestError::Stopped => Diagnostic::error(
+        GuestError::Stopped { .. } => Diagnostic::error(
             "Provider stopped",
             format!("{subject} was interrupted: {error}. Terrarium discarded the instance."),
         ),

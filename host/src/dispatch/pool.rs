@@ -184,42 +184,60 @@ impl Provider {
         self.settle(subject, lease, result)
     }
 
-    /// Asks idle instances to stop. Returns the first error text, if any.
+    /// Asks idle instances to stop, all at once, each within [`STOP_CALL_TIMEOUT`]. Returns
+    /// the first error text, if any. An instance whose `stop` does not return in time is
+    /// interrupted and discarded, so this never takes much longer than that deadline.
     ///
-    /// Busy instances are not waited for: their calls finish on their own (or hit their time
-    /// limit) and Terraform sends no new work after StopProvider.
+    /// Busy instances are not waited for: their calls learn of the stop from
+    /// `lifecycle.stopping` and return within the grace period or are interrupted.
     pub(super) async fn stop_idle(&self) -> Option<String> {
-        let mut permits = Vec::new();
-        let mut stopped = Vec::new();
-        let mut first_error = None;
+        let mut taken = Vec::new();
         // Each instance is taken with a permit, so the pool's bound holds while they are out.
         while let Ok(permit) = self.pool.permits.try_acquire() {
-            let Some(mut pooled) = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
+            let Some(pooled) = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
             else {
                 break;
             };
-            permits.push(permit);
-            match pooled
-                .instance
-                .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await)
-                .await
-            {
-                Ok(None) => stopped.push(pooled),
+            taken.push((pooled, permit));
+        }
+        let results =
+            futures::future::join_all(taken.into_iter().map(async |(mut pooled, permit)| {
+                let result = pooled
+                    .instance
+                    .call_within(
+                        STOP_CALL_TIMEOUT,
+                        async |g: &guest::Guest, s: &mut Store<HostState>| g.call_stop(s).await,
+                    )
+                    .await;
+                (pooled, permit, result)
+            }))
+            .await;
+        let mut first_error = None;
+        let mut idle = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner());
+        for (pooled, _permit, result) in results {
+            match result {
+                Ok(None) => idle.push(pooled),
                 Ok(Some(text)) => {
                     first_error.get_or_insert_with(|| {
                         guest_text::for_people(&text, Lines::Multi, guest_text::MAX_DETAIL_BYTES)
                     });
-                    stopped.push(pooled);
+                    idle.push(pooled);
+                }
+                Err(GuestError::Timeout { .. }) => {
+                    first_error.get_or_insert(format!(
+                        "the provider's stop did not return within {}; Terrarium interrupted it and \
+                         discarded the instance",
+                        crate::sandbox::format_duration(STOP_CALL_TIMEOUT)
+                    ));
                 }
                 Err(e) => {
                     first_error.get_or_insert(e.to_string());
                     if !e.poisons_instance() {
-                        stopped.push(pooled);
+                        idle.push(pooled);
                     }
                 }
             }
         }
-        self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).extend(stopped);
         first_error
     }
 
@@ -280,6 +298,10 @@ impl Provider {
         Ok(())
     }
 }
+
+/// How long the guest's `stop` export may take on one instance: StopProvider waits for it,
+/// and Terraform's first Ctrl-C should be answered within seconds.
+const STOP_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a guest may keep running after the consumer of its stream has gone away.
 const STREAM_GRACE: std::time::Duration = std::time::Duration::from_secs(5);

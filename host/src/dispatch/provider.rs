@@ -153,13 +153,13 @@ impl Provider {
         }
     }
 
-    /// Asks the guest to stop (every idle instance). Returns an error text if it could not.
+    /// StopProvider: calls in progress are told (`lifecycle.stopping`) and get the grace
+    /// period to return the state they reached before they are interrupted; idle instances'
+    /// `stop` runs with a short deadline. Returns an error text if the guest could not stop.
     ///
-    /// Calls in progress are not waited for: they finish on their own (or hit their time
-    /// limit) and Terraform stops sending new work.
+    /// Running calls are not waited for (Terraform's StopProvider must not block): it sends
+    /// no new work after it and waits for the answers of the calls it made.
     pub async fn stop(&self) -> Option<String> {
-        // Calls in flight are interrupted (their instances discarded), then idle instances
-        // are told to stop.
         self.runtime.stop_running_calls();
         self.stop_idle().await
     }

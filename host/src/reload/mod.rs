@@ -168,8 +168,8 @@ const WRITE_SETTLE: Duration = Duration::from_millis(100);
 const MAX_REREADS: usize = 5;
 
 fn read_component(path: &Path) -> Result<Vec<u8>, ReloadError> {
-    std::fs::read(path).map_err(|source| {
-        ReloadError::Load(crate::runtime::LoadError::Read { path: path.to_path_buf(), source })
+    std::fs::read(path).map_err(|cause| {
+        ReloadError::Load(crate::runtime::LoadError::Read { path: path.to_path_buf(), cause })
     })
 }
 

@@ -29,6 +29,7 @@ wasmtime::component::bindgen!({
 });
 
 pub use self::exports::terrarium::provider::provider as guest;
+pub use self::terrarium::provider::lifecycle as wit_lifecycle;
 pub use self::terrarium::provider::log as wit_log;
 pub use self::terrarium::provider::streams as wit_streams;
 pub use self::terrarium::provider::types as wit;

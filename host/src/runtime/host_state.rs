@@ -1,6 +1,6 @@
 //! What a guest instance can reach: its WASI context (clocks and random always; directories,
 //! environment variables and outbound HTTP only as granted), its memory and table limits,
-//! captured stdout/stderr, and the log import.
+//! captured stdout/stderr, and the log and lifecycle imports.
 
 use std::collections::VecDeque;
 use std::io;
@@ -16,7 +16,8 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::RuntimeSettings;
-use super::bindings::{wit, wit_log};
+use super::StopSignal;
+use super::bindings::{wit, wit_lifecycle, wit_log};
 use crate::guest_text::{self, Lines};
 use crate::sandbox::Access;
 use crate::sandbox::http::HttpPolicy;
@@ -35,15 +36,18 @@ pub struct HostState {
     pub(crate) waited_for_consumer: Arc<Mutex<ConsumerWait>>,
     /// The log module name guest records are written under (`provider.<name>`).
     module: String,
+    /// StopProvider requests, which the running call sees through `lifecycle.stopping`.
+    stop: Arc<StopSignal>,
 }
 
 impl HostState {
     /// The store data for a new instance, with exactly what the grants allow. Fails when a
     /// granted directory cannot be opened.
-    pub fn new(
+    pub(crate) fn new(
         settings: &RuntimeSettings,
         output: &GuestOutput,
         shared_memory: &Arc<MemoryBudget>,
+        stop: Arc<StopSignal>,
     ) -> Result<HostState, String> {
         let sandbox = &settings.sandbox;
         // Deny by default: no arguments, no network sockets (the default socket check refuses
@@ -115,6 +119,7 @@ impl HostState {
             budget: super::CallBudget { deadline: std::time::Instant::now(), stop_generation: 0 },
             waited_for_consumer: Arc::default(),
             module: settings.log_module.clone(),
+            stop,
         })
     }
 }
@@ -350,6 +355,12 @@ impl wit_log::Host for HostState {
             })
             .collect();
         crate::logging::emit(level, &self.module, &log_text(&message), &fields);
+    }
+}
+
+impl wit_lifecycle::Host for HostState {
+    fn stopping(&mut self) -> bool {
+        self.stop.stopped_since_generation(self.budget.stop_generation)
     }
 }
 

@@ -50,6 +50,9 @@ pub struct RuntimeSettings {
     pub max_table_elements: usize,
     /// Wall-clock time one guest call may take before it is interrupted.
     pub call_timeout: Duration,
+    /// How long a call running when Terraform asks the provider to stop (StopProvider) may
+    /// go on winding down before it is interrupted ([`DEFAULT_STOP_GRACE`]).
+    pub stop_grace: Duration,
     /// The log module guest records are written under.
     pub log_module: String,
     /// Where compiled components are cached; `None` compiles on every start.
@@ -66,6 +69,11 @@ pub struct RuntimeSettings {
 /// beside it.
 pub const DEFAULT_INSTANCE_POOL_SIZE: usize = 16;
 
+/// The grace period after StopProvider: long enough for a call that polls
+/// `lifecycle.stopping` to record what it has done and return, short enough that the first
+/// Ctrl-C ends a guest that ignores it within seconds.
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(5);
+
 impl Default for RuntimeSettings {
     fn default() -> Self {
         RuntimeSettings {
@@ -76,6 +84,7 @@ impl Default for RuntimeSettings {
             max_tables: 32,
             max_table_elements: 1 << 20,
             call_timeout: sandbox::grants::DEFAULT_TIMEOUT,
+            stop_grace: DEFAULT_STOP_GRACE,
             log_module: "provider.terrarium".to_string(),
             cache_dir: if std::env::var_os("TERRARIUM_NO_CACHE").is_some_and(|v| !v.is_empty()) {
                 None
@@ -91,8 +100,9 @@ impl Default for RuntimeSettings {
 /// Why a component could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot read the component {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    // `cause`, not `source`: the message says it, and anyhow's chain must not say it again.
+    #[error("cannot read the component {path}: {cause}")]
+    Read { path: PathBuf, cause: std::io::Error },
     #[error(
         "{path} is a core WebAssembly module, not a component; build the provider with \
          `cargo build --target wasm32-wasip2` (which emits components) or wrap it with `wasm-tools component new`"
@@ -100,7 +110,10 @@ pub enum LoadError {
     CoreModule { path: PathBuf },
     #[error("{path} is not a WebAssembly file (it does not start with the \\0asm magic)")]
     NotWasm { path: PathBuf },
-    #[error("{path} is not a valid component: {message}")]
+    #[error(
+        "{path} is not a valid component: {message}; rebuild it (a file cut short by an interrupted \
+         copy or download looks like this)"
+    )]
     Invalid { path: PathBuf, message: String },
     #[error(
         "{path} was built for {package} version {found}, but this terrarium speaks version {expected}; \
@@ -125,7 +138,10 @@ pub enum LoadError {
         package: &'static str,
         version: &'static str,
     },
-    #[error("{path} imports something Terrarium does not provide to providers: {message}")]
+    #[error(
+        "{path} imports something Terrarium does not provide to providers: {message}; build it with \
+         terrarium-sdk, whose imports this terrarium serves"
+    )]
     Imports { path: PathBuf, message: String },
     #[error("cannot set up the WebAssembly engine: {0}")]
     Engine(String),
@@ -143,9 +159,11 @@ pub enum GuestError {
     #[error("the provider exhausted its WebAssembly call stack (recursion without a bound?)")]
     StackOverflow,
     #[error(
-        "Terraform asked the provider to stop (StopProvider), so the running call was interrupted"
+        "Terraform asked the provider to stop (StopProvider), and the running call did not return \
+         within the grace period of {}, so it was interrupted",
+        sandbox::format_duration(*grace)
     )]
-    Stopped,
+    Stopped { grace: Duration },
     #[error("the provider returned something malformed: {0}")]
     Malformed(#[from] ConvertError),
     #[error("the provider could not be instantiated: {0}")]
@@ -278,22 +296,58 @@ pub struct Runtime {
     memory: Arc<MemoryBudget>,
 }
 
-/// StopProvider: every call running when it arrives is interrupted, calls started after it
-/// run normally. Each stop starts a new generation; a call remembers the one it started in.
-#[derive(Default)]
-struct StopSignal {
+/// StopProvider: every call running when it arrives learns of it (`lifecycle.stopping`) and
+/// is interrupted once the grace period after it has passed; calls started after it run
+/// normally. Each stop starts a new generation; a call remembers the one it started in.
+pub(crate) struct StopSignal {
     generation: AtomicU64,
+    /// When each stop arrived: entry `g` began generation `g + 1`.
+    arrivals: Mutex<Vec<Instant>>,
+    grace: Duration,
     notify: tokio::sync::Notify,
 }
 
 impl StopSignal {
-    fn generation(&self) -> u64 {
+    fn new(grace: Duration) -> StopSignal {
+        StopSignal {
+            generation: AtomicU64::new(0),
+            arrivals: Mutex::new(Vec::new()),
+            grace,
+            notify: tokio::sync::Notify::new(),
+        }
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
     }
 
     fn stop(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        let mut arrivals = self.arrivals.lock().unwrap_or_else(|p| p.into_inner());
+        arrivals.push(Instant::now());
+        self.generation.store(arrivals.len() as u64, Ordering::SeqCst);
+        drop(arrivals);
         self.notify.notify_waiters();
+    }
+
+    /// Whether a stop has been asked for since `generation`.
+    pub(crate) fn stopped_since_generation(&self, generation: u64) -> bool {
+        self.generation() != generation
+    }
+
+    /// When a call that began in `generation` must be interrupted: the grace period after
+    /// the first stop since then. `None` while no stop has come.
+    fn interrupt_at(&self, generation: u64) -> Option<Instant> {
+        let arrivals = self.arrivals.lock().unwrap_or_else(|p| p.into_inner());
+        let index = usize::try_from(generation).ok()?;
+        arrivals.get(index).map(|at| *at + self.grace)
+    }
+
+    /// Resolves when a call that began in `generation` must be interrupted.
+    async fn interrupt_due(&self, generation: u64) {
+        self.stopped_since(generation).await;
+        if let Some(at) = self.interrupt_at(generation) {
+            tokio::time::sleep_until(at.into()).await;
+        }
     }
 
     /// Resolves once a stop has been asked for since `generation`.
@@ -439,7 +493,7 @@ impl Runtime {
     /// Loads and links a provider component from a file.
     pub fn load(path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
         let bytes = std::fs::read(path)
-            .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+            .map_err(|cause| LoadError::Read { path: path.to_path_buf(), cause })?;
         Runtime::from_bytes(&bytes, path, settings)
     }
 
@@ -455,10 +509,11 @@ impl Runtime {
             .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
         tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
         let pre = link(&engine, &component, &path)?;
+        let stop = Arc::new(StopSignal::new(settings.stop_grace));
         let memory = Arc::new(MemoryBudget::new(
             settings.max_total_memory_bytes.max(settings.max_memory_bytes),
         ));
-        Ok(Runtime { engine, pre, settings, path, stop: Arc::new(StopSignal::default()), memory })
+        Ok(Runtime { engine, pre, settings, path, stop, memory })
     }
 
     pub fn path(&self) -> &Path {
@@ -481,8 +536,10 @@ impl Runtime {
         &self.memory
     }
 
-    /// Interrupts every guest call running now (StopProvider). They fail with
-    /// [`GuestError::Stopped`] and their instances are discarded.
+    /// Tells every guest call running now that Terraform asked the provider to stop
+    /// (StopProvider): they see it through `lifecycle.stopping`, and those still running
+    /// after the grace period ([`RuntimeSettings::stop_grace`]) are interrupted with
+    /// [`GuestError::Stopped`] and their instances discarded.
     pub fn stop_running_calls(&self) {
         self.stop.stop();
     }
@@ -490,7 +547,7 @@ impl Runtime {
     /// A fresh instance with its own memory and WASI context.
     pub async fn instantiate(&self) -> Result<GuestInstance, GuestError> {
         let output = GuestOutput::new(&self.settings.log_module);
-        let state = HostState::new(&self.settings, &output, &self.memory)
+        let state = HostState::new(&self.settings, &output, &self.memory, self.stop.clone())
             .map_err(GuestError::Instantiate)?;
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
@@ -504,10 +561,13 @@ impl Runtime {
         let stop = self.stop.clone();
         store.epoch_deadline_callback(move |ctx| {
             let budget = ctx.data().budget;
-            if stop.generation() != budget.stop_generation {
+            let now = Instant::now();
+            if stop.stopped_since_generation(budget.stop_generation)
+                && stop.interrupt_at(budget.stop_generation).is_some_and(|at| now >= at)
+            {
                 return Err(Interrupted::Stopped.into());
             }
-            if Instant::now() >= budget.deadline {
+            if now >= budget.deadline {
                 return Err(Interrupted::TimedOut.into());
             }
             // Yield to the executor now and then, so that whoever awaits the call can give up
@@ -619,7 +679,7 @@ fn classify(
 ) -> GuestError {
     match err.downcast_ref::<Interrupted>() {
         Some(Interrupted::TimedOut) => return GuestError::Timeout { limit: settings.call_timeout },
-        Some(Interrupted::Stopped) => return GuestError::Stopped,
+        Some(Interrupted::Stopped) => return GuestError::Stopped { grace: settings.stop_grace },
         None => {}
     }
     match err.downcast_ref::<wasmtime::Trap>() {
@@ -663,18 +723,31 @@ impl GuestInstance {
         &mut self,
         f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, GuestError> {
+        let timeout = self.settings.call_timeout;
+        self.call_within(timeout, f).await
+    }
+
+    /// [`call`](Self::call) with a time limit of its own, shorter than the call timeout
+    /// (the guest's `stop`, which must not hold up StopProvider).
+    pub async fn call_within<R>(
+        &mut self,
+        timeout: Duration,
+        f: impl AsyncFnOnce(&guest::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, GuestError> {
         let Some(bindings) = self.bindings.as_ref() else {
             return Err(GuestError::Instantiate("the instance was never instantiated".into()));
         };
+        let mut settings = self.settings.clone();
+        settings.call_timeout = timeout.min(settings.call_timeout);
         let budget = CallBudget {
-            deadline: Instant::now() + self.settings.call_timeout,
+            deadline: Instant::now() + settings.call_timeout,
             stop_generation: self.stop.generation(),
         };
         let guest = bindings.terrarium_provider_provider();
         guard(
             &mut self.store,
             &self.output,
-            &self.settings,
+            &settings,
             &self.stop,
             budget,
             async |store: &mut Store<HostState>| f(guest, store).await,
@@ -685,8 +758,9 @@ impl GuestInstance {
 
 /// Runs guest work within `budget`. Work inside the guest is interrupted by the epoch
 /// callback; work the guest is waiting on in the host (a sleep, an HTTP response) is dropped
-/// here when the deadline passes or a stop arrives. Either way the instance must be discarded
-/// afterwards, which the error says ([`GuestError::poisons_instance`]).
+/// here when the deadline passes or the grace period after a stop ends. Either way the
+/// instance must be discarded afterwards, which the error says
+/// ([`GuestError::poisons_instance`]).
 async fn guard<R>(
     store: &mut Store<HostState>,
     output: &GuestOutput,
@@ -715,7 +789,7 @@ async fn guard<R>(
                         break Err(None);
                     }
                 }
-                _ = stop.stopped_since(budget.stop_generation) => break Err(None),
+                _ = stop.interrupt_due(budget.stop_generation) => break Err(None),
             }
         }
     };
@@ -723,7 +797,11 @@ async fn guard<R>(
     match outcome {
         Ok(r) => Ok(r),
         Err(Some(e)) => Err(classify(e, output, settings, hit)),
-        Err(None) if stop.generation() != budget.stop_generation => Err(GuestError::Stopped),
+        Err(None)
+            if stop.interrupt_at(budget.stop_generation).is_some_and(|at| at <= Instant::now()) =>
+        {
+            Err(GuestError::Stopped { grace: settings.stop_grace })
+        }
         Err(None) => Err(GuestError::Timeout { limit: settings.call_timeout }),
     }
 }
@@ -736,8 +814,8 @@ pub fn fill_cache(
     path: &Path,
     settings: RuntimeSettings,
 ) -> Result<cache::CacheOutcome, LoadError> {
-    let bytes = std::fs::read(path)
-        .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    let bytes =
+        std::fs::read(path).map_err(|cause| LoadError::Read { path: path.to_path_buf(), cause })?;
     check_component_header(&bytes, path)?;
     let engine = engine_for(&settings)?;
     let (component, outcome) = cache::load(&engine, &bytes, settings.cache_dir.as_deref())

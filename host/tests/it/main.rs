@@ -15,4 +15,5 @@ mod instance_pool;
 mod proto_facts;
 mod rpc_coverage;
 mod served;
+mod stop;
 mod streams;

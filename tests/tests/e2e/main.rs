@@ -25,6 +25,7 @@
 //! * `query`: `terraform query` with `list "files_file"` blocks, and the configuration it generates.
 //! * `actions`: `terraform apply -invoke` of the files_touch action and its progress messages.
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
+//! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -47,3 +48,4 @@ mod query;
 mod random;
 mod sandbox;
 mod schema_calls;
+mod stop;

@@ -23,6 +23,8 @@
 //! | `tcp`              | open a TCP connection to `target` (HOST:PORT) with wasi:sockets |
 //! | `loop`             | loop forever                                                    |
 //! | `sleep`            | sleep for an hour (blocked in the host, not computing)          |
+//! | `wait-for-stop`    | (cooperative) poll `lifecycle.stopping` every 50 ms until it     |
+//! |                    | answers true, then return `stopped after N polls`               |
 //! | `alloc`            | allocate without end                                            |
 //! | `fill-memory`      | allocate and write without end                                  |
 //! | `hold-memory`      | allocate and write `target` MiB, then hold it for 3 seconds     |
@@ -59,7 +61,8 @@
 //!
 //! Provider RPCs panic when the provider configuration's `panic_in` names them
 //! (`ValidateProviderConfig`, `ConfigureProvider`, and `StopProvider` after such a
-//! configuration); GetProviderSchema panics when the environment variable
+//! configuration); the guest's `stop` never returns after a configuration with
+//! `hang_in = "StopProvider"`; GetProviderSchema panics when the environment variable
 //! `HOSTILE_PANIC_IN_SCHEMA` is visible; the data source `hostile_data` and the function
 //! `boom` always panic.
 
@@ -85,6 +88,9 @@ use terrarium::provider::types::{
 
 /// Set by a configuration with `panic_in = "StopProvider"`.
 static PANIC_IN_STOP: AtomicBool = AtomicBool::new(false);
+
+/// Set by a configuration with `hang_in = "StopProvider"`.
+static HANG_IN_STOP: AtomicBool = AtomicBool::new(false);
 
 struct Hostile;
 
@@ -297,6 +303,14 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
             std::thread::sleep(std::time::Duration::from_secs(3600));
             Ok("slept".into())
         }
+        "wait-for-stop" => {
+            let mut polls: u64 = 1;
+            while !terrarium::provider::lifecycle::stopping() {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                polls += 1;
+            }
+            Ok(format!("stopped after {polls} polls"))
+        }
         "alloc" => {
             let mut hoard: Vec<Vec<u8>> = Vec::new();
             loop {
@@ -467,7 +481,10 @@ impl Guest for Hostile {
         ProviderSchema {
             provider: Schema {
                 version: 0,
-                blocks: vec![block(vec![attribute("panic_in", false, true, false)])],
+                blocks: vec![block(vec![
+                    attribute("panic_in", false, true, false),
+                    attribute("hang_in", false, true, false),
+                ])],
             },
             provider_meta: None,
             resources,
@@ -532,6 +549,9 @@ impl Guest for Hostile {
         provider_panic(&r.config, "ConfigureProvider");
         if string_attr(&r.config, "panic_in").as_deref() == Some("StopProvider") {
             PANIC_IN_STOP.store(true, Ordering::SeqCst);
+        }
+        if string_attr(&r.config, "hang_in").as_deref() == Some("StopProvider") {
+            HANG_IN_STOP.store(true, Ordering::SeqCst);
         }
         vec![]
     }
@@ -791,6 +811,12 @@ impl Guest for Hostile {
     fn stop() -> Option<String> {
         if PANIC_IN_STOP.load(Ordering::SeqCst) {
             panic!("hostile: deliberate panic in StopProvider");
+        }
+        if HANG_IN_STOP.load(Ordering::SeqCst) {
+            let mut n: u64 = 0;
+            loop {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
         }
         None
     }
