@@ -38,6 +38,16 @@
 //!     fn identity(&self) -> Option<&dyn AnyIdentity<Server>> {
 //!         Some(self)
 //!     }
+//!
+//!     fn read(&self, current: Server) -> Result<Option<Server>> {
+//!         // Nothing outside Terraform's state to look at: keep the state as it is.
+//!         Ok(Some(current))
+//!     }
+//!
+//!     fn delete(&self, _prior: Server) -> Result<()> {
+//!         // Nothing outside Terraform's state to delete: Terraform forgets it.
+//!         Ok(())
+//!     }
 //! }
 //!
 //! impl ResourceIdentity for ServerResource {

@@ -44,6 +44,16 @@
 //!     fn create(&self, planned: Pet) -> Result<Pet> {
 //!         Ok(Pet { id: Attr::Known(format!("pet-{}", planned.name)), ..planned })
 //!     }
+//!
+//!     fn read(&self, current: Pet) -> Result<Option<Pet>> {
+//!         // Nothing outside Terraform's state to look at: keep the state as it is.
+//!         Ok(Some(current))
+//!     }
+//!
+//!     fn delete(&self, _prior: Pet) -> Result<()> {
+//!         // Nothing outside Terraform's state to delete: Terraform forgets it.
+//!         Ok(())
+//!     }
 //! }
 //!
 //! let schema = PetResource.schema().to_model();
@@ -124,6 +134,7 @@ mod identity_schema;
 mod kind;
 pub mod list;
 pub mod log;
+pub mod meta;
 pub mod plan;
 mod provider;
 pub mod resource;
@@ -145,6 +156,7 @@ pub use diag::{Diagnostics, IntoPath, Result, ResultExt};
 pub use ephemeral::{AnyEphemeralResource, EphemeralResource};
 pub use function::{AnyFunction, Function};
 pub use list::{AnyListResource, ListResource};
+pub use meta::provider_meta;
 pub use provider::Provider;
 pub use resource::{
     AnyResource, Plan, PrivateState, Resource, import_composite, import_passthrough,

@@ -38,6 +38,16 @@
 //!     fn identity(&self) -> Option<&dyn AnyIdentity<Pet>> {
 //!         Some(self)
 //!     }
+//!
+//!     fn read(&self, current: Pet) -> Result<Option<Pet>> {
+//!         // Nothing outside Terraform's state to look at: keep the state as it is.
+//!         Ok(Some(current))
+//!     }
+//!
+//!     fn delete(&self, _prior: Pet) -> Result<()> {
+//!         // Nothing outside Terraform's state to delete: Terraform forgets it.
+//!         Ok(())
+//!     }
 //! }
 //!
 //! impl ResourceIdentity for PetResource {

@@ -29,6 +29,8 @@ use crate::schema::Schema;
 /// #     type State = ();
 /// #     fn schema(&self) -> Schema { Schema::new() }
 /// #     fn create(&self, planned: ()) -> Result<()> { Ok(planned) }
+/// #     fn read(&self, current: ()) -> Result<Option<()>> { Ok(Some(current)) }
+/// #     fn delete(&self, _prior: ()) -> Result<()> { Ok(()) }
 /// # }
 ///
 /// #[derive(Default)]
@@ -44,6 +46,13 @@ pub trait Provider: 'static {
     /// The schema of the `provider "<name>" { ... }` block; empty by default.
     fn schema(&self) -> Schema {
         Schema::new()
+    }
+
+    /// The schema of the `provider_meta "<name>" { ... }` block a module may write in its
+    /// `terraform` block; resources and data sources read its value with
+    /// [`provider_meta`](crate::provider_meta). `None` (the default): the provider takes none.
+    fn meta_schema(&self) -> Option<Schema> {
+        None
     }
 
     /// Checks the provider configuration beyond what the schema says; attributes may be

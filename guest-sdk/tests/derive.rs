@@ -236,6 +236,16 @@ impl Resource for NetworkResource {
         fill(&mut planned, revision);
         Ok(planned)
     }
+
+    fn read(&self, current: Network) -> Result<Option<Network>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Network) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 /// Sets whatever the plan left unknown, the way a real API would answer.
@@ -469,6 +479,16 @@ fn requires_replace_on_set_elements() {
             }
             Ok(planned)
         }
+
+        fn read(&self, current: FirewallState) -> Result<Option<FirewallState>> {
+            // Nothing outside Terraform's state to look at: keep the state as it is.
+            Ok(Some(current))
+        }
+
+        fn delete(&self, _prior: FirewallState) -> Result<()> {
+            // Nothing outside Terraform's state to delete: Terraform forgets it.
+            Ok(())
+        }
     }
     let h = Harness::new(P);
     let created = h.create("fw", json!({"rules": [{"port": 1}, {"port": 2}]})).unwrap();
@@ -533,6 +553,16 @@ impl Resource for Liar {
         planned.id = Attr::Known("changed".into());
         planned.items = Attr::Known(vec![]);
         Ok(planned)
+    }
+
+    fn read(&self, current: LiarState) -> Result<Option<LiarState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: LiarState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 
@@ -650,6 +680,16 @@ impl Resource for Account {
     type State = AccountState;
     fn create(&self, planned: AccountState) -> Result<AccountState> {
         Ok(planned)
+    }
+
+    fn read(&self, current: AccountState) -> Result<Option<AccountState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: AccountState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 
@@ -820,6 +860,15 @@ impl Resource for BucketResource {
             }
         }
     }
+
+    fn read(&self, _current: Bucket) -> Result<Option<Bucket>> {
+        unreachable!("read_with_private is overridden")
+    }
+
+    fn delete(&self, _prior: Bucket) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 #[test]
@@ -929,6 +978,11 @@ impl Resource for PolicyResource {
         current.document = normalise(&current.document);
         Ok(Some(current))
     }
+
+    fn delete(&self, _prior: Policy) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 #[test]
@@ -994,6 +1048,16 @@ impl Resource for Thing<'_> {
     fn create(&self, planned: ThingState) -> Result<ThingState> {
         Ok(ThingState { id: Attr::Known(format!("{}-{}", self.prefix, planned.name)), ..planned })
     }
+
+    fn read(&self, current: ThingState) -> Result<Option<ThingState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: ThingState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 #[test]
@@ -1045,6 +1109,16 @@ impl Resource for LabelResource {
     type State = Label;
     fn create(&self, planned: Label) -> Result<Label> {
         Ok(planned)
+    }
+
+    fn read(&self, current: Label) -> Result<Option<Label>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Label) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 

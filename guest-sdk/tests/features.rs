@@ -184,6 +184,11 @@ impl Resource for SecretResource<'_> {
         }
         Ok(())
     }
+
+    fn delete(&self, _prior: Secret) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 impl ResourceIdentity for SecretResource<'_> {
@@ -293,6 +298,16 @@ impl Resource for NoteResource {
     type State = Note;
     fn create(&self, planned: Note) -> Result<Note> {
         Ok(Note { id: Attr::Known(planned.title.clone()), ..planned })
+    }
+
+    fn read(&self, current: Note) -> Result<Option<Note>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Note) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 
@@ -627,6 +642,16 @@ fn a_deferral_from_create_is_a_provider_bug() {
         fn create(&self, _planned: Note) -> Result<Note> {
             Err(Diagnostics::deferred(DeferredReason::Unknown))
         }
+
+        fn read(&self, current: Note) -> Result<Option<Note>> {
+            // Nothing outside Terraform's state to look at: keep the state as it is.
+            Ok(Some(current))
+        }
+
+        fn delete(&self, _prior: Note) -> Result<()> {
+            // Nothing outside Terraform's state to delete: Terraform forgets it.
+            Ok(())
+        }
     }
     #[derive(Default)]
     struct P;
@@ -661,4 +686,92 @@ fn destroy_plans_reach_plan_destroy() {
     assert_eq!(response.diagnostics[0].summary, "Refusing to destroy");
     assert_eq!(response.planned_identity, created.identity);
     assert_eq!(*h.server().provider().destroys_planned.borrow(), ["precious"]);
+}
+
+/// ProviderMeta: the provider declares a `provider_meta` schema, and what a module writes in
+/// its `provider_meta` block reaches the resource and data source code that serves it.
+mod provider_meta {
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+    use terrarium_sdk::schema::{Attribute, Schema};
+    use terrarium_sdk::testing::Harness;
+    use terrarium_sdk::{
+        AnyDataSource, AnyResource, Attr, DataSource, Model, Provider, Resource, Result,
+        provider_meta,
+    };
+
+    #[derive(Default)]
+    struct Metered;
+
+    #[derive(Deserialize)]
+    struct Meta {
+        module_name: Option<String>,
+    }
+
+    fn caller() -> Result<String> {
+        Ok(provider_meta::<Meta>()?
+            .and_then(|m| m.module_name)
+            .unwrap_or_else(|| "no module".to_string()))
+    }
+
+    impl Provider for Metered {
+        fn meta_schema(&self) -> Option<Schema> {
+            Some(Schema::new().attribute(Attribute::string("module_name").optional()))
+        }
+        fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+            vec![Box::new(Stamp)]
+        }
+        fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
+            vec![Box::new(Stamp)]
+        }
+    }
+
+    struct Stamp;
+
+    #[derive(Serialize, Deserialize, Model)]
+    struct StampState {
+        #[tf(computed)]
+        caller: Attr<String>,
+    }
+
+    impl Resource for Stamp {
+        const TYPE_NAME: &'static str = "metered_stamp";
+        type State = StampState;
+        fn create(&self, _planned: StampState) -> Result<StampState> {
+            Ok(StampState { caller: Attr::Known(caller()?) })
+        }
+        fn read(&self, current: StampState) -> Result<Option<StampState>> {
+            Ok(Some(current))
+        }
+        fn delete(&self, _prior: StampState) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    impl DataSource for Stamp {
+        const TYPE_NAME: &'static str = "metered_stamp";
+        type State = StampState;
+        fn read(&self, _config: StampState) -> Result<StampState> {
+            Ok(StampState { caller: Attr::Known(caller()?) })
+        }
+    }
+
+    #[test]
+    fn the_schema_declares_it_and_resources_and_data_sources_read_it() {
+        let (schema, diagnostics) = Harness::new(Metered).server().get_schema();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let meta = schema.provider_meta.expect("a provider_meta schema");
+        assert!(meta.block.attribute("module_name").is_some());
+
+        let h = Harness::new(Metered).provider_meta(json!({"module_name": "web"})).unwrap();
+        let created: StampState = h.create("metered_stamp", json!({})).unwrap().typed().unwrap();
+        assert_eq!(created.caller, Attr::Known("web".to_string()));
+        let read: StampState = h.read_data("metered_stamp", json!({})).unwrap().typed().unwrap();
+        assert_eq!(read.caller, Attr::Known("web".to_string()));
+
+        // A module without the block, or a call outside one: none.
+        let h = Harness::new(Metered);
+        let created: StampState = h.create("metered_stamp", json!({})).unwrap().typed().unwrap();
+        assert_eq!(created.caller, Attr::Known("no module".to_string()));
+    }
 }

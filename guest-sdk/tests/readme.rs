@@ -56,6 +56,16 @@ impl Resource for PetResource {
         }
         Ok(pet)
     }
+
+    fn read(&self, current: Pet) -> Result<Option<Pet>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Pet) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -288,6 +298,16 @@ impl Resource for LicenseResource {
 
     fn move_state(&self, source: MoveRequest) -> Result<Value> {
         Ok(source.source_state) // fitted to this schema: attributes it lacks are dropped
+    }
+
+    fn read(&self, current: License) -> Result<Option<License>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: License) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 

@@ -139,6 +139,16 @@ impl Resource for Machine {
         }
         Ok(Value::Object(attrs))
     }
+
+    fn read(&self, current: MachineState) -> Result<Option<MachineState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: MachineState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 /// A resource whose create forgets to set a computed attribute.
@@ -160,6 +170,16 @@ impl Resource for Broken {
     }
     fn create(&self, planned: BrokenState) -> Result<BrokenState> {
         Ok(planned)
+    }
+
+    fn read(&self, current: BrokenState) -> Result<Option<BrokenState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: BrokenState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 
@@ -586,6 +606,12 @@ fn schema_mistakes_are_reported() {
         }
         fn create(&self, planned: ()) -> Result<()> {
             Ok(planned)
+        }
+        fn read(&self, current: ()) -> Result<Option<()>> {
+            Ok(Some(current))
+        }
+        fn delete(&self, _prior: ()) -> Result<()> {
+            Ok(())
         }
     }
     impl Provider for Sloppy {

@@ -63,6 +63,16 @@ impl Resource for Firewall {
         assign_ids(&mut planned);
         Ok(planned)
     }
+
+    fn read(&self, current: FirewallState) -> Result<Option<FirewallState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: FirewallState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 fn assign_ids(state: &mut FirewallState) {

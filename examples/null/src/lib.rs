@@ -81,6 +81,16 @@ impl Resource for NullResource {
         // Go SDKv1's words, exactly: hashicorp/null 2.1.2 cannot import.
         Err(Diagnostics::error("resource null_resource doesn't support import", ""))
     }
+
+    fn read(&self, current: NullResourceState) -> Result<Option<NullResourceState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: NullResourceState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 /// Go SDKv1 saw no difference between an unset map and an empty one, so going from one to

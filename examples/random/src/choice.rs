@@ -79,6 +79,16 @@ impl Resource for RandomChoice {
         let result = planned.option[chosen].value.clone();
         Ok(ChoiceState { result: result.into(), ..planned })
     }
+
+    fn read(&self, current: ChoiceState) -> Result<Option<ChoiceState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: ChoiceState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 /// Every known weight must be a positive number, and together they must add up to one.

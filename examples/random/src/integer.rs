@@ -140,6 +140,16 @@ impl Resource for RandomInteger {
             result: result.into(),
         })
     }
+
+    fn read(&self, current: IntegerState) -> Result<Option<IntegerState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: IntegerState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 fn import_error(id: &str, problem: &str) -> Diagnostics {

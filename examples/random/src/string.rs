@@ -110,6 +110,16 @@ impl Resource for RandomString {
         let result = generate(&planned)?;
         Ok(StringState { id: result.clone().into(), result: result.into(), ..planned })
     }
+
+    fn read(&self, current: StringState) -> Result<Option<StringState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: StringState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 impl Resource for RandomPassword {
@@ -154,6 +164,16 @@ impl Resource for RandomPassword {
             attributes.insert("id".to_string(), Value::string("none"));
         }
         Ok(state)
+    }
+
+    fn read(&self, current: StringState) -> Result<Option<StringState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: StringState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 

@@ -38,6 +38,16 @@ impl Resource for RandomUuid {
         let uuid = uuid::Builder::from_random_bytes(bytes).into_uuid().to_string();
         Ok(UuidState { id: uuid.clone().into(), result: uuid.into(), ..planned })
     }
+
+    fn read(&self, current: UuidState) -> Result<Option<UuidState>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: UuidState) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 /// `provider::random::uuid_v5(namespace, name)`: the version 5 UUID of `name` in

@@ -124,6 +124,7 @@ impl<E: Export> api::Guest for E {
     }
 
     fn read_resource(request: api::ReadResourceRequest) -> api::ReadResourceResponse {
+        let provider_meta = request.provider_meta;
         let mut diagnostics = Vec::new();
         let current_state = decode_opt(request.current_state, "current state", &mut diagnostics);
         let current_identity =
@@ -145,7 +146,9 @@ impl<E: Export> api::Guest for E {
             client: client_from_wit(&request.client),
             current_identity,
         };
-        let response = with_server::<E, _>(|s| s.read_resource(request));
+        let meta = decode_meta(provider_meta);
+        let response =
+            crate::meta::with_meta(meta, || with_server::<E, _>(|s| s.read_resource(request)));
         api::ReadResourceResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
@@ -158,6 +161,7 @@ impl<E: Export> api::Guest for E {
     fn plan_resource_change(
         request: api::PlanResourceChangeRequest,
     ) -> api::PlanResourceChangeResponse {
+        let provider_meta = request.provider_meta;
         let mut diagnostics = Vec::new();
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
         let proposed =
@@ -186,7 +190,10 @@ impl<E: Export> api::Guest for E {
             client: client_from_wit(&request.client),
             prior_identity,
         };
-        let response = with_server::<E, _>(|s| s.plan_resource_change(request));
+        let meta = decode_meta(provider_meta);
+        let response = crate::meta::with_meta(meta, || {
+            with_server::<E, _>(|s| s.plan_resource_change(request))
+        });
         api::PlanResourceChangeResponse {
             planned_state: value_to_wit(&response.planned_state),
             requires_replace: response.requires_replace.iter().map(path_to_wit).collect(),
@@ -200,6 +207,7 @@ impl<E: Export> api::Guest for E {
     fn apply_resource_change(
         request: api::ApplyResourceChangeRequest,
     ) -> api::ApplyResourceChangeResponse {
+        let provider_meta = request.provider_meta;
         let mut diagnostics = Vec::new();
         let prior_state = decode_opt(request.prior_state, "prior state", &mut diagnostics);
         let planned_state = decode_opt(request.planned_state, "planned state", &mut diagnostics);
@@ -224,7 +232,10 @@ impl<E: Export> api::Guest for E {
             planned_private: request.planned_private,
             planned_identity,
         };
-        let response = with_server::<E, _>(|s| s.apply_resource_change(request));
+        let meta = decode_meta(provider_meta);
+        let response = crate::meta::with_meta(meta, || {
+            with_server::<E, _>(|s| s.apply_resource_change(request))
+        });
         api::ApplyResourceChangeResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
@@ -289,6 +300,7 @@ impl<E: Export> api::Guest for E {
     }
 
     fn read_data_source(request: api::ReadDataSourceRequest) -> api::ReadDataSourceResponse {
+        let provider_meta = request.provider_meta;
         let config = match decode(request.config, "configuration") {
             Ok(v) => v,
             Err(d) => {
@@ -304,7 +316,9 @@ impl<E: Export> api::Guest for E {
             config,
             client: client_from_wit(&request.client),
         };
-        let response = with_server::<E, _>(|s| s.read_data_source(request));
+        let meta = decode_meta(provider_meta);
+        let response =
+            crate::meta::with_meta(meta, || with_server::<E, _>(|s| s.read_data_source(request)));
         api::ReadDataSourceResponse {
             state: value_to_wit(&response.state),
             deferred: response.deferred.map(deferred_to_wit),
@@ -542,6 +556,12 @@ impl<E: Export> api::Guest for E {
     fn stop() -> Option<String> {
         with_server::<E, _>(|s| s.stop())
     }
+}
+
+/// The call's `provider_meta`, for [`crate::meta::provider_meta`]. The host checked it against
+/// the declared schema; one that cannot be read is treated as absent.
+fn decode_meta(meta: Option<wit::Value>) -> Option<Value> {
+    meta.and_then(|m| decode(m, "provider_meta").ok())
 }
 
 /// The request of `plan-action` and `invoke-action`, with its configuration decoded.

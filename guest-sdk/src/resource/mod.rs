@@ -27,12 +27,43 @@
 //!         let text = format!("Hello, {}!", planned.name);
 //!         Ok(Greeting { id: planned.name.clone().into(), text: text.into(), ..planned })
 //!     }
+//!
+//!     fn read(&self, current: Greeting) -> Result<Option<Greeting>> {
+//!         // A greeting exists only in Terraform's state: nothing to look at.
+//!         Ok(Some(current))
+//!     }
+//!
+//!     fn delete(&self, _prior: Greeting) -> Result<()> {
+//!         // Nothing outside Terraform's state to delete.
+//!         Ok(())
+//!     }
 //! }
 //! ```
 //!
-//! Everything else has a default: the schema (derived from `State`), the plan (see
-//! [`crate::plan`]), read (the state is kept as it is), delete (nothing to do), update,
+//! `create`, `read` and `delete` are always written by the author: what a resource does with
+//! the real object on refresh and on destroy is never a silent default (a resource whose
+//! objects live only in Terraform's state says so in two lines, as above). Everything else
+//! has a default: the schema (derived from `State`), the plan (see [`crate::plan`]), update,
 //! import and upgrade (refused with a clear error). Override what the resource needs.
+//!
+//! A resource that leaves out `delete` (or `read`) does not compile, so it cannot forget real
+//! objects on destroy without saying so:
+//!
+//! ```compile_fail,E0046
+//! # use serde::{Deserialize, Serialize};
+//! # use terrarium_sdk::{Attr, Model, Resource, Result};
+//! # #[derive(Serialize, Deserialize, Model)]
+//! # struct Server { #[tf(computed)] id: Attr<String> }
+//! struct ServerResource;
+//!
+//! impl Resource for ServerResource {
+//!     const TYPE_NAME: &'static str = "demo_server";
+//!     type State = Server;
+//!     fn create(&self, planned: Server) -> Result<Server> { Ok(planned) }
+//!     fn read(&self, current: Server) -> Result<Option<Server>> { Ok(Some(current)) }
+//!     // no `delete`: error[E0046]: not all trait items implemented
+//! }
+//! ```
 
 mod import;
 mod plan;
@@ -106,11 +137,10 @@ pub trait Resource {
     fn create(&self, planned: Self::State) -> Result<Self::State>;
 
     /// Refreshes the state from the real world. `Ok(None)` means the resource no longer
-    /// exists, and Terraform will plan to create it. By default the state is kept as it is.
-    /// [`Diagnostics::deferred`] defers it (when Terraform allows).
-    fn read(&self, current: Self::State) -> Result<Option<Self::State>> {
-        Ok(Some(current))
-    }
+    /// exists (drift), and Terraform will plan to create it. A resource whose objects live
+    /// only in Terraform's state returns `Ok(Some(current))`, saying so where a reader sees
+    /// it. [`Diagnostics::deferred`] defers it (when Terraform allows).
+    fn read(&self, current: Self::State) -> Result<Option<Self::State>>;
 
     /// Updates the resource in place. Only called when something changed that does not
     /// require replacement; a resource whose every configurable attribute
@@ -161,11 +191,10 @@ pub trait Resource {
         self.read(current)
     }
 
-    /// Deletes the resource. By default nothing is done: Terraform forgets it.
-    fn delete(&self, prior: Self::State) -> Result<()> {
-        let _ = prior;
-        Ok(())
-    }
+    /// Deletes the resource; on `Ok` Terraform forgets it. A resource whose objects live
+    /// only in Terraform's state returns `Ok(())`, saying so where a reader sees it; any
+    /// other must delete the real object here, or it is orphaned.
+    fn delete(&self, prior: Self::State) -> Result<()>;
 
     /// Builds a state from the ID a user passes to `terraform import` (or an `import` block's
     /// `id`); Terraform then calls [`read`](Self::read) with it. See [`import_passthrough`]

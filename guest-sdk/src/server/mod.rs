@@ -76,6 +76,13 @@ impl<P: Provider> Server<P> {
         diagnostics.extend(provider_schema.check());
         let mut schema =
             ProviderSchema { provider: provider_schema.to_model(), ..ProviderSchema::default() };
+        if let Some(meta) = self.provider.meta_schema() {
+            diagnostics.extend(meta.check().into_iter().map(|mut d| {
+                d.detail = format!("In the provider_meta schema: {}", d.detail);
+                d
+            }));
+            schema.provider_meta = Some(meta.to_model());
+        }
 
         for r in self.provider.resources() {
             let s = r.resource_schema();

@@ -37,6 +37,16 @@
 //!     fn update(&self, _prior: Pet, planned: Pet) -> Result<Pet> {
 //!         Ok(planned)
 //!     }
+//!
+//!     fn read(&self, current: Pet) -> Result<Option<Pet>> {
+//!         // Nothing outside Terraform's state to look at: keep the state as it is.
+//!         Ok(Some(current))
+//!     }
+//!
+//!     fn delete(&self, _prior: Pet) -> Result<()> {
+//!         // Nothing outside Terraform's state to delete: Terraform forgets it.
+//!         Ok(())
+//!     }
 //! }
 //!
 //! let h = Harness::new(Demo);
@@ -84,6 +94,8 @@ pub struct Harness<P> {
     server: Server<P>,
     client: ClientCapabilities,
     address: String,
+    /// The `provider_meta` every resource and data source call is made with.
+    meta: Option<Value>,
 }
 
 /// What a step produced.
@@ -180,7 +192,66 @@ impl<P: Provider> Harness<P> {
                 write_only_attributes_allowed: true,
             },
             address: "registry.terraform.io/terrarium/test".to_string(),
+            meta: None,
         }
+    }
+
+    /// Makes every resource and data source call as if the module had written the
+    /// `provider_meta` block `meta` (JSON, fitted to the provider's
+    /// [`meta_schema`](Provider::meta_schema)), which [`crate::provider_meta`] then reads.
+    pub fn provider_meta(mut self, meta: Json) -> Result<Self, Failure> {
+        let Some(schema) = self.server.provider().meta_schema() else {
+            return Err(Failure {
+                step: "provider_meta",
+                diagnostics: vec![Diagnostic::error(
+                    "No provider_meta schema",
+                    "The provider declares no meta_schema, so Terraform sends it no provider_meta.",
+                )],
+            });
+        };
+        self.meta = Some(fit(&schema, &meta)?);
+        Ok(self)
+    }
+
+    /// `ReadDataSource`: validates `config` (JSON, fitted to the data source's schema) and
+    /// reads it; the state it read.
+    pub fn read_data(&self, type_name: &str, config: Json) -> Result<Outcome, Failure> {
+        let data_sources = self.server.provider().data_sources();
+        let schema = data_sources
+            .iter()
+            .find(|d| d.type_name() == type_name)
+            .map(|d| d.data_source_schema())
+            .ok_or_else(|| Failure {
+                step: "config",
+                diagnostics: vec![Diagnostic::error(
+                    "Unknown data source",
+                    format!("The provider has no data source {type_name}."),
+                )],
+            })?;
+        let config = fit(&schema, &config)?;
+        split("validate", self.server.validate_data_source_config(type_name, &config))?;
+        let response = crate::meta::with_meta(self.meta.clone(), || {
+            self.server.read_data_source(crate::rpc::ReadDataSourceRequest {
+                type_name: type_name.to_string(),
+                config,
+                client: self.client,
+            })
+        });
+        let warnings = split("read", response.diagnostics)?;
+        if let Some(reason) = response.deferred {
+            return Ok(Outcome::deferred_only(reason, warnings));
+        }
+        Ok(Outcome {
+            state: response.state,
+            planned: Value::Null,
+            replaced: false,
+            requires_replace: Vec::new(),
+            warnings,
+            private: Vec::new(),
+            identity: None,
+            planned_identity: None,
+            deferred: None,
+        })
     }
 
     /// The address Terraform knows the provider by, which [`move_state`](Self::move_state)
@@ -265,14 +336,16 @@ impl<P: Provider> Harness<P> {
     ) -> Result<PlanResponse, Failure> {
         let schema = self.schema(type_name)?;
         let proposed = proposed_new_state(&schema, prior, config);
-        let response = self.server.plan_resource_change(PlanRequest {
-            type_name: type_name.to_string(),
-            prior_state: prior.clone(),
-            proposed_new_state: proposed,
-            config: config.clone(),
-            prior_private: Vec::new(),
-            client: self.client,
-            prior_identity: prior_identity.cloned(),
+        let response = crate::meta::with_meta(self.meta.clone(), || {
+            self.server.plan_resource_change(PlanRequest {
+                type_name: type_name.to_string(),
+                prior_state: prior.clone(),
+                proposed_new_state: proposed,
+                config: config.clone(),
+                prior_private: Vec::new(),
+                client: self.client,
+                prior_identity: prior_identity.cloned(),
+            })
         });
         split("plan", response.diagnostics.clone())?;
         if let Some(identity) = response.planned_identity.as_ref().filter(|i| i.contains_unknown())
@@ -352,13 +425,15 @@ impl<P: Provider> Harness<P> {
             planned = create.planned_state;
             planned_identity = create.planned_identity;
         }
-        let response = self.server.apply_resource_change(ApplyRequest {
-            type_name: type_name.to_string(),
-            prior_state: apply_prior,
-            planned_state: planned.clone(),
-            config,
-            planned_private: plan.planned_private,
-            planned_identity: planned_identity.clone(),
+        let response = crate::meta::with_meta(self.meta.clone(), || {
+            self.server.apply_resource_change(ApplyRequest {
+                type_name: type_name.to_string(),
+                prior_state: apply_prior,
+                planned_state: planned.clone(),
+                config,
+                planned_private: plan.planned_private,
+                planned_identity: planned_identity.clone(),
+            })
         });
         warnings.extend(split("apply", response.diagnostics)?);
         check_identity_kept("apply", planned_identity.as_ref(), response.new_identity.as_ref())?;
@@ -403,12 +478,14 @@ impl<P: Provider> Harness<P> {
         private: Vec<u8>,
         identity: Option<&Value>,
     ) -> Result<Outcome, Failure> {
-        let response = self.server.read_resource(ReadRequest {
-            type_name: type_name.to_string(),
-            current_state: state.clone(),
-            private,
-            client: self.client,
-            current_identity: identity.cloned(),
+        let response = crate::meta::with_meta(self.meta.clone(), || {
+            self.server.read_resource(ReadRequest {
+                type_name: type_name.to_string(),
+                current_state: state.clone(),
+                private,
+                client: self.client,
+                current_identity: identity.cloned(),
+            })
         });
         let warnings = split("read", response.diagnostics)?;
         if !response.new_state.is_null() {
@@ -547,13 +624,15 @@ impl<P: Provider> Harness<P> {
 
     /// Plans and applies the destruction of `state`.
     pub fn destroy(&self, type_name: &str, state: &Value) -> Result<(), Failure> {
-        let response = self.server.apply_resource_change(ApplyRequest {
-            type_name: type_name.to_string(),
-            prior_state: state.clone(),
-            planned_state: Value::Null,
-            config: Value::Null,
-            planned_private: Vec::new(),
-            planned_identity: None,
+        let response = crate::meta::with_meta(self.meta.clone(), || {
+            self.server.apply_resource_change(ApplyRequest {
+                type_name: type_name.to_string(),
+                prior_state: state.clone(),
+                planned_state: Value::Null,
+                config: Value::Null,
+                planned_private: Vec::new(),
+                planned_identity: None,
+            })
         });
         split("apply", response.diagnostics).map(|_| ())
     }
