@@ -111,6 +111,14 @@ impl Checker {
                         c.at(index_step(i), |c| c.value(item, et));
                     }
                 });
+                if matches!(value, Value::Set(_))
+                    && let Some((first, second)) = equal_set_elements(items)
+                {
+                    self.report(format!(
+                        "set elements {first} and {second} are equal; a set holds each value once, \
+                         and Terraform would merge them without a word"
+                    ));
+                }
             }
             (Type::Tuple(types), Value::Tuple(items)) => {
                 if types.len() != items.len() {
@@ -166,6 +174,60 @@ impl Checker {
         self.walk.push(step);
         body(self);
         self.walk.pop();
+    }
+}
+
+/// The positions of two equal wholly-known elements of a set, if it has any. Elements are
+/// compared by value (`1` equals `1.0`; sets inside compare regardless of order); elements
+/// with unknowns are never equal to anything, as in cty. O(n log n).
+pub(crate) fn equal_set_elements(items: &[Value]) -> Option<(usize, usize)> {
+    let mut keys: Vec<(SetKey<'_>, usize)> =
+        items.iter().enumerate().filter_map(|(i, v)| Some((SetKey::of(v)?, i))).collect();
+    keys.sort();
+    keys.windows(2).find(|w| w[0].0 == w[1].0).map(|w| (w[0].1.min(w[1].1), w[0].1.max(w[1].1)))
+}
+
+/// A wholly-known value in a form whose equality is value equality and whose order is total.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum SetKey<'a> {
+    Null,
+    Bool(bool),
+    /// Canonical decimal text: equal numbers have equal text whatever their representation.
+    Number(String),
+    String(&'a str),
+    Sequence(Vec<SetKey<'a>>),
+    /// Sorted, so that order does not matter.
+    Set(Vec<SetKey<'a>>),
+    Entries(Vec<(&'a str, SetKey<'a>)>),
+    Typed(String, Box<SetKey<'a>>),
+}
+
+impl<'a> SetKey<'a> {
+    /// `None` when the value contains an unknown.
+    fn of(value: &'a Value) -> Option<SetKey<'a>> {
+        Some(match value {
+            Value::Null => SetKey::Null,
+            Value::Unknown(_) => return None,
+            Value::Bool(b) => SetKey::Bool(*b),
+            Value::Number(n) => SetKey::Number(n.to_string()),
+            Value::String(s) => SetKey::String(s),
+            Value::List(items) | Value::Tuple(items) => {
+                SetKey::Sequence(items.iter().map(SetKey::of).collect::<Option<_>>()?)
+            }
+            Value::Set(items) => {
+                let mut keys: Vec<SetKey<'a>> =
+                    items.iter().map(SetKey::of).collect::<Option<_>>()?;
+                keys.sort();
+                SetKey::Set(keys)
+            }
+            Value::Map(entries) | Value::Object(entries) => SetKey::Entries(
+                entries
+                    .iter()
+                    .map(|(k, v)| Some((k.as_str(), SetKey::of(v)?)))
+                    .collect::<Option<_>>()?,
+            ),
+            Value::Dynamic(d) => SetKey::Typed(d.ty.to_json(), Box::new(SetKey::of(&d.value)?)),
+        })
     }
 }
 

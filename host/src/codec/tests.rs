@@ -111,7 +111,7 @@ fn arb_value(ty: &Type, g: Gen) -> BoxedStrategy<Value> {
         Type::Number => arb_number(g.msgpack_only).prop_map(Value::Number).boxed(),
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
         Type::List(et) => vec(arb_value(et, g), 0..4).prop_map(Value::List).boxed(),
-        Type::Set(et) => vec(arb_value(et, g), 0..4).prop_map(Value::Set).boxed(),
+        Type::Set(et) => vec(arb_value(et, g), 0..4).prop_map(|v| Value::Set(distinct(v))).boxed(),
         Type::Map(et) => {
             btree_map("(?s).{0,4}", arb_value(et, g), 0..4).prop_map(Value::Map).boxed()
         }
@@ -146,6 +146,18 @@ fn arb_value(ty: &Type, g: Gen) -> BoxedStrategy<Value> {
     } else {
         prop_oneof![1 => Just(Value::Null), 5 => known].boxed()
     }
+}
+
+/// The elements of `items` without those equal to an earlier one: a set's elements.
+fn distinct(items: Vec<Value>) -> Vec<Value> {
+    let mut kept = Vec::new();
+    for item in items {
+        kept.push(item);
+        if check::equal_set_elements(&kept).is_some() {
+            kept.pop();
+        }
+    }
+    kept
 }
 
 fn arb_typed_value(msgpack_only: bool) -> impl Strategy<Value = (Type, Value)> {
@@ -527,6 +539,26 @@ fn dynamic_value_picks_its_encoding() {
 
 // ---------------------------------------------------------------------------------------------
 // Errors and hostile input
+
+#[test]
+fn equal_set_elements_are_refused_by_value() {
+    let strings = Type::set(Type::String);
+    let dup = Value::Set(vec![Value::string("a"), Value::string("b"), Value::string("a")]);
+    let found = check(&dup, &strings);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].message.contains("set elements 0 and 2 are equal"), "{}", found[0]);
+    // Numbers compare by value, nested sets regardless of order.
+    let numbers = Value::Set(vec![num(Number::Int(1)), num(Number::Decimal("1.0".into()))]);
+    assert_eq!(check(&numbers, &Type::set(Type::Number)).len(), 1);
+    let nested = Type::set(Type::set(Type::String));
+    let ab = Value::Set(vec![Value::string("a"), Value::string("b")]);
+    let ba = Value::Set(vec![Value::string("b"), Value::string("a")]);
+    assert_eq!(check(&Value::Set(vec![ab.clone(), ba]), &nested).len(), 1);
+    // Unknowns are never equal to anything; distinct values are fine.
+    let unknowns = Value::Set(vec![Value::unknown(), Value::unknown()]);
+    assert!(check(&unknowns, &strings).is_empty());
+    assert!(check(&Value::Set(vec![ab, Value::Set(vec![])]), &nested).is_empty());
+}
 
 #[test]
 fn errors_name_the_path() {
