@@ -19,11 +19,18 @@
 //!
 //! It draws with the same rules and the same code as the resource (see [`crate::string`]),
 //! without the minimums and keepers that only make sense for a stored value.
+//!
+//! With `lease_seconds`, the password is handed out on a lease, the way a secrets engine
+//! (Vault's dynamic credentials, say) hands out short-lived ones: `open` asks Terraform to
+//! renew it after that many seconds, and Terraform does so for as long as the run still uses
+//! the password. Here renewing only logs ("random_password lease renewed") and asks again.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::ephemeral::{EphemeralResource, Lease};
 use terrarium_sdk::schema::Schema;
-use terrarium_sdk::{Attr, Model, Result, Value};
+use terrarium_sdk::{Attr, Model, Result, Value, log};
 
 use crate::read_partial;
 use crate::string::{Rules, StringState, generate};
@@ -51,6 +58,10 @@ pub struct EphemeralPasswordData {
     pub special: bool,
     /// The special characters to use instead of !@#$%&*()-_=+[]{}<>:?
     pub override_special: Option<String>,
+    /// Hand the password out on a lease of this many seconds, which Terraform renews while
+    /// it still uses the password. Unset: no lease.
+    #[tf(validate = at_least(1.0))]
+    pub lease_seconds: Option<i64>,
     /// The generated password.
     #[tf(computed, sensitive)]
     pub result: Attr<String>,
@@ -73,13 +84,33 @@ impl EphemeralResource for EphemeralPassword {
     fn open(
         &self,
         config: EphemeralPasswordData,
-        _lease: &mut Lease,
+        lease: &mut Lease,
     ) -> Result<EphemeralPasswordData> {
-        // Nothing to renew or revoke: a password that was only ever in memory is gone when
-        // Terraform ends, so the lease stays empty.
+        // Without a lease there is nothing to renew or revoke: a password that was only ever
+        // in memory is gone when Terraform ends, so the lease stays empty.
         let result = generate(&config.as_string_state())?;
+        if let Some(seconds) = config.lease_seconds {
+            lease.set(LEASE_SECONDS, &seconds)?;
+            lease.renew_after(lease_duration(seconds));
+        }
         Ok(EphemeralPasswordData { result: result.into(), ..config })
     }
+
+    fn renew(&self, lease: &mut Lease) -> Result<()> {
+        let Some(seconds) = lease.get::<i64>(LEASE_SECONDS) else {
+            return Ok(());
+        };
+        log::info!("random_password lease renewed", seconds = seconds);
+        lease.renew_after(lease_duration(seconds));
+        Ok(())
+    }
+}
+
+/// Where the lease keeps its length.
+const LEASE_SECONDS: &str = "lease_seconds";
+
+fn lease_duration(seconds: i64) -> Duration {
+    Duration::from_secs(seconds.max(1).unsigned_abs())
 }
 
 impl EphemeralPasswordData {
@@ -142,6 +173,17 @@ mod tests {
                 .unwrap()
                 .sensitive
         );
+    }
+
+    #[test]
+    fn a_leased_password_asks_to_be_renewed_and_each_renewal_asks_again() {
+        let h = Harness::new(RandomProvider);
+        let opened = h.open("random_password", json!({"length": 8, "lease_seconds": 60})).unwrap();
+        let renew_at = opened.renew_at.expect("a lease asks for a renewal");
+        assert!(renew_at > std::time::SystemTime::now());
+        let renewed = h.renew("random_password", &opened).unwrap();
+        assert!(renewed.renew_at.is_some(), "a renewal asks for the next one");
+        assert!(h.open("random_password", json!({"length": 8, "lease_seconds": 0})).is_err());
     }
 
     #[test]

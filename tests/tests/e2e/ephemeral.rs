@@ -186,3 +186,36 @@ fn content_and_content_wo_are_mutually_exclusive() -> anyhow::Result<()> {
     ensure!(run.code == Some(1), "neither content nor content_wo was accepted\n{run}");
     Ok(())
 }
+
+/// RenewEphemeralResource: a password on a one-second lease (`lease_seconds`), in use by a
+/// provisioner that runs for a few seconds, is renewed by Terraform while it is in use; the
+/// provider's log shows each renewal.
+#[test]
+fn terraform_renews_a_leased_password_while_it_is_in_use() -> anyhow::Result<()> {
+    let ws = Workspace::new(&[Provider::Random])?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "{}\nephemeral \"random_password\" \"p\" {{\n  length        = 12\n  lease_seconds = 1\n}}\n\
+             \nresource \"terraform_data\" \"uses_it\" {{\n  provisioner \"local-exec\" {{\n    \
+             command     = \"sleep 4\"\n    environment = {{ PASSWORD = ephemeral.random_password.p.result }}\n  \
+             }}\n}}\n",
+            required_providers(&[Provider::Random])
+        ),
+    )?;
+    ws.init()?;
+    let log = ws.root().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let run =
+        ws.run_with_env(APPLY, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", log_path.as_str())])?;
+    ensure!(run.code == Some(0), "apply failed\n{run}");
+    let text = fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    let renewals = text.lines().filter(|l| l.contains("random_password lease renewed")).count();
+    ensure!(
+        renewals >= 1,
+        "Terraform never renewed the leased password; the provider log:\n{}",
+        text.lines().filter(|l| l.contains("provider")).collect::<Vec<_>>().join("\n")
+    );
+    println!("Terraform renewed the one-second lease {renewals} times during a 4 s provisioner");
+    Ok(())
+}
