@@ -136,8 +136,25 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
             LiveProvider::new(Arc::new(provider), digest)
         }
         Err(message) => {
+            if let Some(missing) = missing_directory(&component) {
+                // Nothing can be watched for a build that never comes: say what to do instead.
+                let how = match &args.build {
+                    Some(command) => format!("check that `{command}` builds it there"),
+                    None => "build it first (`cargo build --target wasm32-wasip2`), or pass the \
+                             command that builds it with --build CMD --watch SRC_DIR"
+                        .to_string(),
+                };
+                bail!(
+                    "{} does not exist, nor does its directory {}: {how}",
+                    component.display(),
+                    missing.display()
+                );
+            }
             // Keep serving: the next good build is swapped in, and meanwhile every call says why.
-            tracing::error!(component = %component.display(), "cannot load the component yet: {message}");
+            tracing::error!(
+                component = %component.display(),
+                "cannot load the component yet: {message}; it is served as soon as a build writes it"
+            );
             LiveProvider::failed(format!(
                 "terrarium dev has no working build of {} yet: {message}",
                 component.display()
@@ -266,6 +283,15 @@ impl Drop for SignalTask {
 
 /// Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the server. Unlike a provider Terraform starts,
 /// which ignores SIGINT (Terraform stops it), this one belongs to the person at the terminal.
+/// The component's directory, when it does not exist (so there is nothing to watch).
+fn missing_directory(component: &Path) -> Option<PathBuf> {
+    let dir = match component.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    (!dir.is_dir()).then_some(dir)
+}
+
 fn stop_on_signals(stop: &Shutdown, controller: &Shutdown) -> anyhow::Result<SignalTask> {
     let mut interrupt =
         signal(SignalKind::interrupt()).context("cannot install the SIGINT handler")?;

@@ -25,7 +25,8 @@ pub const SOURCES_QUIET: Duration = Duration::from_millis(200);
 /// Why watching could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
-    #[error("cannot watch {path}: {source}")]
+    // The cause is the source: anyhow's chain prints it once.
+    #[error("cannot watch {path}")]
     Watch {
         path: PathBuf,
         #[source]

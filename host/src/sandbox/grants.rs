@@ -67,8 +67,9 @@ pub enum GrantError {
     Limit(String),
     #[error(transparent)]
     Dirs(#[from] super::dirs::DirGrantError),
-    #[error("cannot read the grants file {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    // `cause`, not `source`: the message says it, and anyhow's chain must not say it again.
+    #[error("cannot read the grants file {}: {cause}", path.display())]
+    Read { path: PathBuf, cause: std::io::Error },
     #[error("the grants file {} is invalid: {message}", path.display())]
     Syntax { path: PathBuf, message: String },
 }
@@ -433,7 +434,7 @@ impl Grants {
                 }
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Grants::default()),
-            Err(source) => Err(GrantError::Read { path: path.to_path_buf(), source }),
+            Err(cause) => Err(GrantError::Read { path: path.to_path_buf(), cause }),
         }
     }
 

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use serde_json::Value;
-use terrarium_tests::workspace::kill_group;
+use terrarium_tests::workspace::{kill_group, run_with_timeout};
 use terrarium_tests::{Artifacts, Run, Workspace};
 
 /// A cold build of the fixture compiles wit-bindgen; on this shared 2-core machine that can
@@ -352,4 +352,25 @@ fn dev_takes_the_grants_install_takes_and_refuses_the_same_mistakes() -> anyhow:
         "the granted file was not written"
     );
     stop_with_ctrl_c(server)
+}
+
+/// `terrarium dev` for a component whose directory does not exist yet (nothing built): a
+/// clear one-line refusal saying how to build it, not a watcher error.
+#[test]
+fn dev_with_a_component_that_was_never_built_says_what_to_do() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let scratch = tempfile::tempdir()?;
+    let component = scratch.path().join("target/wasm32-wasip2/debug/never_built.wasm");
+    let mut command = Command::new(artifacts.terrarium()?);
+    command.arg("dev").arg(&component).args(["--source", "example/never"]).stdin(Stdio::null());
+    // A liveness bound: a server that keeps serving here is the bug.
+    let (code, _, stderr) = run_with_timeout(&mut command, Duration::from_secs(60))?;
+    ensure!(code.is_some_and(|c| c != 0), "terrarium dev exited with {code:?}: {stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    ensure!(
+        last.contains("does not exist") && last.contains("cargo build --target wasm32-wasip2"),
+        "{stderr}"
+    );
+    ensure!(!stderr.contains("No path was found"), "the watcher's error leaked: {stderr}");
+    Ok(())
 }

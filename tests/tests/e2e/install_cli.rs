@@ -3,8 +3,34 @@
 use std::fs;
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::mirror::{terraform_platform, terrarium_install};
+use terrarium_tests::mirror::{terraform_platform, terrarium_install, terrarium_install_with};
 use terrarium_tests::{Artifacts, Provider, Workspace};
+
+/// What every refusal must look like: one or two lines that say what was wrong, each cause
+/// once, no backtrace, not ending in "..".
+fn assert_user_error(stderr: &str) {
+    let text = stderr.trim_end();
+    assert!(text.lines().count() <= 2, "more than two lines: {text}");
+    assert!(!text.contains("panicked") && !text.contains("backtrace"), "{text}");
+    assert!(!text.ends_with(".."), "{text}");
+    // A cause said twice (an error's message and its source both printed) repeats its text.
+    let message = text.trim_start_matches("terrarium: ");
+    if let Some((_, cause)) = message.rsplit_once(": ") {
+        assert_eq!(message.matches(cause).count(), 1, "the cause is repeated: {text}");
+    }
+}
+
+fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len(), "same length, so that no section size changes");
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + from.len()].copy_from_slice(to);
+        at += i + from.len();
+    }
+    assert!(at > 0, "{} not found", String::from_utf8_lossy(from));
+    out
+}
 
 fn null_component() -> anyhow::Result<std::path::PathBuf> {
     Artifacts::get()?.component("null_provider")
@@ -81,11 +107,33 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
     let not_wasm = scratch.path().join("notes.txt");
     fs::write(&not_wasm, "hello")?;
     let missing = scratch.path().join("missing.wasm");
+    // Components that pass the header check but that Terrarium cannot serve: made from a
+    // real one, cut short, or with the provider's WIT version or an import renamed in place.
+    let bytes = fs::read(&component)?;
+    let truncated = scratch.path().join("truncated.wasm");
+    fs::write(&truncated, &bytes[..bytes.len() / 2])?;
+    let other_version = scratch.path().join("other-version.wasm");
+    fs::write(
+        &other_version,
+        replace_all(
+            &bytes,
+            b"terrarium:provider/provider@0.2.0",
+            b"terrarium:provider/provider@0.9.0",
+        ),
+    )?;
+    let unknown_import = scratch.path().join("unknown-import.wasm");
+    fs::write(
+        &unknown_import,
+        replace_all(&bytes, b"terrarium:provider/log@0.2.0", b"terrarium:provider/lgg@0.2.0"),
+    )?;
 
-    let cases: [(&std::path::Path, &str, &str, &str); 6] = [
+    let cases: [(&std::path::Path, &str, &str, &str); 9] = [
         (&core_module, "acme/thing", "1.0.0", "core WebAssembly module"),
         (&not_wasm, "acme/thing", "1.0.0", "not a WebAssembly file"),
         (&missing, "acme/thing", "1.0.0", "missing.wasm"),
+        (&truncated, "acme/thing", "1.0.0", "is not a valid component"),
+        (&other_version, "acme/thing", "1.0.0", "was built for terrarium:provider version 0.9.0"),
+        (&unknown_import, "acme/thing", "1.0.0", "terrarium:provider/lgg@0.2.0"),
         (&component, "acme/my_thing", "1.0.0", "--source"),
         (&component, "thing", "1.0.0", "--source"),
         (&component, "acme/thing", "v1.0", "--version"),
@@ -98,12 +146,50 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
             stderr.contains(expected),
             "{source} {version}: message lacks {expected:?}: {stderr}"
         );
-        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_user_error(&stderr);
     }
     let written: Vec<_> = match fs::read_dir(&mirror) {
         Ok(entries) => entries.collect(),
         Err(_) => Vec::new(),
     };
     assert!(written.is_empty(), "refused installs wrote into the mirror: {written:?}");
+    Ok(())
+}
+
+#[test]
+fn install_into_a_mirror_that_cannot_be_written_says_so() -> anyhow::Result<()> {
+    let component = null_component()?;
+    let scratch = tempfile::tempdir()?;
+    // A regular file where the mirror's parent directory should be (the tests run as root,
+    // for whom file modes do not stop writes).
+    let file = scratch.path().join("not-a-directory");
+    fs::write(&file, "")?;
+    let output = terrarium_install(&component, "acme/thing", "1.0.0", &file.join("mirror"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(!output.status.success(), "accepted: {stderr}");
+    ensure!(stderr.contains("cannot write") && stderr.contains("--mirror DIR"), "{stderr}");
+    assert_user_error(&stderr);
+    Ok(())
+}
+
+#[test]
+fn reinstalling_with_force_says_the_lock_entry_must_go() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let scratch = tempfile::tempdir()?;
+    let mirror = scratch.path().join("mirror");
+    let first = terrarium_install(&null_component()?, "acme/thing", "1.0.0", &mirror)?;
+    ensure!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let other = artifacts.component("random_provider")?;
+    let refused = terrarium_install(&other, "acme/thing", "1.0.0", &mirror)?;
+    ensure!(!refused.status.success(), "a different package replaced without --force");
+    let forced =
+        terrarium_install_with(&other, "acme/thing", "1.0.0", &mirror, &["--force".to_string()])?;
+    let stderr = String::from_utf8_lossy(&forced.stderr);
+    ensure!(forced.status.success(), "{stderr}");
+    ensure!(stderr.contains("Replaced"), "{stderr}");
+    ensure!(
+        stderr.contains(".terraform.lock.hcl") && stderr.contains("terraform init"),
+        "the success message does not say the lock entry must be removed: {stderr}"
+    );
     Ok(())
 }

@@ -14,7 +14,7 @@ const CORE_MODULE_PREAMBLE: [u8; 8] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00,
 /// Checks that `path` is a readable WebAssembly component (by its preamble; the runtime checks
 /// the rest when it loads it).
 pub fn check_component(path: &Path) -> Result<(), InstallError> {
-    let read_error = |source| InstallError::ReadComponent { path: path.to_owned(), source };
+    let read_error = |cause| InstallError::ReadComponent { path: path.to_owned(), cause };
     let mut file = fs::File::open(path).map_err(read_error)?;
     if file.metadata().map_err(read_error)?.is_dir() {
         return Err(read_error(io::Error::new(io::ErrorKind::InvalidInput, "it is a directory")));

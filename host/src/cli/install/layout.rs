@@ -82,9 +82,8 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
     let layout =
         PackageLayout::new(&request.mirror, &request.source, &request.version, request.platform);
     let executable_bytes = fs::read(&request.host_executable).map_err(InstallError::CurrentExe)?;
-    let component_bytes = fs::read(&request.component).map_err(|source| {
-        InstallError::ReadComponent { path: request.component.clone(), source }
-    })?;
+    let component_bytes = fs::read(&request.component)
+        .map_err(|cause| InstallError::ReadComponent { path: request.component.clone(), cause })?;
 
     let grants_text = request.grants.render(&format!("{} {}", request.source, request.version));
 
@@ -105,7 +104,7 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
     let version_dir = layout.package_dir.parent().unwrap_or(&request.mirror).to_owned();
     let write_error = |path: &Path| {
         let path = path.to_owned();
-        move |source| InstallError::Write { path, source }
+        move |cause| InstallError::Write { path, cause }
     };
     fs::create_dir_all(&version_dir).map_err(write_error(&version_dir))?;
 
@@ -113,7 +112,7 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
     let pid = std::process::id();
     let staging = version_dir.join(format!(".{}.terrarium-new-{pid}", request.platform));
     let retired = version_dir.join(format!(".{}.terrarium-old-{pid}", request.platform));
-    let result = (|| {
+    let result = (|| -> Result<(), InstallError> {
         if staging.exists() {
             fs::remove_dir_all(&staging).map_err(write_error(&staging))?;
         }
@@ -169,7 +168,7 @@ fn package_matches(
 }
 
 fn write_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), InstallError> {
-    let error = |source| InstallError::Write { path: path.to_owned(), source };
+    let error = |cause| InstallError::Write { path: path.to_owned(), cause };
     fs::write(path, bytes).map_err(error)?;
     #[cfg(unix)]
     {

@@ -89,8 +89,9 @@ impl InstallArgs {
 /// Why an installation was refused or failed. Every message says what to do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
-    #[error("cannot read the component {}: {source}", path.display())]
-    ReadComponent { path: PathBuf, source: io::Error },
+    // `cause`, not `source`: the message says it, and anyhow's chain must not say it again.
+    #[error("cannot read the component {}: {cause}", path.display())]
+    ReadComponent { path: PathBuf, cause: io::Error },
 
     #[error(
         "{} is not a WebAssembly file (it does not start with the bytes \"\\0asm\"); \
@@ -146,8 +147,21 @@ pub enum InstallError {
     #[error("cannot find the running terrarium executable to install: {0}")]
     CurrentExe(io::Error),
 
-    #[error("cannot write {}: {source}", path.display())]
-    Write { path: PathBuf, source: io::Error },
+    #[error(
+        "cannot write {}: {cause}; install into a directory you can write, with --mirror DIR",
+        path.display()
+    )]
+    Write { path: PathBuf, cause: io::Error },
+
+    #[error(transparent)]
+    Load(#[from] crate::runtime::LoadError),
+
+    #[error(
+        "{} loads, but it cannot serve: {reason}; this is a bug in the provider, so rebuild it \
+         with the problem fixed (`terrarium inspect` shows the same)",
+        path.display()
+    )]
+    CannotServe { path: PathBuf, reason: String },
 }
 
 /// One paragraph saying what the installed provider may do.
@@ -178,6 +192,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
     check_component(&args.component)?;
+    validate_component(&args.component)?;
     let mirror = match &args.mirror {
         Some(mirror) => mirror.clone(),
         None => default_mirror_dir()?,
@@ -187,7 +202,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     protected.push(super::protected::mirror(&mirror));
     crate::sandbox::dirs::check_dir_grants(&grants.dirs, &protected)?;
     fs::create_dir_all(&mirror)
-        .map_err(|source| InstallError::Write { path: mirror.clone(), source })?;
+        .map_err(|cause| InstallError::Write { path: mirror.clone(), cause })?;
     // Terraform resolves a relative mirror path against its own working directory, not ours.
     let mirror = mirror
         .canonicalize()
@@ -203,7 +218,6 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         grants,
     };
     let (layout, outcome) = install(&request)?;
-    fill_compiled_cache(&request.component);
 
     let what = format!("{} {} ({})", request.source, request.version, request.platform);
     let verb = match outcome {
@@ -212,6 +226,15 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
     };
     eprintln!("{verb}: {what}\n  in {}\n", layout.package_dir.display());
+    if outcome == InstallOutcome::Replaced {
+        eprintln!(
+            "The package changed, so configurations that already use {} {} fail Terraform's \
+             checksum check until you delete its entry from their .terraform.lock.hcl and run \
+             `terraform init` again (`terraform init -upgrade` does not help: the version is the \
+             same).\n",
+            request.source, request.version
+        );
+    }
     eprintln!("{}\n", grants_summary(&request.grants, &layout.grants));
     eprintln!(
         "Use it with this block in your Terraform CLI configuration (~/.terraformrc, or the file \
@@ -227,21 +250,32 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Compiles the component into the user's compiled-component cache now, so that the first
-/// terraform run loads it instead of compiling it (seconds) in every provider process it
-/// starts. Only speed depends on this, so a failure is a warning.
-fn fill_compiled_cache(component: &Path) {
-    let settings = crate::runtime::RuntimeSettings::default();
-    if settings.cache_dir.is_none() {
-        return;
+/// Loads the component as the installed provider will (compiling it into the user's
+/// compiled-component cache, so that the first terraform run loads it instead of compiling it
+/// in every provider process) and reads its schema, so that a component Terrarium cannot
+/// serve is refused now rather than when Terraform starts it. Runs the component's
+/// `get-schema` with no grants.
+fn validate_component(component: &Path) -> Result<(), InstallError> {
+    use crate::dispatch::{Provider, StartError};
+    let cannot_serve =
+        |reason: String| InstallError::CannotServe { path: component.to_owned(), reason };
+    let runtime =
+        crate::runtime::Runtime::load(component, crate::runtime::RuntimeSettings::default())?;
+    let tokio = super::tokio_runtime().map_err(|e| cannot_serve(format!("{e:#}")))?;
+    let provider =
+        tokio.block_on(Provider::start(std::sync::Arc::new(runtime))).map_err(|e| match e {
+            StartError::Guest(e) => cannot_serve(format!("reading its schema failed: {e}")),
+            StartError::Schema(e) => cannot_serve(format!("its schema is invalid: {e}")),
+        })?;
+    if let Some(error) = provider.schema_diagnostics().iter().find(|d| d.is_error()) {
+        let detail =
+            if error.detail.is_empty() { String::new() } else { format!(": {}", error.detail) };
+        return Err(cannot_serve(format!(
+            "its schema comes with the error \"{}\"{detail}",
+            error.summary
+        )));
     }
-    match crate::runtime::fill_cache(component, settings) {
-        Ok(outcome) => tracing::debug!(?outcome, "compiled-component cache filled"),
-        Err(e) => eprintln!(
-            "Warning: the component could not be compiled ahead of time: {e}\n\
-             Terraform will show the problem when it starts the provider.\n"
-        ),
-    }
+    Ok(())
 }
 
 #[cfg(test)]
