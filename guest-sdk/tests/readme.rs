@@ -1,6 +1,6 @@
 //! The code of guest-sdk/README.md, compiled and run: the walk-through must stay true.
 //! (Keep the two in step: this file is the README's blocks, the `export!` left out; the
-//! registration and `fn identity` lines section 5 asks for are in place.)
+//! registration and `fn identity` lines section 6 asks for are in place.)
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::identity::AnyIdentity;
@@ -234,7 +234,7 @@ fn tokens_pets_and_feeding() {
     assert_eq!(fed.progress, ["fed rex (1/2)", "fed tom (2/2)"]);
 }
 
-// ---- section 6 ----
+// ---- section 7 ----
 
 use terrarium_sdk::rpc::MoveRequest;
 use terrarium_sdk::{DeferredReason, Diagnostics, Plan, Value};
@@ -351,4 +351,144 @@ fn a_license() {
     assert_eq!(moved.identity, Some(identity));
     let config = h.generate_config("pets_license", &imported.state).unwrap();
     assert_eq!(config.attr("number"), Some(&Value::Null)); // computed: not configuration
+}
+
+// ---- section 5 ----
+
+mod notes {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Serialize};
+    use terrarium_sdk::rpc::ConfigureRequest;
+    use terrarium_sdk::schema::Schema;
+    use terrarium_sdk::{
+        AnyDataSource, AnyResource, Attr, DataSource, Diagnostics, Model, Provider, Resource,
+        Result, from_value,
+    };
+
+    /// `provider "notes" { directory = "/srv/notes" }`.
+    #[derive(Deserialize, Model)]
+    pub struct NotesConfig {
+        /// Where the notes are kept (grant it: `terrarium install --allow-dir DIR:rw`).
+        pub directory: String,
+    }
+
+    #[derive(Default)]
+    pub struct Notes {
+        directory: PathBuf,
+    }
+
+    impl Provider for Notes {
+        fn schema(&self) -> Schema {
+            NotesConfig::schema()
+        }
+
+        // Called before anything that needs the configuration; keep what it gives in `self`.
+        fn configure(&mut self, request: ConfigureRequest) -> Result<()> {
+            let config: NotesConfig = from_value(&request.config)?;
+            self.directory = PathBuf::from(config.directory);
+            Ok(())
+        }
+
+        // Resources and data sources borrow what configure kept.
+        fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+            vec![Box::new(NoteResource { directory: &self.directory })]
+        }
+
+        fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
+            vec![Box::new(NoteData { directory: &self.directory })]
+        }
+    }
+
+    /// A note: a file in the provider's directory.
+    #[derive(Serialize, Deserialize, Model)]
+    pub struct Note {
+        #[tf(requires_replace)]
+        pub name: String,
+        pub text: String,
+    }
+
+    pub struct NoteResource<'a> {
+        directory: &'a Path,
+    }
+
+    fn failed(what: &str, e: std::io::Error) -> Diagnostics {
+        Diagnostics::error(format!("Cannot {what} the note"), e.to_string())
+    }
+
+    impl Resource for NoteResource<'_> {
+        const TYPE_NAME: &'static str = "notes_note";
+        type State = Note;
+
+        fn create(&self, note: Note) -> Result<Note> {
+            std::fs::write(self.directory.join(&note.name), &note.text)
+                .map_err(|e| failed("write", e))?;
+            Ok(note)
+        }
+
+        fn update(&self, _prior: Note, note: Note) -> Result<Note> {
+            self.create(note)
+        }
+
+        // Drift: what is on disk now. Edited outside Terraform: the new text, which the next
+        // plan changes back. Deleted: `None`, and the next plan creates it again.
+        fn read(&self, note: Note) -> Result<Option<Note>> {
+            match std::fs::read_to_string(self.directory.join(&note.name)) {
+                Ok(text) => Ok(Some(Note { text, ..note })),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(failed("read", e)),
+            }
+        }
+
+        fn delete(&self, note: Note) -> Result<()> {
+            match std::fs::remove_file(self.directory.join(&note.name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(failed("delete", e)),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// `data "notes_note" "todo" { name = "todo" }`: reads a note someone else wrote.
+    #[derive(Serialize, Deserialize, Model)]
+    pub struct NoteText {
+        pub name: String,
+        #[tf(computed)]
+        pub text: Attr<String>,
+    }
+
+    pub struct NoteData<'a> {
+        directory: &'a Path,
+    }
+
+    impl DataSource for NoteData<'_> {
+        const TYPE_NAME: &'static str = "notes_note";
+        type State = NoteText;
+
+        fn read(&self, config: NoteText) -> Result<NoteText> {
+            let text = std::fs::read_to_string(self.directory.join(&config.name))
+                .map_err(|e| failed("read", e))?;
+            Ok(NoteText { text: Attr::Known(text), ..config })
+        }
+    }
+
+    #[test]
+    fn notes_are_configured_read_by_the_data_source_and_drift_is_seen() {
+        use serde_json::json;
+        use terrarium_sdk::Value;
+        use terrarium_sdk::testing::Harness;
+
+        let dir = std::env::temp_dir().join(format!("notes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut h = Harness::new(Notes::default());
+        h.configure(json!({"directory": dir})).unwrap();
+
+        let created = h.create("notes_note", json!({"name": "todo", "text": "milk"})).unwrap();
+        let read = h.read_data("notes_note", json!({"name": "todo"})).unwrap();
+        assert_eq!(read.state.attr("text"), Some(&Value::string("milk")));
+
+        std::fs::remove_file(dir.join("todo")).unwrap(); // deleted outside Terraform
+        let refreshed = h.read("notes_note", &created.state).unwrap();
+        assert!(refreshed.state.is_null()); // gone: the next plan creates it again
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
