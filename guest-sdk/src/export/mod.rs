@@ -146,9 +146,7 @@ impl<E: Export> api::Guest for E {
             client: client_from_wit(&request.client),
             current_identity,
         };
-        let meta = decode_meta(provider_meta);
-        let response =
-            crate::meta::with_meta(meta, || with_server::<E, _>(|s| s.read_resource(request)));
+        let response = with_server_for::<E, _>(provider_meta, |s| s.read_resource(request));
         api::ReadResourceResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
@@ -190,10 +188,7 @@ impl<E: Export> api::Guest for E {
             client: client_from_wit(&request.client),
             prior_identity,
         };
-        let meta = decode_meta(provider_meta);
-        let response = crate::meta::with_meta(meta, || {
-            with_server::<E, _>(|s| s.plan_resource_change(request))
-        });
+        let response = with_server_for::<E, _>(provider_meta, |s| s.plan_resource_change(request));
         api::PlanResourceChangeResponse {
             planned_state: value_to_wit(&response.planned_state),
             requires_replace: response.requires_replace.iter().map(path_to_wit).collect(),
@@ -232,10 +227,7 @@ impl<E: Export> api::Guest for E {
             planned_private: request.planned_private,
             planned_identity,
         };
-        let meta = decode_meta(provider_meta);
-        let response = crate::meta::with_meta(meta, || {
-            with_server::<E, _>(|s| s.apply_resource_change(request))
-        });
+        let response = with_server_for::<E, _>(provider_meta, |s| s.apply_resource_change(request));
         api::ApplyResourceChangeResponse {
             new_state: value_to_wit(&response.new_state),
             private: response.private,
@@ -316,9 +308,7 @@ impl<E: Export> api::Guest for E {
             config,
             client: client_from_wit(&request.client),
         };
-        let meta = decode_meta(provider_meta);
-        let response =
-            crate::meta::with_meta(meta, || with_server::<E, _>(|s| s.read_data_source(request)));
+        let response = with_server_for::<E, _>(provider_meta, |s| s.read_data_source(request));
         api::ReadDataSourceResponse {
             state: value_to_wit(&response.state),
             deferred: response.deferred.map(deferred_to_wit),
@@ -558,10 +548,15 @@ impl<E: Export> api::Guest for E {
     }
 }
 
-/// The call's `provider_meta`, for [`crate::meta::provider_meta`]. The host checked it against
-/// the declared schema; one that cannot be read is treated as absent.
-fn decode_meta(meta: Option<wit::Value>) -> Option<Value> {
-    meta.and_then(|m| decode(m, "provider_meta").ok())
+/// [`with_server`] for a call made for a module, with the module's `provider_meta` visible
+/// to the provider's code ([`crate::meta::provider_meta`]). The host checked it against the
+/// declared schema; one that cannot be read is treated as absent.
+fn with_server_for<E: Export, T>(
+    provider_meta: Option<wit::Value>,
+    f: impl FnOnce(&mut Server<E::Provider>) -> T,
+) -> T {
+    let meta = provider_meta.and_then(|m| decode(m, "provider_meta").ok());
+    crate::meta::with_meta(meta, || with_server::<E, T>(f))
 }
 
 /// The request of `plan-action` and `invoke-action`, with its configuration decoded.

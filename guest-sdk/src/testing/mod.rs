@@ -71,6 +71,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 use terrarium_model::{AttributePath, Diagnostic, Number, Severity, Value};
 
+use crate::kind::find_type;
 use crate::plan::{Shape, counterparts, elements};
 use crate::provider::Provider;
 use crate::rpc::{
@@ -217,17 +218,9 @@ impl<P: Provider> Harness<P> {
     /// reads it; the state it read.
     pub fn read_data(&self, type_name: &str, config: Json) -> Result<Outcome, Failure> {
         let data_sources = self.server.provider().data_sources();
-        let schema = data_sources
-            .iter()
-            .find(|d| d.type_name() == type_name)
+        let schema = find_type("data source", &data_sources, type_name, |d| d.type_name())
             .map(|d| d.data_source_schema())
-            .ok_or_else(|| Failure {
-                step: "config",
-                diagnostics: vec![Diagnostic::error(
-                    "Unknown data source",
-                    format!("The provider has no data source {type_name}."),
-                )],
-            })?;
+            .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
         let config = fit(&schema, &config)?;
         split("validate", self.server.validate_data_source_config(type_name, &config))?;
         let response = crate::meta::with_meta(self.meta.clone(), || {
