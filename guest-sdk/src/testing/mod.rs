@@ -125,8 +125,13 @@ pub struct Outcome {
 
 impl Outcome {
     fn deferred_only(reason: DeferredReason, warnings: Vec<Diagnostic>) -> Self {
+        Outcome { deferred: Some(reason), ..Outcome::state_only(Value::Null, warnings) }
+    }
+
+    /// A step that only produced a state (a data source read).
+    fn state_only(state: Value, warnings: Vec<Diagnostic>) -> Self {
         Outcome {
-            state: Value::Null,
+            state,
             planned: Value::Null,
             replaced: false,
             requires_replace: Vec::new(),
@@ -134,7 +139,7 @@ impl Outcome {
             private: Vec::new(),
             identity: None,
             planned_identity: None,
-            deferred: Some(reason),
+            deferred: None,
         }
     }
 
@@ -234,17 +239,7 @@ impl<P: Provider> Harness<P> {
         if let Some(reason) = response.deferred {
             return Ok(Outcome::deferred_only(reason, warnings));
         }
-        Ok(Outcome {
-            state: response.state,
-            planned: Value::Null,
-            replaced: false,
-            requires_replace: Vec::new(),
-            warnings,
-            private: Vec::new(),
-            identity: None,
-            planned_identity: None,
-            deferred: None,
-        })
+        Ok(Outcome::state_only(response.state, warnings))
     }
 
     /// The address Terraform knows the provider by, which [`move_state`](Self::move_state)
