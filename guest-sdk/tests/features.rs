@@ -240,6 +240,16 @@ impl Resource for PageResource {
     fn identity(&self) -> Option<&dyn AnyIdentity<Page>> {
         Some(self)
     }
+
+    fn read(&self, current: Page) -> Result<Option<Page>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Page) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
+    }
 }
 
 impl ResourceIdentity for PageResource {
@@ -279,6 +289,16 @@ impl Resource for PolicyResource {
             .map(|(i, r)| Rule { serial: Attr::Known(format!("r{i}")), ..r })
             .collect();
         Ok(Policy { rule })
+    }
+
+    fn read(&self, current: Policy) -> Result<Option<Policy>> {
+        // Nothing outside Terraform's state to look at: keep the state as it is.
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Policy) -> Result<()> {
+        // Nothing outside Terraform's state to delete: Terraform forgets it.
+        Ok(())
     }
 }
 
