@@ -34,17 +34,7 @@ impl Provider {
     /// is configured the same way before it serves a call.
     pub async fn configure(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config =
-                self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            self.configure_instance(
-                subject,
-                wit_configure(request, &config),
-                Arc::new(request.clone()),
-            )
-            .await
-        };
-        run().await.unwrap_or_else(|d| d)
+        self.configure_as(subject, request).await
     }
 
     /// The last ConfigureProvider request this provider accepted, as Terraform sent it, and
@@ -65,6 +55,16 @@ impl Provider {
             kind: "provider",
             name: "",
         };
+        self.configure_as(subject, request).await
+    }
+
+    /// Decodes `request`'s configuration, configures one instance with it and records it for
+    /// replay; `subject` names the call in diagnostics.
+    async fn configure_as(
+        &self,
+        subject: Subject<'_>,
+        request: &ConfigureRequest,
+    ) -> Vec<Diagnostic> {
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             let config =
                 self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
