@@ -15,7 +15,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::dispatch::Provider;
+use crate::dispatch::Dispatcher;
 use crate::plugin::{self, BoundSocket, Shutdown};
 use crate::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
 use crate::runtime::{Runtime, RuntimeSettings};
@@ -210,7 +210,10 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
 }
 
 /// Loads, instantiates and reads the schema of the component; returns it with its digest.
-async fn load(component: &Path, settings: RuntimeSettings) -> Result<(Provider, [u8; 32]), String> {
+async fn load(
+    component: &Path,
+    settings: RuntimeSettings,
+) -> Result<(Dispatcher, [u8; 32]), String> {
     let path = component.to_path_buf();
     let (runtime, digest) = tokio::task::spawn_blocking(move || {
         let bytes =
@@ -220,7 +223,7 @@ async fn load(component: &Path, settings: RuntimeSettings) -> Result<(Provider, 
     })
     .await
     .map_err(|e| format!("loading was interrupted: {e}"))??;
-    let provider = Provider::start(Arc::new(runtime))
+    let provider = Dispatcher::start(Arc::new(runtime))
         .await
         .map_err(|e| format!("{}: {e}", component.display()))?;
     Ok((provider, digest))

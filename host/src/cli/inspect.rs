@@ -10,7 +10,7 @@ use terrarium_model::schema::{
     ProviderSchema, Schema, TextKind,
 };
 
-use crate::dispatch::Provider;
+use crate::dispatch::Dispatcher;
 use crate::dispatch::types::IdentitySchema;
 use crate::runtime::{Runtime, RuntimeSettings};
 
@@ -80,7 +80,7 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
         print!("{}", imports_listing(&runtime.imports()));
         return Ok(());
     }
-    let provider = super::tokio_runtime()?.block_on(Provider::start(Arc::new(runtime)))?;
+    let provider = super::tokio_runtime()?.block_on(Dispatcher::start(Arc::new(runtime)))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::dispatch::Provider;
+use crate::dispatch::Dispatcher;
 use crate::plugin::{self, ForcedProtocol, PluginEnv, PluginError};
 use crate::runtime::{Runtime, RuntimeSettings};
 use crate::sandbox::{GRANTS_FILE_NAME, GrantError, Grants, ProtectedPath, Sandbox};
@@ -149,7 +149,7 @@ async fn load(
     component: &std::path::Path,
     grants_file: PathBuf,
     mut settings: RuntimeSettings,
-) -> Result<Provider, String> {
+) -> Result<Dispatcher, String> {
     // The grants are read once, here; nothing later (the provider's configuration included)
     // can change them. An unreadable or invalid file is an error, never "no grants".
     let grants = Grants::load(&grants_file).map_err(|e| e.to_string())?;
@@ -167,7 +167,7 @@ async fn load(
         .await
         .map_err(|e| format!("loading the provider component failed: {e}"))?
         .map_err(|e| e.to_string())?;
-    Provider::start(Arc::new(runtime)).await.map_err(|e| format!("{}: {e}", component.display()))
+    Dispatcher::start(Arc::new(runtime)).await.map_err(|e| format!("{}: {e}", component.display()))
 }
 
 /// Applies a provider's grants to the runtime settings: its limits and its sandbox, with its

@@ -7,13 +7,13 @@ use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Provider, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{Dispatcher, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, ProgressSink, guest};
 
 const KIND: &str = "action";
 
-impl Provider {
+impl Dispatcher {
     fn action_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.action(name), self.schemas.action_names())
     }

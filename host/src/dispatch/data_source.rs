@@ -4,12 +4,12 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, guest};
 
 const KIND: &str = "data source";
 
-impl Provider {
+impl Dispatcher {
     fn data_source_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.data_source(name), self.schemas.data_source_names())
     }

@@ -5,7 +5,7 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, known_type};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "ephemeral resource";
@@ -14,7 +14,7 @@ fn timestamp_from_wit(t: wit::Timestamp) -> Timestamp {
     Timestamp { seconds: t.seconds, nanos: t.nanoseconds }
 }
 
-impl Provider {
+impl Dispatcher {
     fn ephemeral_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(
             KIND,

@@ -9,14 +9,14 @@ use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Knownness, Provider, Subject, encode_checked, known_type};
+use super::{Dispatcher, Knownness, Subject, encode_checked, known_type};
 use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, ListSink, guest, wit_streams};
 
 const KIND: &str = "list resource";
 const RPC: &str = "ListResource";
 
-impl Provider {
+impl Dispatcher {
     fn list_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.list_resource(name), self.schemas.list_resource_names())
     }

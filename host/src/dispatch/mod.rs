@@ -56,8 +56,9 @@ impl std::fmt::Display for Subject<'_> {
     }
 }
 
-/// A provider component being served: its schemas and its instances.
-pub struct Provider {
+/// A provider component being served: its schemas and its instances. Every protocol front
+/// end (tfplugin6, tfplugin5) turns its requests into calls on one `Dispatcher`.
+pub struct Dispatcher {
     runtime: Arc<Runtime>,
     schemas: Schemas,
     /// Diagnostics the guest reported with its schema (shown by GetProviderSchema).
@@ -74,9 +75,9 @@ pub enum StartError {
     Schema(String),
 }
 
-impl Provider {
+impl Dispatcher {
     /// Instantiates the component and reads its schema.
-    pub async fn start(runtime: Arc<Runtime>) -> Result<Provider, StartError> {
+    pub async fn start(runtime: Arc<Runtime>) -> Result<Dispatcher, StartError> {
         let mut instance = runtime.instantiate().await?;
         let mut schema = instance
             .call(async |g: &guest::Guest, s: &mut Store<HostState>| g.call_get_schema(s).await)
@@ -88,7 +89,7 @@ impl Provider {
             .map_err(|e| StartError::Schema(e.to_string()))?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
-        Ok(Provider { runtime, schemas, schema_diagnostics, pool })
+        Ok(Dispatcher { runtime, schemas, schema_diagnostics, pool })
     }
 
     pub fn schema(&self) -> &ProviderSchema {

@@ -10,7 +10,7 @@ use terrarium_model::Diagnostic;
 use tokio::sync::{Semaphore, SemaphorePermit};
 use wasmtime::Store;
 
-use super::{Provider, Subject, guest_error_diagnostic, types};
+use super::{Dispatcher, Subject, guest_error_diagnostic, types};
 use crate::guest_text::{self, Lines};
 use crate::runtime::{self, GuestError, GuestInstance, HostState, guest};
 
@@ -31,7 +31,7 @@ pub(super) struct InstancePool {
 ///
 /// The request is kept twice: decoded for replay into instances, and as Terraform sent it, so
 /// that a reloaded component (whose provider schema may differ) can decode it with its own
-/// schema ([`Provider::adopt_configuration`]).
+/// schema ([`Dispatcher::adopt_configuration`]).
 #[derive(Default)]
 pub(super) struct Configuration {
     request: Option<Arc<guest::ConfigureRequest>>,
@@ -108,7 +108,7 @@ fn needs_configuration(rpc: &str) -> bool {
     )
 }
 
-impl Provider {
+impl Dispatcher {
     /// Runs one guest call on an instance from the pool: an idle one if there is one,
     /// otherwise a fresh one (waiting for a permit when the pool is at its bound), configured
     /// first if the call needs it. The instance goes back to the pool afterwards unless the

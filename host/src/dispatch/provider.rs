@@ -6,11 +6,11 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
-use super::{Knownness, Provider, Subject, client_capabilities, encode_checked};
+use super::{Dispatcher, Knownness, Subject, client_capabilities, encode_checked};
 use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, guest};
 
-impl Provider {
+impl Dispatcher {
     pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {

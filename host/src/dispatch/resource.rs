@@ -6,14 +6,14 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{
-    Knownness, Provider, Subject, client_capabilities, deferred_from_wit, encode_checked,
+    Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, encode_checked,
     known_type,
 };
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "resource";
 
-impl Provider {
+impl Dispatcher {
     fn resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.resource(name), self.schemas.resource_names())
     }
@@ -72,7 +72,7 @@ impl Provider {
     }
 
     /// The identity a call returned, unless the guest or the checks of its state already
-    /// reported errors (as [`Provider::encode_result`]); problems with it join `diagnostics`.
+    /// reported errors (as [`Dispatcher::encode_result`]); problems with it join `diagnostics`.
     fn encode_identity_result(
         &self,
         subject: Subject<'_>,

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 use terrarium_model::{Diagnostic, Severity};
 
-use crate::dispatch::Provider;
+use crate::dispatch::Dispatcher;
 use crate::runtime::{Runtime, RuntimeSettings};
 use crate::server::ProviderService;
 pub use service::ReloadingService;
@@ -42,7 +42,7 @@ pub struct Generation {
     pub number: u64,
     /// The provider, or `None` when no build has loaded yet (every call then answers with
     /// the load error).
-    pub provider: Option<Arc<Provider>>,
+    pub provider: Option<Arc<Dispatcher>>,
     /// The SHA-256 of the component bytes this generation was loaded from.
     pub digest: Option<[u8; 32]>,
     service: ProviderService,
@@ -63,7 +63,7 @@ pub struct LiveProvider {
 
 impl LiveProvider {
     /// A live provider serving `provider` as generation 1.
-    pub fn new(provider: Arc<Provider>, digest: [u8; 32]) -> Arc<LiveProvider> {
+    pub fn new(provider: Arc<Dispatcher>, digest: [u8; 32]) -> Arc<LiveProvider> {
         Arc::new(LiveProvider {
             current: RwLock::new(Arc::new(Generation {
                 number: 1,
@@ -98,7 +98,7 @@ impl LiveProvider {
     /// already took the old generation keep it.
     fn swap(
         &self,
-        provider: Arc<Provider>,
+        provider: Arc<Dispatcher>,
         digest: [u8; 32],
     ) -> (Arc<Generation>, Arc<Generation>) {
         let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
@@ -287,7 +287,7 @@ impl Reloader {
         let Some((runtime, digest)) = loaded else {
             return Ok(ReloadOutcome::Unchanged);
         };
-        let provider = Provider::start(Arc::new(runtime))
+        let provider = Dispatcher::start(Arc::new(runtime))
             .await
             .map_err(|source| ReloadError::Start { path: self.path.clone(), source })?;
         let provider = Arc::new(provider);

@@ -16,7 +16,7 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use terrarium_model::Diagnostic;
 
-use crate::dispatch::Provider;
+use crate::dispatch::Dispatcher;
 use crate::plugin::MAX_MESSAGE_SIZE;
 use crate::proto::tfplugin6::provider_server::ProviderServer;
 
@@ -28,11 +28,11 @@ use crate::proto::tfplugin6::provider_server::ProviderServer;
 /// every RPC then waits for it.
 #[derive(Clone)]
 pub struct ProviderService {
-    provider: Shared<BoxFuture<'static, Result<Arc<Provider>, Arc<str>>>>,
+    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>,
 }
 
 impl ProviderService {
-    pub fn new(provider: Arc<Provider>) -> Self {
+    pub fn new(provider: Arc<Dispatcher>) -> Self {
         Self::loading(async move { Ok(provider) })
     }
 
@@ -44,12 +44,12 @@ impl ProviderService {
     /// A service whose provider is still being loaded by `provider` (an error is the message
     /// every RPC answers with). The future should already be running, e.g. a spawned task.
     pub fn loading(
-        provider: impl Future<Output = Result<Arc<Provider>, Arc<str>>> + Send + 'static,
+        provider: impl Future<Output = Result<Arc<Dispatcher>, Arc<str>>> + Send + 'static,
     ) -> Self {
         ProviderService { provider: provider.boxed().shared() }
     }
 
-    async fn provider(&self) -> Result<Arc<Provider>, Vec<Diagnostic>> {
+    async fn provider(&self) -> Result<Arc<Dispatcher>, Vec<Diagnostic>> {
         match self.provider.clone().await {
             Ok(p) => Ok(p),
             Err(message) => Err(provider6::load_failure(&message)),

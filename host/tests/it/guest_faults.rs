@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use terrarium::codec;
-use terrarium::dispatch::Provider;
+use terrarium::dispatch::Dispatcher;
 use terrarium::dispatch::types::{
     ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest,
 };
@@ -17,13 +17,13 @@ use terrarium_model::{Diagnostic, Type, Value};
 
 use crate::served::faulty;
 
-async fn start(call_timeout: Duration) -> Provider {
+async fn start(call_timeout: Duration) -> Dispatcher {
     let settings = RuntimeSettings { call_timeout, cache_dir: None, ..RuntimeSettings::default() };
     let runtime = Runtime::load(&faulty(), settings).expect("fixture loads");
-    Provider::start(Arc::new(runtime)).await.expect("fixture starts")
+    Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
-fn thing_type(p: &Provider) -> Type {
+fn thing_type(p: &Dispatcher) -> Type {
     p.schema().resources["faulty_thing"].block.implied_type()
 }
 
@@ -35,12 +35,12 @@ fn thing(mode: &str, id: Value, value: Value) -> Value {
     ]))
 }
 
-fn encode(p: &Provider, v: &Value) -> DynamicValue {
+fn encode(p: &Dispatcher, v: &Value) -> DynamicValue {
     DynamicValue::msgpack(codec::encode_msgpack(v, &thing_type(p)).expect("encodable"))
 }
 
 /// Applies a `faulty_thing` in `mode`: the new state (decoded) and the diagnostics.
-pub(crate) async fn apply(p: &Provider, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
+pub(crate) async fn apply(p: &Dispatcher, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
     let planned = thing(mode, Value::unknown(), Value::unknown());
     let config = thing(mode, Value::Null, Value::Null);
     let out = p
@@ -164,7 +164,7 @@ async fn an_unknown_resource_type_is_a_diagnostic_listing_the_known_ones() {
 }
 
 /// Plans a new `faulty_thing` in `mode`: the response's planned identity and diagnostics.
-async fn plan_identity(p: &Provider, mode: &str) -> (Option<DynamicValue>, Vec<Diagnostic>) {
+async fn plan_identity(p: &Dispatcher, mode: &str) -> (Option<DynamicValue>, Vec<Diagnostic>) {
     let proposed = thing(mode, Value::Null, Value::Null);
     let out = p
         .plan_resource_change(&PlanResourceChangeRequest {

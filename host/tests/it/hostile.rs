@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use terrarium::codec;
-use terrarium::dispatch::Provider;
+use terrarium::dispatch::Dispatcher;
 use terrarium::dispatch::types::{
     ApplyResourceChangeRequest, ConfigureRequest, DynamicValue, ImportResourceStateRequest,
     PlanResourceChangeRequest, RawState, ReadDataSourceRequest, ReadResourceRequest,
@@ -51,7 +51,7 @@ impl Tally {
     }
 }
 
-async fn start(grants: Grants, cache: &Path) -> Provider {
+async fn start(grants: Grants, cache: &Path) -> Dispatcher {
     start_with(settings(grants, cache)).await
 }
 
@@ -63,12 +63,12 @@ fn settings(grants: Grants, cache: &Path) -> RuntimeSettings {
     settings
 }
 
-async fn start_with(settings: RuntimeSettings) -> Provider {
+async fn start_with(settings: RuntimeSettings) -> Dispatcher {
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
-    Provider::start(Arc::new(runtime)).await.expect("fixture starts")
+    Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
-fn probe_type(p: &Provider) -> Type {
+fn probe_type(p: &Dispatcher) -> Type {
     p.schema().resources["hostile_probe"].block.implied_type()
 }
 
@@ -81,12 +81,12 @@ fn probe_value(attack: &str, target: &str, id: Value, result: Value) -> Value {
     ]))
 }
 
-fn encode(p: &Provider, v: &Value) -> DynamicValue {
+fn encode(p: &Dispatcher, v: &Value) -> DynamicValue {
     DynamicValue::msgpack(codec::encode_msgpack(v, &probe_type(p)).expect("encodable"))
 }
 
 /// Applies a probe; returns the `result` it reported, or its diagnostics.
-async fn probe(p: &Provider, attack: &str, target: &str) -> Result<String, Vec<Diagnostic>> {
+async fn probe(p: &Dispatcher, attack: &str, target: &str) -> Result<String, Vec<Diagnostic>> {
     let planned = probe_value(attack, target, Value::unknown(), Value::unknown());
     let config = probe_value(attack, target, Value::Null, Value::Null);
     let request = ApplyResourceChangeRequest {
@@ -121,7 +121,12 @@ fn single_error(attack: &str, diags: &[Diagnostic]) -> Diagnostic {
 }
 
 /// The guest saw an error (the sandbox refused), and reported it as a diagnostic.
-async fn expect_refused(p: &Provider, tally: &mut Tally, attack: &str, target: &str) -> Diagnostic {
+async fn expect_refused(
+    p: &Dispatcher,
+    tally: &mut Tally,
+    attack: &str,
+    target: &str,
+) -> Diagnostic {
     match probe(p, attack, target).await {
         Ok(leak) => panic!("{attack} {target}: the sandbox let it through: {leak}"),
         Err(diags) => {
@@ -133,7 +138,7 @@ async fn expect_refused(p: &Provider, tally: &mut Tally, attack: &str, target: &
     }
 }
 
-async fn expect_allowed(p: &Provider, tally: &mut Tally, attack: &str, target: &str) -> String {
+async fn expect_allowed(p: &Dispatcher, tally: &mut Tally, attack: &str, target: &str) -> String {
     let got = probe(p, attack, target)
         .await
         .unwrap_or_else(|d| panic!("{attack} {target} was granted: {d:#?}"));
@@ -143,7 +148,7 @@ async fn expect_allowed(p: &Provider, tally: &mut Tally, attack: &str, target: &
 
 /// The host stopped the guest: one error diagnostic with this summary.
 async fn expect_stopped(
-    p: &Provider,
+    p: &Dispatcher,
     tally: &mut Tally,
     attack: &str,
     summary: &str,
@@ -428,7 +433,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     unsafe { std::env::set_var("HOSTILE_PANIC_IN_SCHEMA", "1") };
     let grants = Grants { env: vec!["HOSTILE_PANIC_IN_SCHEMA".into()], ..Grants::default() };
     let runtime = Runtime::load(&hostile(), settings(grants, &cache)).expect("loads");
-    let error = Provider::start(Arc::new(runtime)).await.err().expect("cannot start").to_string();
+    let error = Dispatcher::start(Arc::new(runtime)).await.err().expect("cannot start").to_string();
     assert!(error.contains("deliberate panic in GetProviderSchema"), "{error}");
     tally.record("panic in GetProviderSchema", error);
 

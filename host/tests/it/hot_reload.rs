@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use terrarium::codec;
-use terrarium::dispatch::Provider;
+use terrarium::dispatch::Dispatcher;
 use terrarium::proto::tfplugin6 as pb;
 use terrarium::proto::tfplugin6::provider_server::Provider as _;
 use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
@@ -96,7 +96,7 @@ async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
     std::fs::write(&path, bytes).unwrap();
     let runtime =
         Runtime::from_bytes(bytes, &path, settings.clone()).expect("the first build loads");
-    let provider = Provider::start(Arc::new(runtime)).await.expect("the first build starts");
+    let provider = Dispatcher::start(Arc::new(runtime)).await.expect("the first build starts");
     let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
     // As `terrarium dev` does: new builds are compiled without optimisations.
     let reload_settings = RuntimeSettings { optimize_code: false, ..settings };
@@ -523,7 +523,7 @@ async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file
     let null = std::fs::read(component("null_provider")).unwrap();
     std::fs::write(&path, &null).unwrap();
     let runtime = Runtime::from_bytes(&null, &path, settings(None, 2)).unwrap();
-    let provider = Provider::start(Arc::new(runtime)).await.unwrap();
+    let provider = Dispatcher::start(Arc::new(runtime)).await.unwrap();
     let live = LiveProvider::new(Arc::new(provider), reload::digest(&null));
     let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use terrarium::codec;
-use terrarium::dispatch::Provider;
+use terrarium::dispatch::Dispatcher;
 use terrarium::dispatch::types::{ConfigureRequest, DynamicValue};
 use terrarium::runtime::{Runtime, RuntimeSettings};
 use terrarium_model::{Diagnostic, Value};
@@ -21,7 +21,7 @@ use terrarium_model::{Diagnostic, Value};
 use crate::guest_faults;
 use crate::served::faulty;
 
-async fn start(pool_size: usize) -> Provider {
+async fn start(pool_size: usize) -> Dispatcher {
     let settings = RuntimeSettings {
         call_timeout: Duration::from_secs(60),
         cache_dir: None,
@@ -29,10 +29,10 @@ async fn start(pool_size: usize) -> Provider {
         ..RuntimeSettings::default()
     };
     let runtime = Runtime::load(&faulty(), settings).expect("fixture loads");
-    Provider::start(Arc::new(runtime)).await.expect("fixture starts")
+    Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
-async fn configure(p: &Provider) {
+async fn configure(p: &Dispatcher) {
     let ty = p.schema().provider.block.implied_type();
     let config = codec::encode_msgpack(&Value::Object(BTreeMap::new()), &ty)
         .expect("empty provider config encodes");
@@ -47,7 +47,7 @@ async fn configure(p: &Provider) {
 }
 
 /// Applies a `faulty_thing` in `mode`; returns (id, value) of the new state, or the diagnostics.
-async fn apply(p: &Provider, mode: &str) -> Result<(String, String), Vec<Diagnostic>> {
+async fn apply(p: &Dispatcher, mode: &str) -> Result<(String, String), Vec<Diagnostic>> {
     let (state, diagnostics) = guest_faults::apply(p, mode).await;
     if !diagnostics.is_empty() {
         return Err(diagnostics);
@@ -61,7 +61,7 @@ async fn apply(p: &Provider, mode: &str) -> Result<(String, String), Vec<Diagnos
     Ok((text("id"), text("value")))
 }
 
-async fn slow_calls(p: &Provider, n: usize) -> Vec<(String, String)> {
+async fn slow_calls(p: &Dispatcher, n: usize) -> Vec<(String, String)> {
     join_all((0..n).map(|_| apply(p, "slow")))
         .await
         .into_iter()

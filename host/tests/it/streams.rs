@@ -310,7 +310,7 @@ async fn invoke_action_streams_progress_then_completes() {
 async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
     use std::sync::Arc;
     use std::time::Duration;
-    use terrarium::dispatch::Provider;
+    use terrarium::dispatch::Dispatcher;
     use terrarium::dispatch::types::{DynamicValue, ListResourceRequest};
     use terrarium::runtime::{Runtime, RuntimeSettings};
 
@@ -324,7 +324,7 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
         "the bound below must be well under the timeout"
     );
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
-    let provider = Arc::new(Provider::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let provider = Arc::new(Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts"));
     let request = |count, ignore_stop| ListResourceRequest {
         type_name: "hostile_flood".into(),
         config: DynamicValue::msgpack(flood_msgpack(count, 16, None, ignore_stop)),
@@ -366,7 +366,7 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
 async fn waiting_for_a_slow_reader_does_not_count_against_the_time_limit() {
     use std::sync::Arc;
     use std::time::Duration;
-    use terrarium::dispatch::Provider;
+    use terrarium::dispatch::Dispatcher;
     use terrarium::dispatch::types::{DynamicValue, ListResourceRequest};
     use terrarium::runtime::{Runtime, RuntimeSettings};
 
@@ -378,7 +378,7 @@ async fn waiting_for_a_slow_reader_does_not_count_against_the_time_limit() {
         ..RuntimeSettings::default()
     };
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
-    let provider = Arc::new(Provider::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let provider = Arc::new(Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts"));
     let request = ListResourceRequest {
         type_name: "hostile_flood".into(),
         config: DynamicValue::msgpack(flood_msgpack(ITEMS as i64, 16, None, false)),

@@ -256,14 +256,14 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
 /// serve is refused now rather than when Terraform starts it. Runs the component's
 /// `get-schema` with no grants.
 fn validate_component(component: &Path) -> Result<(), InstallError> {
-    use crate::dispatch::{Provider, StartError};
+    use crate::dispatch::{Dispatcher, StartError};
     let cannot_serve =
         |reason: String| InstallError::CannotServe { path: component.to_owned(), reason };
     let runtime =
         crate::runtime::Runtime::load(component, crate::runtime::RuntimeSettings::default())?;
     let tokio = super::tokio_runtime().map_err(|e| cannot_serve(format!("{e:#}")))?;
     let provider =
-        tokio.block_on(Provider::start(std::sync::Arc::new(runtime))).map_err(|e| match e {
+        tokio.block_on(Dispatcher::start(std::sync::Arc::new(runtime))).map_err(|e| match e {
             StartError::Guest(e) => cannot_serve(format!("reading its schema failed: {e}")),
             StartError::Schema(e) => cannot_serve(format!("its schema is invalid: {e}")),
         })?;
