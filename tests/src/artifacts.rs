@@ -119,6 +119,20 @@ impl Artifacts {
         }
         Ok(path)
     }
+
+    /// A checked-in test fixture, `tests/fixtures/RELATIVE`.
+    pub fn fixture(&self, relative: &str) -> anyhow::Result<PathBuf> {
+        let path = self.repo_root.join("tests/fixtures").join(relative);
+        if !path.is_file() {
+            bail!(
+                "the test fixture {} is missing; it is checked in, so restore it with \
+                 `git checkout -- {}` (never rebuild it: see its README)",
+                path.display(),
+                Path::new("tests/fixtures").join(relative).display()
+            );
+        }
+        Ok(path)
+    }
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {

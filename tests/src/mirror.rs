@@ -28,10 +28,13 @@ pub enum Provider {
     Files,
     /// examples/etcd: keys in a real etcd over granted HTTP.
     Etcd,
+    /// examples/random as built against WIT `terrarium:provider@0.2.0`, checked in under
+    /// tests/fixtures/wit-0.2.0/ and never rebuilt: what a user's old component looks like.
+    RandomWit020,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 8] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -40,6 +43,7 @@ impl Provider {
         Provider::Slow,
         Provider::Files,
         Provider::Etcd,
+        Provider::RandomWit020,
     ];
 
     /// The full source address configurations use (`required_providers`).
@@ -48,7 +52,7 @@ impl Provider {
             // Same address as the original: configurations work unchanged with either.
             Provider::Null | Provider::GoNull => "registry.terraform.io/hashicorp/null",
             // Not a drop-in for hashicorp/random, so it does not take its address.
-            Provider::Random => "registry.terraform.io/terrarium/random",
+            Provider::Random | Provider::RandomWit020 => "registry.terraform.io/terrarium/random",
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
             Provider::Slow => "registry.terraform.io/terrarium/slow",
@@ -75,7 +79,8 @@ impl Provider {
             | Provider::Hostile
             | Provider::Slow
             | Provider::Files
-            | Provider::Etcd => "0.1.0",
+            | Provider::Etcd
+            | Provider::RandomWit020 => "0.1.0",
         }
     }
 
@@ -89,8 +94,27 @@ impl Provider {
             Provider::Slow => Some("slow_provider"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
-            Provider::GoNull => None,
+            Provider::GoNull | Provider::RandomWit020 => None,
         }
+    }
+
+    /// The checked-in component file serving this provider, relative to tests/fixtures/
+    /// (None for providers built by `make build-guests`, and for native ones).
+    pub fn component_fixture(self) -> Option<&'static str> {
+        match self {
+            Provider::RandomWit020 => Some("wit-0.2.0/random_provider.wasm"),
+            _ => None,
+        }
+    }
+
+    /// The component serving this provider: built by `make build-guests` or checked in
+    /// (None for native providers).
+    pub fn component(self) -> anyhow::Result<Option<PathBuf>> {
+        let artifacts = Artifacts::get()?;
+        if let Some(fixture) = self.component_fixture() {
+            return artifacts.fixture(fixture).map(Some);
+        }
+        self.component_crate().map(|name| artifacts.component(name)).transpose()
     }
 
     /// A `required_providers` entry for this provider, pinned to its version.
@@ -188,9 +212,8 @@ impl Mirror {
     /// Installs `provider`: components with `terrarium install`, native ones by copying.
     pub fn install(&self, provider: Provider) -> anyhow::Result<()> {
         let artifacts = Artifacts::get()?;
-        match provider.component_crate() {
-            Some(crate_name) => {
-                let component = artifacts.component(crate_name)?;
+        match provider.component()? {
+            Some(component) => {
                 let output = terrarium_install(
                     &component,
                     provider.source(),

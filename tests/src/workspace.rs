@@ -74,10 +74,9 @@ impl Workspace {
         let mirror = Mirror::at(dir.path().join("mirror"))?;
         let mut includes = Vec::new();
         for (provider, install_args) in installs {
-            let crate_name = provider
-                .component_crate()
+            let component = provider
+                .component()?
                 .with_context(|| format!("{provider:?} is not a component provider"))?;
-            let component = Artifacts::get()?.component(crate_name)?;
             let output = terrarium_install_with(
                 &component,
                 provider.source(),

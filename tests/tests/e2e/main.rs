@@ -25,6 +25,7 @@
 //! * `query`: `terraform query` with `list "files_file"` blocks, and the configuration it generates.
 //! * `actions`: `terraform apply -invoke` of the files_touch action and its progress messages.
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
+//! * `compat`: a component built against WIT 0.2.0 (a checked-in fixture) served through terraform.
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
@@ -32,6 +33,7 @@
 
 mod acceptance;
 mod actions;
+mod compat;
 mod dev;
 mod ephemeral;
 mod etcd;
