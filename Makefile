@@ -70,7 +70,7 @@ lint: setup
 	@echo 'lint: rustfmt --check'
 	@rustfmt --edition 2024 --check $(RUST_SOURCES)
 	@echo 'lint: module layering'
-	@scripts/check-layers host/src model/src guest-sdk/src
+	@scripts/check-layers host/src model/src framework/src guest-sdk/src
 	@scripts/check-commits
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
 	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings

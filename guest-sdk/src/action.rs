@@ -144,7 +144,10 @@ impl<A: Action> AnyAction for A {
 
     fn invoke_action(&self, request: ActionRequest, progress: &Progress) -> Vec<Diagnostic> {
         let schema = Action::schema(self);
-        let config = crate::plan::fill_defaults(crate::plan::Shape::of(&schema), request.config);
+        let config = terrarium_framework::plan::fill_defaults(
+            terrarium_framework::plan::Shape::of(&schema),
+            request.config,
+        );
         from_value(&config)
             .map_err(Diagnostics::from)
             .and_then(|config| Action::invoke(self, config, progress))

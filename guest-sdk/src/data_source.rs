@@ -83,7 +83,10 @@ impl<D: DataSource> AnyDataSource for D {
                 let state = match deferred {
                     Some(_) => {
                         let schema = DataSource::schema(self);
-                        crate::plan::mark_unknown(crate::plan::Shape::of(&schema), request.config)
+                        terrarium_framework::plan::mark_unknown(
+                            terrarium_framework::plan::Shape::of(&schema),
+                            request.config,
+                        )
                     }
                     None => Value::Null,
                 };

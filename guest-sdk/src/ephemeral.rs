@@ -257,7 +257,10 @@ impl<E: EphemeralResource> AnyEphemeralResource for E {
     fn open_resource(&self, request: OpenRequest) -> OpenResponse {
         let schema = EphemeralResource::schema(self);
         let ty = schema.implied_type();
-        let config = crate::plan::fill_defaults(crate::plan::Shape::of(&schema), request.config);
+        let config = terrarium_framework::plan::fill_defaults(
+            terrarium_framework::plan::Shape::of(&schema),
+            request.config,
+        );
         let mut lease = Lease::default();
         let result = from_value(&config)
             .map_err(Diagnostics::from)

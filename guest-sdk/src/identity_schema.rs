@@ -7,10 +7,10 @@
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
 use crate::diag::{Diagnostics, Result};
-use crate::plan::first_unknown;
 use crate::schema::Attribute;
 use crate::typed::Model;
 use crate::value::upgrade_raw;
+use terrarium_framework::plan::first_unknown;
 
 /// The identity schema of a resource type: a version and flat attributes.
 #[derive(Clone, Debug, PartialEq)]

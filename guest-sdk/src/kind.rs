@@ -5,11 +5,11 @@
 use serde::Serialize;
 use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 
-use crate::check::run_validators;
 use crate::diag::{Diagnostics, Result};
-use crate::plan::{Shape, first_unknown};
 use crate::schema::Schema;
 use crate::value::{conform, to_value};
+use terrarium_framework::check::run_validators;
+use terrarium_framework::plan::{Shape, first_unknown};
 
 /// A `Validate*Config` answer for any kind of type: every attribute's validators over the
 /// configuration, then the type's own checks, `own`; the problems of both, in that order.

@@ -122,7 +122,6 @@ extern crate self as terrarium_sdk;
 
 pub mod action;
 mod attr;
-mod check;
 pub mod data_source;
 mod diag;
 pub mod ephemeral;
@@ -135,18 +134,15 @@ mod kind;
 pub mod list;
 pub mod log;
 pub mod meta;
-pub mod plan;
 mod provider;
 pub mod resource;
 pub mod rpc;
 pub mod schema;
-pub mod semantic;
 mod server;
 pub mod stop;
 pub mod testing;
 pub mod timeouts;
 pub mod typed;
-pub mod validate;
 mod value;
 
 pub use action::{Action, AnyAction};
@@ -173,6 +169,9 @@ pub use value::{
     Error as ValueError, canonical_key, conform, from_value, infer_type, same_value, to_value,
     upgrade_raw,
 };
+
+// The framework's rules (planning, validators, consistency checks), shared with the host.
+pub use terrarium_framework::{plan, semantic, validate};
 
 /// The data model: values, types, paths and diagnostics as Terraform knows them.
 pub use terrarium_model::{

@@ -96,11 +96,11 @@ use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 use crate::diag::{Diagnostics, Result};
 use crate::identity::ResourceIdentity;
 use crate::kind::{known_state, validate_config};
-use crate::plan::{Shape, clear_write_only};
 use crate::resource::Resource;
 use crate::schema::Schema;
 use crate::typed::Model;
 use crate::value::{conform, from_value, to_value};
+use terrarium_framework::plan::{Shape, clear_write_only};
 
 /// A managed resource type whose objects can be listed (`terraform query`). Implemented by
 /// the resource type itself: the list has its type name, and its items are its identities
@@ -282,7 +282,7 @@ impl<L: ListResource> AnyListResource for L {
         sink: &mut dyn FnMut(ListItem) -> bool,
     ) -> Vec<Diagnostic> {
         let schema = ListResource::list_schema(self);
-        let config = crate::plan::fill_defaults(Shape::of(&schema), request.config);
+        let config = terrarium_framework::plan::fill_defaults(Shape::of(&schema), request.config);
         let object_schema = Resource::schema(self);
         let mut results = ListResults::<L> {
             sink,

@@ -303,7 +303,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         }
         if let Some(d) = &o.default {
-            attribute = quote!(#attribute.default_of(&(#d)));
+            attribute = quote!(#sdk::schema::DefaultOf::default_of(#attribute, &(#d)));
         }
         if let Some(f) = &o.default_with {
             attribute = quote!(#attribute.default_with(#f));

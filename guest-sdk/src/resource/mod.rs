@@ -73,13 +73,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use terrarium_model::{AttributePath, Diagnostic, Value};
 
-use crate::check::{check_apply, check_plan, inconsistent};
 use crate::diag::{Diagnostics, Result};
 use crate::identity_schema::{AnyIdentity, IdentitySchema, fit_raw_identity, known_identity};
 use crate::kind::{known_state, validate_config};
-use crate::plan::{
-    Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
-};
 use crate::rpc::{
     ApplyRequest, ApplyResponse, GenerateConfigResponse, ImportRequest, ImportResponse,
     ImportedResource, MoveRequest, MoveResponse, PlanRequest, PlanResponse, ReadRequest,
@@ -88,6 +84,10 @@ use crate::rpc::{
 use crate::schema::Schema;
 use crate::typed::Model;
 use crate::value::{conform, from_value, to_value, upgrade_raw};
+use terrarium_framework::check::{check_apply, check_plan, inconsistent};
+use terrarium_framework::plan::{
+    Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
+};
 
 pub use import::{import_composite, import_passthrough};
 pub use plan::Plan;
@@ -479,7 +479,11 @@ impl<R: Resource> AnyResource for R {
             Ok((state, identity)) => {
                 // Write-only values are never stored, whatever the code returned.
                 let mut state = clear_write_only(Shape::of(&schema), state);
-                crate::semantic::keep_equal(Shape::of(&schema), &planned_state, &mut state);
+                terrarium_framework::semantic::keep_equal(
+                    Shape::of(&schema),
+                    &planned_state,
+                    &mut state,
+                );
                 let mut problems = Vec::new();
                 check_apply(&planned_state, &state, &AttributePath::root(), &mut problems);
                 response.diagnostics.extend(inconsistent(
@@ -531,7 +535,11 @@ impl<R: Resource> AnyResource for R {
         response.private = private.encode();
         match result {
             Ok((mut state, identity)) => {
-                crate::semantic::keep_equal(Shape::of(&schema), &request.current_state, &mut state);
+                terrarium_framework::semantic::keep_equal(
+                    Shape::of(&schema),
+                    &request.current_state,
+                    &mut state,
+                );
                 response.new_state = state;
                 response.new_identity = identity;
             }

@@ -72,7 +72,6 @@ use serde_json::Value as Json;
 use terrarium_model::{AttributePath, Diagnostic, Number, Severity, Value};
 
 use crate::kind::find_type;
-use crate::plan::{Shape, counterparts, elements};
 use crate::provider::Provider;
 use crate::rpc::{
     ApplyRequest, ClientCapabilities, DeferredReason, ImportRequest, MoveRequest, PlanRequest,
@@ -81,6 +80,7 @@ use crate::rpc::{
 use crate::schema::Schema;
 use crate::server::Server;
 use crate::value::{conform, from_value};
+use terrarium_framework::plan::{Shape, counterparts, elements};
 
 /// Makes [`crate::stop::stopping`] answer `stopping` on this thread, as if Terraform had
 /// asked the provider to stop (Ctrl-C) during the calls that follow: for testing what a

@@ -24,7 +24,6 @@
 
 mod conform;
 mod de;
-mod equal;
 mod ser;
 
 use std::fmt;
@@ -32,7 +31,7 @@ use std::fmt;
 use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
 
 pub use conform::{conform, conform_block, dynamic_blocks_as_collections, infer_type, upgrade_raw};
-pub use equal::{canonical_key, same_value};
+pub use terrarium_framework::{canonical_key, same_value};
 
 /// The newtype name Terrarium's serializer recognises as [`BigNumber`](crate::BigNumber).
 pub(crate) const BIG_NUMBER: &str = "$terrarium::BigNumber";

@@ -7,23 +7,26 @@ use std::collections::BTreeMap;
 use terrarium_model::schema::{BlockNesting, ObjectNesting};
 use terrarium_model::{AttributePath, Value};
 
+use crate::canonical_key;
 use crate::schema::{Attribute, AttributeKind, NestedBlock, Schema};
-use crate::value::canonical_key;
 
 /// The attributes and blocks of one object type: the resource's, or a nested object's.
 #[derive(Clone, Copy)]
-pub(crate) struct Shape<'a> {
-    pub(crate) attributes: &'a [Attribute],
-    pub(crate) blocks: &'a [NestedBlock],
+pub struct Shape<'a> {
+    /// The attributes, nested ones included.
+    pub attributes: &'a [Attribute],
+    /// The nested blocks (none inside a nested attribute's objects).
+    pub blocks: &'a [NestedBlock],
 }
 
 impl<'a> Shape<'a> {
-    pub(crate) fn of(schema: &'a Schema) -> Self {
+    /// The shape of a schema's top-level block.
+    pub fn of(schema: &'a Schema) -> Self {
         Shape { attributes: schema.root().attributes(), blocks: schema.root().blocks() }
     }
 
     /// Every nested attribute and block: name, nesting and the shape of its objects.
-    pub(crate) fn children(&self) -> impl Iterator<Item = (&'a str, BlockNesting, Shape<'a>)> + 'a {
+    pub fn children(&self) -> impl Iterator<Item = (&'a str, BlockNesting, Shape<'a>)> + 'a {
         let attributes = self.attributes.iter().filter_map(|a| match a.kind() {
             AttributeKind::Nested(n, inner) => Some((
                 a.name(),
@@ -42,7 +45,8 @@ impl<'a> Shape<'a> {
         attributes.chain(blocks)
     }
 
-    pub(crate) fn nested_attribute(&self, a: &'a Attribute) -> Option<(BlockNesting, Shape<'a>)> {
+    /// The nesting and object shape of a nested attribute; `None` for a typed one.
+    pub fn nested_attribute(&self, a: &'a Attribute) -> Option<(BlockNesting, Shape<'a>)> {
         match a.kind() {
             AttributeKind::Nested(n, inner) => {
                 Some((object_nesting(*n), Shape { attributes: inner.as_slice(), blocks: &[] }))
@@ -54,7 +58,7 @@ impl<'a> Shape<'a> {
 
 /// The elements of a nested value, in a fixed order: the object itself (single, group), the
 /// items (list, set) or the values by key (map). Null and unknown have none.
-pub(crate) fn elements(value: &Value) -> Vec<&Value> {
+pub fn elements(value: &Value) -> Vec<&Value> {
     match value {
         Value::Object(_) => vec![value],
         Value::List(items) | Value::Set(items) => items.iter().collect(),
@@ -76,7 +80,7 @@ pub(crate) fn elements_mut(value: &mut Value) -> Vec<&mut Value> {
 /// among the elements of `right`: same position in lists, same key in maps, the object
 /// itself for single nesting, and for sets the element with the same configured attributes
 /// (computed ones left out), each used once. O(n log n).
-pub(crate) fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec<Option<usize>> {
+pub fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec<Option<usize>> {
     match (left, right) {
         (Value::Object(_), Value::Object(_)) => vec![Some(0)],
         (Value::List(l), Value::List(r)) => {
@@ -156,7 +160,7 @@ pub(crate) fn map_objects(
 
 /// The path of the first unknown value inside `value`, if any: a state returned by apply or
 /// read must be wholly known.
-pub(crate) fn first_unknown(value: &Value, path: &AttributePath) -> Option<AttributePath> {
+pub fn first_unknown(value: &Value, path: &AttributePath) -> Option<AttributePath> {
     match value {
         Value::Unknown(_) => Some(path.clone()),
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {

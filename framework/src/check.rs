@@ -12,13 +12,13 @@ use std::fmt::Write as _;
 use terrarium_model::{AttributePath, Diagnostic, Value};
 
 use crate::plan::{Shape, counterparts, elements};
+use crate::same_value;
 use crate::validate::Context;
-use crate::value::same_value;
 
 const NULL: Value = Value::Null;
 
 /// Runs every attribute's validators over a configuration, at every depth.
-pub(crate) fn run_validators(
+pub fn run_validators(
     shape: Shape<'_>,
     config: &Value,
     path: &AttributePath,
@@ -59,7 +59,7 @@ pub(crate) fn run_validators(
 }
 
 /// A short rendering of a value for messages (long values are cut).
-pub(crate) fn show(value: &Value) -> String {
+pub fn show(value: &Value) -> String {
     let mut out = String::new();
     render(value, &mut out);
     if out.chars().count() > 120 {
@@ -132,7 +132,7 @@ fn keeps(config: &Value, planned: &Value) -> bool {
 
 /// Checks a plan against the configuration: every value the configuration sets is planned
 /// as configured, write-only attributes are planned null.
-pub(crate) fn check_plan(
+pub fn check_plan(
     shape: Shape<'_>,
     config: &Value,
     planned: &Value,
@@ -250,7 +250,7 @@ fn check_elements(
 }
 
 /// Checks an apply result against the plan: every value the plan knew is kept.
-pub(crate) fn check_apply(
+pub fn check_apply(
     planned: &Value,
     new: &Value,
     path: &AttributePath,
@@ -295,7 +295,7 @@ pub(crate) fn check_apply(
 }
 
 /// Turns problems into one error diagnostic each.
-pub(crate) fn inconsistent(
+pub fn inconsistent(
     problems: Vec<(AttributePath, String)>,
     summary: &str,
     culprit: &str,

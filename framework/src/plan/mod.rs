@@ -1,5 +1,5 @@
-//! The default plan: what a resource's planned state is before its own
-//! [`Resource::plan`](crate::Resource::plan) hook sees it.
+//! The default plan: what a resource's planned state is before the provider's own plan
+//! hook (the Rust SDK's `Resource::plan`) sees it.
 //!
 //! Terraform proposes a new state (the configuration, with prior values carried over for
 //! computed attributes the configuration leaves unset) and asks the provider to plan. The
@@ -31,13 +31,13 @@ mod walk;
 use terrarium_model::schema::BlockNesting;
 use terrarium_model::{AttributePath, Value};
 
+use crate::same_value;
 use crate::schema::{DefaultValue, NestedBlock, ReplaceRule, Schema};
-use crate::value::same_value;
-pub(crate) use walk::{Shape, counterparts, elements, first_unknown};
+pub use walk::{Shape, counterparts, elements, first_unknown};
 use walk::{elements_mut, identity_key, map_objects, strip_computed};
 
 /// The planned state and the attributes that force replacement.
-pub(crate) fn default_plan(
+pub fn default_plan(
     schema: &Schema,
     prior: &Value,
     proposed: &Value,
@@ -80,7 +80,7 @@ pub(crate) fn default_plan(
 const NULL: Value = Value::Null;
 
 /// Fills in defaults where the configuration leaves attributes null, at every depth.
-pub(crate) fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
+pub fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -155,7 +155,7 @@ fn overlay_defaults(
 /// Marks computed attributes that are null unknown, at every depth. In a proposal a
 /// computed attribute is null only when neither the configuration nor the prior state has
 /// a value for it.
-pub(crate) fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
+pub fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -236,7 +236,7 @@ fn update_elements(inner: Shape<'_>, value: &mut Value, prior: &Value, config: &
 }
 
 /// Write-only attributes are never planned or stored: Terraform requires them null.
-pub(crate) fn clear_write_only(shape: Shape<'_>, value: Value) -> Value {
+pub fn clear_write_only(shape: Shape<'_>, value: Value) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -258,7 +258,7 @@ pub(crate) fn clear_write_only(shape: Shape<'_>, value: Value) -> Value {
 /// resource's create and update to see: Terraform plans them null, but sends them in the
 /// configuration. Objects are paired by position (lists) and key (maps, objects); set
 /// elements cannot be paired and keep null.
-pub(crate) fn fill_write_only(shape: Shape<'_>, planned: Value, config: &Value) -> Value {
+pub fn fill_write_only(shape: Shape<'_>, planned: Value, config: &Value) -> Value {
     let Value::Object(mut object) = planned else {
         return planned;
     };
@@ -301,12 +301,13 @@ pub(crate) fn fill_write_only(shape: Shape<'_>, planned: Value, config: &Value) 
 
 /// The configuration that would produce `state`: the state with computed-only attributes
 /// (computed and not optional) null at every depth, and write-only ones null too. The
-/// default of [`Resource::generate_config`](crate::Resource::generate_config), for
+/// default of the Rust SDK's `Resource::generate_config`, for
 /// `terraform plan -generate-config-out`.
 ///
 /// ```
-/// use terrarium_sdk::schema::{Attribute, Schema};
-/// use terrarium_sdk::{Value, plan::generated_config};
+/// use terrarium_framework::schema::{Attribute, Schema};
+/// use terrarium_framework::plan::generated_config;
+/// use terrarium_model::Value;
 /// let schema = Schema::new()
 ///     .attribute(Attribute::string("id").computed())
 ///     .attribute(Attribute::string("name").required());

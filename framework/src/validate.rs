@@ -7,8 +7,8 @@
 //! configurations before everything in them is known, and checks nothing until it is.
 //!
 //! ```
-//! use terrarium_sdk::schema::Attribute;
-//! use terrarium_sdk::validate::{length, one_of, pattern, conflicts_with};
+//! use terrarium_framework::schema::Attribute;
+//! use terrarium_framework::validate::{length, one_of, pattern, conflicts_with};
 //!
 //! let name = Attribute::string("name")
 //!     .required()
@@ -195,7 +195,8 @@ pub fn size(min: usize, max: usize) -> BoxedValidator {
 /// Any check: `check` gets known, non-null values and returns what is wrong with them.
 ///
 /// ```
-/// use terrarium_sdk::{Value, validate::custom};
+/// use terrarium_framework::validate::custom;
+/// use terrarium_model::Value;
 /// let even = custom("an even number", |v| match v {
 ///     Value::Number(n) if n.as_i64().is_some_and(|i| i % 2 != 0) => Err(format!("{n} is odd")),
 ///     _ => Ok(()),

@@ -48,7 +48,7 @@ fn same_json(x: &serde_json::Value, y: &serde_json::Value) -> bool {
 /// Puts `before`'s value back wherever `after` holds a semantically equal one, at every
 /// depth (objects, lists by position, maps by key; set elements are matched as the plan
 /// matches them).
-pub(crate) fn keep_equal(shape: Shape<'_>, before: &Value, after: &mut Value) {
+pub fn keep_equal(shape: Shape<'_>, before: &Value, after: &mut Value) {
     let Value::Object(object) = after else { return };
     for a in shape.attributes {
         let (Some(equal), Some(old), Some(new)) =
