@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// terrarium-js: builds a TypeScript (or JavaScript) Terraform provider into a WebAssembly
+// component that `terrarium` serves.
+//
+//   terrarium-js build [ENTRY] [-o OUT.wasm] [--no-check] [--no-http]
+//       type-checks the project (tsc --noEmit, when it has a tsconfig.json), bundles ENTRY
+//       (default src/provider.ts) with esbuild into one ES module, and turns that into a
+//       component with componentize-js against Terrarium's WIT world.
+//   terrarium-js wit-types [OUT_DIR]
+//       regenerates the TypeScript declarations of the WIT world (src/wit of this package).
+//
+// Errors are one line on stderr and exit status 1.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const sdkDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/// The WIT world every component targets: the repository's wit/ (this package lives in
+/// guest-sdk/js of the Terrarium repository).
+const witDir = resolve(sdkDir, '..', '..', 'wit');
+const worldName = 'terrarium-provider';
+
+function fail(message) {
+  process.stderr.write(`terrarium-js: error: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  const positional = [];
+  const flags = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-o' || arg === '--out') {
+      if (i + 1 >= argv.length) fail(`${arg} needs a file name, e.g. ${arg} provider.wasm`);
+      flags.set('out', argv[++i]);
+    } else if (arg.startsWith('--')) {
+      flags.set(arg.slice(2), true);
+    } else {
+      positional.push(arg);
+    }
+  }
+  return { positional, flags };
+}
+
+function tool(name) {
+  const path = join(sdkDir, 'node_modules', '.bin', name);
+  if (!existsSync(path)) {
+    fail(`${path} is missing; run the repository's scripts/setup (it installs the JavaScript toolchain)`);
+  }
+  return path;
+}
+
+async function build(argv) {
+  const { positional, flags } = parseArgs(argv);
+  const unknown = [...flags.keys()].filter((f) => !['out', 'no-check', 'no-http'].includes(f));
+  if (unknown.length) fail(`unknown option --${unknown[0]}; options: -o FILE, --no-check, --no-http`);
+  const entry = resolve(positional[0] ?? 'src/provider.ts');
+  if (!existsSync(entry)) fail(`${entry} does not exist; name the provider's entry module, e.g. terrarium-js build src/provider.ts`);
+  const out = resolve(flags.get('out') ?? 'provider.wasm');
+  const project = process.cwd();
+
+  if (!flags.get('no-check') && existsSync(join(project, 'tsconfig.json'))) {
+    const check = spawnSync(tool('tsc'), ['--noEmit', '-p', project], { stdio: 'inherit' });
+    if (check.status !== 0) fail('type errors (above); fix them or build with --no-check');
+  }
+
+  const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-'));
+  try {
+    const bundle = join(scratch, 'provider.js');
+    const esbuild = await import(join(sdkDir, 'node_modules', 'esbuild', 'lib', 'main.js'));
+    await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      target: 'es2022',
+      outfile: bundle,
+      // The world's imports are provided by the component model, not by files.
+      external: ['terrarium:*', 'wasi:*'],
+      logLevel: 'error',
+    }).catch(() => fail('the bundle failed (errors above)'));
+
+    const { componentize } = await import(
+      join(sdkDir, 'node_modules', '@bytecodealliance', 'componentize-js', 'src', 'componentize.js')
+    );
+    // `fetch` needs wasi:http; a provider that makes no requests can leave it out.
+    const disableFeatures = flags.get('no-http') ? ['http', 'fetch-event'] : ['fetch-event'];
+    const { component } = await componentize({
+      sourcePath: bundle,
+      witPath: witDir,
+      worldName,
+      disableFeatures,
+    }).catch((e) => fail(`componentize-js: ${String(e.message ?? e).split('\n')[0]}`));
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, component);
+    process.stderr.write(`terrarium-js: wrote ${relative(project, out) || out} (${(component.length / 1e6).toFixed(1)} MB)\n`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function witTypes(argv) {
+  const { positional } = parseArgs(argv);
+  const outDir = resolve(positional[0] ?? join(sdkDir, 'src', 'wit'));
+  // jco's WIT reader sees the file system through its current directory: run it from the
+  // WIT's parent and give it a relative path.
+  const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-types-'));
+  try {
+    const run = spawnSync(
+      tool('jco'),
+      ['guest-types', relative(dirname(witDir), witDir), '--world-name', worldName, '-o', scratch, '-q'],
+      { cwd: dirname(witDir), encoding: 'utf8' },
+    );
+    if (run.status !== 0) fail(`jco guest-types failed: ${(run.stderr || run.stdout).trim().split('\n')[0]}`);
+    rmSync(outDir, { recursive: true, force: true });
+    mkdirSync(outDir, { recursive: true });
+    for (const file of listFiles(scratch)) {
+      const target = join(outDir, relative(scratch, file));
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, readFileSync(file));
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function listFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+const [command, ...rest] = process.argv.slice(2);
+switch (command) {
+  case 'build':
+    await build(rest);
+    break;
+  case 'wit-types':
+    witTypes(rest);
+    break;
+  default:
+    fail(`${command ? `unknown command ${command}` : 'no command'}; commands: build, wit-types`);
+}

@@ -1,0 +1,47 @@
+// @terrarium/sdk: Terraform providers in TypeScript, built into WebAssembly components that
+// Terrarium serves. See README.md for a walk-through.
+
+export { Diagnostics, type Diagnostic, key, type Path, pathToString, TerraformError } from './diagnostics.js';
+export { log, stopping } from './log.js';
+export {
+  type ConfigureContext,
+  DataSource,
+  EphemeralResource,
+  FunctionError,
+  type Opened,
+  type Parameter,
+  param,
+  Provider,
+  ProviderFunction,
+  Resource,
+} from './provider.js';
+export {
+  alsoRequires,
+  atLeastOneOf,
+  Attribute,
+  block,
+  bool,
+  conflictsWith,
+  dynamic,
+  exactlyOneOf,
+  length,
+  list,
+  map,
+  nested,
+  number,
+  object,
+  oneOf,
+  pattern,
+  range,
+  Schema,
+  schema,
+  set,
+  size,
+  type State,
+  string,
+  typeOfAttribute,
+  type Validator,
+} from './schema.js';
+export { serve } from './serve.js';
+export type { TypeJson } from './types.js';
+export { Decimal, isUnknown, type Refinements, type TfValue, Unknown, unknown, valuesEqual } from './values.js';

@@ -1,0 +1,155 @@
+// What a provider author writes: a Provider with resources, data sources, functions and
+// ephemeral resources, each a class with a schema and the code only it can run (create, read,
+// update, delete, import, open, call). Everything else (planning, defaults, validators, the
+// consistency checks, the wire encodings) is the host's.
+
+import { TerraformError } from './diagnostics.js';
+import type { Attribute, Kind, Schema, State } from './schema.js';
+import { typeOfAttribute } from './schema.js';
+import type { TypeJson } from './types.js';
+import type { TfValue } from './values.js';
+
+/** What Terraform said about itself in ConfigureProvider. */
+export interface ConfigureContext {
+  terraformVersion: string;
+}
+
+/**
+ * A managed resource type. `create`, `read` and `delete` are always written; `update` when
+ * some attribute can change without a replacement (by default every change that is not a
+ * replacement is refused with an error).
+ */
+export abstract class Resource<S extends Schema = Schema> {
+  /** `<provider>_<name>`, e.g. `pets_pet`. */
+  abstract readonly typeName: string;
+  abstract readonly schema: S;
+
+  /** Creates the object; returns the state with every computed attribute known. */
+  abstract create(planned: State<S>): State<S>;
+
+  /** Looks at the real object: its current state, or `null` when it is gone. */
+  abstract read(current: State<S>): State<S> | null;
+
+  /** Changes the object in place; returns the new state. */
+  update(prior: State<S>, planned: State<S>): State<S> {
+    void prior;
+    void planned;
+    throw new TerraformError(
+      `${this.typeName} cannot be updated in place`,
+      'The provider has no update for this resource type; mark the attributes that change with .requiresReplace().',
+    );
+  }
+
+  /** Deletes the object. */
+  abstract delete(prior: State<S>): void;
+
+  /**
+   * `terraform import` / an `import` block: the state of the object `id` names. Terraform
+   * reads it right after. Without it, import is refused with an error.
+   */
+  importState?(id: string): State<S>;
+
+  /**
+   * Checks beyond the schema's validators, on a configuration in which any value may still
+   * be unknown. Throw a `TerraformError` (with the attribute's path) to refuse it.
+   */
+  validate?(config: Record<string, TfValue>): void;
+
+  /**
+   * The state written by an older schema version (`schema.version`), as stored: JSON objects,
+   * arrays, strings, numbers, booleans, nulls. Returns it in the current schema.
+   */
+  upgrade?(version: number, raw: TfValue): State<S>;
+}
+
+/** A data source: `read` fills the computed attributes from the configuration. */
+export abstract class DataSource<S extends Schema = Schema> {
+  abstract readonly typeName: string;
+  abstract readonly schema: S;
+  abstract read(config: State<S>): State<S>;
+  validate?(config: Record<string, TfValue>): void;
+}
+
+/** What `open` returns: the value, and what renew and close need (never stored by Terraform). */
+export interface Opened<S extends Schema> {
+  result: State<S>;
+  private?: Uint8Array;
+  /** When Terraform should call `renew`. */
+  renewAt?: Date;
+}
+
+/** An ephemeral resource: a value that exists during one Terraform run and is never stored. */
+export abstract class EphemeralResource<S extends Schema = Schema> {
+  abstract readonly typeName: string;
+  abstract readonly schema: S;
+  abstract open(config: State<S>): Opened<S>;
+  renew?(privateData: Uint8Array | undefined): { private?: Uint8Array; renewAt?: Date };
+  close?(privateData: Uint8Array | undefined): void;
+  validate?(config: Record<string, TfValue>): void;
+}
+
+/** A function argument or return value: its name and type. */
+export interface Parameter {
+  name: string;
+  type: TypeJson;
+  description?: string;
+  /** Whether the function accepts null for it (otherwise Terraform refuses null). */
+  allowNull?: boolean;
+  /** Whether the function accepts an unknown value (otherwise Terraform returns unknown). */
+  allowUnknown?: boolean;
+}
+
+/** A parameter named `name` of the type of `attribute` (e.g. `param('name', string())`). */
+export function param(
+  name: string,
+  attribute: Attribute<unknown, Kind>,
+  options: Omit<Parameter, 'name' | 'type'> = {},
+): Parameter {
+  return { name, type: typeOfAttribute(attribute), ...options };
+}
+
+/** Thrown by a function's `call`: Terraform shows `text`, about `argument` (counting from 0). */
+export class FunctionError extends Error {
+  constructor(
+    readonly text: string,
+    readonly argument?: number,
+  ) {
+    super(text);
+    this.name = 'FunctionError';
+  }
+}
+
+/** A provider function (`provider::pets::name(...)` in Terraform 1.8+). */
+export abstract class ProviderFunction {
+  abstract readonly name: string;
+  abstract readonly parameters: Parameter[];
+  readonly variadic?: Parameter;
+  /** The type of the result, e.g. `typeOfAttribute(string())` or `'string'`. */
+  abstract readonly returns: TypeJson;
+  readonly summary: string = '';
+  readonly description: string = '';
+  abstract call(...args: TfValue[]): TfValue;
+}
+
+/**
+ * The provider: its configuration schema, what `configure` keeps of it, and its types.
+ *
+ *     class Pets extends Provider {
+ *       resources = [new PetResource()];
+ *     }
+ *     export const provider = serve(new Pets());
+ */
+export abstract class Provider<C extends Schema = Schema> {
+  /** The `provider "name" { ... }` block's schema; none by default. */
+  readonly schema?: C;
+  readonly resources: Resource<any>[] = [];
+  readonly dataSources: DataSource<any>[] = [];
+  readonly ephemeralResources: EphemeralResource<any>[] = [];
+  readonly functions: ProviderFunction[] = [];
+
+  /** Keeps what the provider configuration says, before any call that needs it. */
+  configure?(config: State<C>, context: ConfigureContext): void;
+
+  /** Checks of the provider configuration beyond its schema's validators. */
+  validate?(config: Record<string, TfValue>): void;
+}
