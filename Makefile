@@ -35,6 +35,14 @@ GUEST_FIXTURES := faulty-provider hostile-provider slow-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 
+# TypeScript guests, built with the TypeScript SDK (guest-sdk/js) into the same directory as
+# the Rust ones. Each takes a minute or so (componentize-js), so make rebuilds one only when
+# its sources, the SDK or the WIT changed.
+JS_GUESTS := pets_ts
+JS_GUEST_SOURCES = $(shell git ls-files guest-sdk/js wit 2>/dev/null)
+$(COMPONENT_DIR)/pets_ts.wasm: $(JS_GUEST_SOURCES) $(shell git ls-files examples/pets/typescript 2>/dev/null)
+	cd examples/pets/typescript && node ../../../guest-sdk/js/bin/terrarium-js.mjs build src/provider.ts -o $(abspath $@)
+
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
@@ -53,6 +61,7 @@ build-host: setup
 
 build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
+	@$(MAKE) --no-print-directory $(foreach g,$(JS_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
 
 # `cargo test` builds the host binary itself (its integration tests need it) with the same
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would

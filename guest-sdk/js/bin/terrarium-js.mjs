@@ -21,7 +21,33 @@ const sdkDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /// The WIT world every component targets: the repository's wit/ (this package lives in
 /// guest-sdk/js of the Terrarium repository).
 const witDir = resolve(sdkDir, '..', '..', 'wit');
-const worldName = 'terrarium-provider';
+/// Terrarium's world plus the WASI file-system interfaces, which JavaScript has no built-in
+/// access to (componentize-js adds what its own features need: clocks, random, stdio, http).
+/// The host grants files only to the directories the user allows.
+const worldName = 'terrarium-provider-js';
+const wasiWit = join(sdkDir, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wit', 'builtin', '0.2.12');
+
+/** Writes the world the component is built against into `dir`; returns `dir`. */
+function assembleWit(dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const file of readdirSync(witDir).filter((f) => f.endsWith('.wit'))) {
+    writeFileSync(join(dir, file), readFileSync(join(witDir, file)));
+  }
+  const packageLine = readFileSync(join(witDir, 'provider.wit'), 'utf8')
+    .split('\n')
+    .find((line) => line.startsWith('package '));
+  if (!packageLine) fail(`${join(witDir, 'provider.wit')} has no package line`);
+  writeFileSync(
+    join(dir, 'js-guest.wit'),
+    `${packageLine}\n\nworld ${worldName} {\n    include terrarium-provider;\n` +
+      `    import wasi:filesystem/preopens@0.2.12;\n    import wasi:filesystem/types@0.2.12;\n}\n`,
+  );
+  for (const dep of ['wasi-filesystem', 'wasi-io', 'wasi-clocks']) {
+    mkdirSync(join(dir, 'deps', dep), { recursive: true });
+    writeFileSync(join(dir, 'deps', dep, 'package.wit'), readFileSync(join(wasiWit, dep, 'package.wit')));
+  }
+  return dir;
+}
 
 function fail(message) {
   process.stderr.write(`terrarium-js: error: ${message}\n`);
@@ -80,6 +106,8 @@ async function build(argv) {
       outfile: bundle,
       // The world's imports are provided by the component model, not by files.
       external: ['terrarium:*', 'wasi:*'],
+      // The SDK is the one running this build (also for a project that links it with npm).
+      alias: { '@terrarium/sdk': join(sdkDir, 'src', 'index.ts') },
       logLevel: 'error',
     }).catch(() => fail('the bundle failed (errors above)'));
 
@@ -90,13 +118,13 @@ async function build(argv) {
     const disableFeatures = flags.get('no-http') ? ['http', 'fetch-event'] : ['fetch-event'];
     const { component } = await componentize({
       sourcePath: bundle,
-      witPath: witDir,
+      witPath: assembleWit(join(scratch, 'wit')),
       worldName,
       disableFeatures,
     }).catch((e) => fail(`componentize-js: ${String(e.message ?? e).split('\n')[0]}`));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, component);
-    process.stderr.write(`terrarium-js: wrote ${relative(project, out) || out} (${(component.length / 1e6).toFixed(1)} MB)\n`);
+    process.stderr.write(`terrarium-js: wrote ${out} (${(component.length / 1e6).toFixed(1)} MB)\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -105,20 +133,21 @@ async function build(argv) {
 function witTypes(argv) {
   const { positional } = parseArgs(argv);
   const outDir = resolve(positional[0] ?? join(sdkDir, 'src', 'wit'));
-  // jco's WIT reader sees the file system through its current directory: run it from the
-  // WIT's parent and give it a relative path.
+  // jco's WIT reader sees the file system through its current directory: run it there and
+  // give it relative paths.
   const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-types-'));
   try {
+    assembleWit(join(scratch, 'wit'));
     const run = spawnSync(
       tool('jco'),
-      ['guest-types', relative(dirname(witDir), witDir), '--world-name', worldName, '-o', scratch, '-q'],
-      { cwd: dirname(witDir), encoding: 'utf8' },
+      ['guest-types', 'wit', '--world-name', worldName, '-o', 'types', '-q'],
+      { cwd: scratch, encoding: 'utf8' },
     );
     if (run.status !== 0) fail(`jco guest-types failed: ${(run.stderr || run.stdout).trim().split('\n')[0]}`);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
-    for (const file of listFiles(scratch)) {
-      const target = join(outDir, relative(scratch, file));
+    for (const file of listFiles(join(scratch, 'types'))) {
+      const target = join(outDir, relative(join(scratch, 'types'), file));
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, readFileSync(file));
     }

@@ -1,4 +1,4 @@
-/// <reference path="./wit/terrarium-provider.d.ts" preserve="true" />
+/// <reference path="./wit/terrarium-provider-js.d.ts" preserve="true" />
 // The one place that names the WIT package version: everything else imports the world's
 // types and functions from here. (The declarations in wit/ are generated from the repository's
 // wit/ by `terrarium-js wit-types`.)
@@ -8,3 +8,5 @@ export type * as witProvider from 'terrarium:provider/provider@0.2.0';
 export type * as witStreams from 'terrarium:provider/streams@0.2.0';
 export * as witLog from 'terrarium:provider/log@0.2.0';
 export * as witLifecycle from 'terrarium:provider/lifecycle@0.2.0';
+export * as wasiPreopens from 'wasi:filesystem/preopens@0.2.12';
+export type * as wasiFilesystem from 'wasi:filesystem/types@0.2.12';

@@ -45,3 +45,5 @@ export {
 export { serve } from './serve.js';
 export type { TypeJson } from './types.js';
 export { Decimal, isUnknown, type Refinements, type TfValue, Unknown, unknown, valuesEqual } from './values.js';
+export * as files from './files.js';
+export { FileError } from './files.js';

@@ -55,8 +55,11 @@ export const atLeastOneOf = (...paths: string[]): Validator => ({ kind: 'at-leas
 
 // ---- attributes ---------------------------------------------------------------------------
 
-/** How an attribute is set: by the configuration, by the provider, or by either. */
-export type Kind = 'required' | 'optional' | 'computed' | 'optional-computed';
+/**
+ * How an attribute is set: by the configuration, by the provider, or by either. `unset` is
+ * optional until `.computed()` makes it computed only.
+ */
+export type Kind = 'unset' | 'required' | 'optional' | 'computed' | 'optional-computed';
 
 export type Nesting = 'single' | 'list' | 'set' | 'map';
 
@@ -88,14 +91,14 @@ export type Attributes = Record<string, Attribute<unknown, Kind>>;
  * `map(...)`, `object(...)`, `dynamic()` or `nested.*(...)`, then refined: `.required()`,
  * `.optional()` (the default), `.computed()`, `.sensitive()`, `.default(v)`, ...
  */
-export class Attribute<T, K extends Kind = 'optional'> {
+export class Attribute<T, K extends Kind = 'unset'> {
   /** Only for TypeScript: the JavaScript type of the value. */
   declare readonly _value: T;
   declare readonly _kind: K;
 
   constructor(
     readonly type: AttributeType,
-    readonly options: AttributeOptions = { kind: 'optional', validators: [] },
+    readonly options: AttributeOptions = { kind: 'unset', validators: [] },
   ) {}
 
   private with<K2 extends Kind>(changes: Partial<AttributeOptions>): Attribute<T, K2> {
@@ -106,11 +109,11 @@ export class Attribute<T, K extends Kind = 'optional'> {
   required(): Attribute<T, 'required'> {
     return this.with({ kind: 'required' });
   }
-  /** The configuration may set it (the default). */
+  /** The configuration may set it (the default); with `.computed()` after, the provider too. */
   optional(): Attribute<T, 'optional'> {
     return this.with({ kind: 'optional' });
   }
-  /** The provider sets it; with `.optional()` before, the configuration may set it too. */
+  /** The provider sets it; after `.optional()`, the configuration may set it too. */
   computed(): Attribute<T, K extends 'optional' | 'optional-computed' ? 'optional-computed' : 'computed'> {
     const optional = this.options.kind === 'optional' || this.options.kind === 'optional-computed';
     return this.with({ kind: optional ? 'optional-computed' : 'computed' });
@@ -240,7 +243,7 @@ export type AttributeValue<A> =
   A extends Attribute<infer T, infer K>
     ? K extends 'required'
       ? T
-      : K extends 'optional'
+      : K extends 'optional' | 'unset'
         ? T | null
         : T | null | Unknown
     : never;
@@ -291,13 +294,6 @@ export class Schema<A extends Attributes = Attributes, B extends Blocks = Blocks
     this.version = options.version ?? 0;
     this.type = objectType(this.attributes, this.blocks);
   }
-
-  /** The names of the attributes (at the top level) that the provider computes. */
-  get computedAttributes(): string[] {
-    return Object.entries(this.attributes)
-      .filter(([, a]) => a.options.kind === 'computed' || a.options.kind === 'optional-computed')
-      .map(([k]) => k);
-  }
 }
 
 export function schema<A extends Attributes, B extends Blocks = {}>(options: SchemaOptions<A, B>): Schema<A, B> {
@@ -305,7 +301,7 @@ export function schema<A extends Attributes, B extends Blocks = {}>(options: Sch
 }
 
 /** The JavaScript type of a value of schema `S`. */
-export type State<S> = S extends Schema<infer A, infer B> ? Infer<A, B> : never;
+export type State<S> = 0 extends 1 & S ? any : S extends Schema<infer A, infer B> ? Infer<A, B> : never;
 
 function blockType(b: NestedBlock<Attributes, Blocks, BlockNesting>): TypeJson {
   const object = objectType(b.attributes, b.blocks);
@@ -357,7 +353,7 @@ export function schemaToWit(s: Schema): wit.Schema {
         nested: nestedAttrs,
         description: description(o.description, o.markdown),
         required: o.kind === 'required',
-        optional: o.kind === 'optional' || o.kind === 'optional-computed',
+        optional: o.kind === 'unset' || o.kind === 'optional' || o.kind === 'optional-computed',
         computed: o.kind === 'computed' || o.kind === 'optional-computed',
         sensitive: o.sensitive ?? false,
         writeOnly: o.writeOnly ?? false,

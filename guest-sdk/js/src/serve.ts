@@ -76,7 +76,7 @@ function validateWith(
  *
  *     export const provider = serve(new Pets());
  */
-export function serve(p: Provider<Schema>): Exports {
+export function serve(p: Provider<any>): Exports {
   const resource = (typeName: string): Resource<Schema> => find('resource', p.resources, typeName);
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>
