@@ -31,10 +31,12 @@ pub enum Provider {
     /// examples/random as built against WIT `terrarium:provider@0.2.0`, checked in under
     /// tests/fixtures/wit-0.2.0/ and never rebuilt: what a user's old component looks like.
     RandomWit020,
+    /// examples/pets/typescript: pets in a granted directory, written with the TypeScript SDK.
+    PetsTs,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 9] = [
+    pub const ALL: [Provider; 10] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -44,6 +46,7 @@ impl Provider {
         Provider::Files,
         Provider::Etcd,
         Provider::RandomWit020,
+        Provider::PetsTs,
     ];
 
     /// The full source address configurations use (`required_providers`).
@@ -58,6 +61,7 @@ impl Provider {
             Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
+            Provider::PetsTs => "registry.terraform.io/terrarium/pets",
         }
     }
 
@@ -80,7 +84,8 @@ impl Provider {
             | Provider::Slow
             | Provider::Files
             | Provider::Etcd
-            | Provider::RandomWit020 => "0.1.0",
+            | Provider::RandomWit020
+            | Provider::PetsTs => "0.1.0",
         }
     }
 
@@ -94,6 +99,7 @@ impl Provider {
             Provider::Slow => Some("slow_provider"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
+            Provider::PetsTs => Some("pets_ts"),
             Provider::GoNull | Provider::RandomWit020 => None,
         }
     }

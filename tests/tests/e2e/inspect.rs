@@ -45,7 +45,7 @@ pub fn terraform_schema(provider: Provider) -> anyhow::Result<Value> {
     workspace.json(&["providers", "schema", "-json"])
 }
 
-fn inspect_matches_terraform(provider: Provider) -> anyhow::Result<()> {
+pub fn inspect_matches_terraform(provider: Provider) -> anyhow::Result<()> {
     let from_terraform = terraform_schema(provider)?;
     let expected = provider_schema(&from_terraform, provider.source())?;
     assert_same(

@@ -27,6 +27,7 @@
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
 //! * `compat`: a component built against WIT 0.2.0 (a checked-in fixture) served through terraform.
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
+//! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -51,3 +52,4 @@ mod random;
 mod sandbox;
 mod schema_calls;
 mod stop;
+mod typescript;
