@@ -3,6 +3,7 @@
 
 pub mod dev;
 pub mod grant_args;
+pub mod harness;
 pub mod inspect;
 pub mod install;
 pub mod protected;
@@ -30,6 +31,10 @@ pub enum Command {
     /// Serve a provider component for Terraform's debug mode (TF_REATTACH_PROVIDERS) and reload
     /// it whenever it is rebuilt.
     Dev(dev::DevArgs),
+    /// Drive a provider component from a test without terraform: JSON requests on stdin
+    /// (configure, validate, plan, apply, read, import, call), one JSON answer per line on
+    /// stdout, through the same planner and checks terraform sees (docs/harness.md).
+    Harness(harness::HarnessArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -46,6 +51,11 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Dev(args)) => {
             crate::logging::init_human();
             dev::run(&args)
+        }
+        Some(Command::Harness(args)) => {
+            crate::logging::init_human();
+            harness::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::Inspect(args)) => {
             crate::logging::init_human();

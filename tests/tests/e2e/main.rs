@@ -39,6 +39,7 @@ mod dev;
 mod ephemeral;
 mod etcd;
 mod faults;
+mod harness;
 mod hostile;
 mod identity;
 mod inspect;
