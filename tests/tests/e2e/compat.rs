@@ -2,9 +2,12 @@
 //! an earlier WIT version keeps working with this host. The fixture is examples/random built
 //! against `terrarium:provider@0.2.0` and checked in (tests/fixtures/wit-0.2.0/, never
 //! rebuilt); the current host must serve it through real terraform, as a user would run it.
+//! A component newer than the host is refused with a message naming both versions.
 
 use anyhow::{Context as _, ensure};
 use terrarium_tests::json::{plan_actions, pretty, state_resources, state_values};
+use terrarium_tests::mirror::{Mirror, terrarium_install};
+use terrarium_tests::workspace::hcl_string;
 use terrarium_tests::{Provider, Workspace};
 
 /// `provider::random::uuid_v5("dns", "python.org")`, as Python's `uuid.uuid5` computes it.
@@ -106,5 +109,58 @@ fn a_component_built_against_wit_0_2_0_is_served_through_terraform() -> anyhow::
     let destroy = workspace.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(destroy.stdout.contains("Destroy complete! Resources: 2 destroyed."), "{destroy}");
     ensure!(state_resources(&workspace.state_json()?).is_empty(), "resources left after destroy");
+    Ok(())
+}
+
+/// A component newer than the host (here: the fixture, its provider export renamed to WIT
+/// 0.9.0) that reached a mirror without `terrarium install`, which would refuse it: terraform
+/// shows why the host cannot serve it, naming both versions and what to do; nothing crashes.
+#[test]
+fn a_component_newer_than_the_host_is_refused_naming_both_versions() -> anyhow::Result<()> {
+    let fixture = Provider::RandomWit020.component()?.context("a component")?;
+    let scratch = tempfile::tempdir()?;
+    let mirror = Mirror::at(scratch.path().join("mirror"))?;
+    let installed = terrarium_install(
+        &fixture,
+        Provider::RandomWit020.source(),
+        Provider::RandomWit020.version(),
+        mirror.root(),
+    )?;
+    ensure!(installed.status.success(), "install: {}", String::from_utf8_lossy(&installed.stderr));
+    let newer = crate::install_cli::replace_all(
+        &std::fs::read(&fixture)?,
+        b"terrarium:provider/provider@0.2.0",
+        b"terrarium:provider/provider@0.9.0",
+    );
+    std::fs::write(mirror.package_dir(Provider::RandomWit020).join("provider.wasm"), newer)?;
+
+    let workspace = Workspace::with_cli_config(&format!(
+        "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    \
+         path    = {}\n    include = [\"{}\"]\n  }}\n}}\n",
+        hcl_string(&mirror.root().to_string_lossy()),
+        Provider::RandomWit020.source()
+    ))?;
+    workspace.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\
+             resource \"random_string\" \"name\" {{\n  length = 4\n}}\n",
+            Provider::RandomWit020.required_providers_entry()
+        ),
+    )?;
+    workspace.init()?;
+    let plan = workspace.run(&["plan", "-input=false", "-no-color"])?;
+    ensure!(plan.code == Some(1), "a plan with a component newer than the host\n{plan}");
+    let shown = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "Failed to load the provider component",
+        "was built for terrarium:provider version 0.9.0",
+        "0.2.0",
+        "rebuild the provider against terrarium-sdk",
+        "or use a terrarium release that",
+    ] {
+        ensure!(shown.contains(expected), "terraform does not say {expected:?}\n{plan}");
+    }
+    ensure!(!shown.contains("panic") && !shown.contains("Plugin did not respond"), "{plan}");
     Ok(())
 }

@@ -20,7 +20,7 @@ fn assert_user_error(stderr: &str) {
     }
 }
 
-fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+pub(crate) fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     assert_eq!(from.len(), to.len(), "same length, so that no section size changes");
     let mut out = bytes.to_vec();
     let mut at = 0;
