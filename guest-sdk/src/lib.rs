@@ -225,7 +225,7 @@ pub mod __private {
     #[allow(missing_docs, clippy::all, unsafe_code)]
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "wit",
             world: "terrarium-provider",
             pub_export_macro: true,
             export_macro_name: "__export_terrarium_provider",

@@ -7,7 +7,8 @@
 //! * [`mirror`]: filesystem mirrors with providers installed the way a user would
 //!   (`terrarium install`), one per [`Provider`], installed once per test process.
 //! * [`workspace`]: a temporary Terraform working directory with its own CLI config, and
-//!   terraform runs with captured stdout, stderr and exit code.
+//!   terraform runs with captured stdout, stderr and exit code: the public acceptance-test
+//!   helper's ([`terrarium_acctest`]), offering this repository's providers.
 //! * [`json`]: helpers for terraform's `-json` outputs: schemas, diagnostics, comparisons.
 //! * [`shown`]: what a person sees: every plan and apply a test runs is also rendered as a
 //!   human plan and as `terraform show -json` of the saved plan, and checked.
@@ -16,11 +17,10 @@
 //! `TERRARIUM_BIN`, `TERRARIUM_COMPONENTS_DIR`, `TERRARIUM_GO_NULL`.
 
 pub mod artifacts;
-pub mod json;
 pub mod mirror;
-pub mod shown;
 pub mod workspace;
 
 pub use artifacts::Artifacts;
 pub use mirror::Provider;
+pub use terrarium_acctest::{json, shown};
 pub use workspace::{Run, Workspace};

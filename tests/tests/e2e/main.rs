@@ -11,8 +11,8 @@
 //! * `inspect`: `terrarium inspect` against `terraform providers schema -json`.
 //! * `null`: examples/null through a whole lifecycle, and side by side with the Go original.
 //! * `random`: examples/random.
-//! * `acceptance`: a terraform-plugin-testing style helper (steps, checks, import, expected
-//!   errors, empty plan after apply, destroy) for provider authors, run against examples/random.
+//! * `acceptance`: the public acceptance-test helper (`terrarium_acctest`: steps, checks,
+//!   import, expected errors, empty plan after apply, destroy), run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
 //! * `hostile`: what tests/guests/hostile does to people (terminal escapes, forged log lines,
 //!   numbers Terraform cannot store, a schema nested without end) as Terraform users see it.
