@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use terrarium_model::{AttributePath, Diagnostic};
+use serde::Serialize;
+use terrarium_model::{AttributePath, Diagnostic, Value};
 
 use crate::rpc::{ClientCapabilities, DeferredReason};
 
@@ -26,7 +27,12 @@ use crate::rpc::{ClientCapabilities, DeferredReason};
 /// assert!(check_port(0).is_err());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Diagnostics(Vec<Diagnostic>, Option<DeferredReason>);
+pub struct Diagnostics {
+    diagnostics: Vec<Diagnostic>,
+    deferral: Option<DeferredReason>,
+    /// What a failed create or update left behind (see [`Diagnostics::with_state`]).
+    state: Option<Value>,
+}
 
 /// `Result` with [`Diagnostics`] as the error: the return type of provider code.
 pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
@@ -34,11 +40,11 @@ pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
 impl Diagnostics {
     /// No diagnostics.
     pub fn new() -> Self {
-        Diagnostics(Vec::new(), None)
+        Diagnostics::default()
     }
 
     fn of(diagnostics: Vec<Diagnostic>) -> Self {
-        Diagnostics(diagnostics, None)
+        Diagnostics { diagnostics, ..Diagnostics::default() }
     }
 
     /// "Not yet": asks Terraform to defer this resource to a later plan and apply round,
@@ -55,12 +61,52 @@ impl Diagnostics {
     /// assert!(!d.has_errors());
     /// ```
     pub fn deferred(reason: DeferredReason) -> Self {
-        Diagnostics(Vec::new(), Some(reason))
+        Diagnostics { deferral: Some(reason), ..Diagnostics::default() }
     }
 
     /// The deferral asked for with [`deferred`](Self::deferred), if any.
     pub fn deferral(&self) -> Option<DeferredReason> {
-        self.1
+        self.deferral
+    }
+
+    /// Keeps `state` as the resource's state although the call failed, for a
+    /// [`Resource::create`](crate::Resource::create) or
+    /// [`update`](crate::Resource::update) that got part of the way: the object exists in
+    /// the real world but is not finished. Terraform records it (after a failed create,
+    /// marked tainted, so the next apply replaces it) instead of losing track of it.
+    /// Attributes still unknown in `state` are recorded as null. Ignored elsewhere.
+    ///
+    /// ```
+    /// use terrarium_sdk::{Diagnostics, Result};
+    /// # #[derive(serde::Serialize)] struct Server { id: String }
+    /// fn boot(server: Server) -> Result<Server> {
+    ///     // The server exists, but it did not come up.
+    ///     Err(Diagnostics::error("Server failed to boot", "It did not answer in 5 minutes.")
+    ///         .with_state(&server))
+    /// }
+    /// # assert!(boot(Server { id: "s-1".into() }).unwrap_err().state().is_some());
+    /// ```
+    pub fn with_state<S: Serialize + ?Sized>(mut self, state: &S) -> Self {
+        match crate::value::to_value(state) {
+            Ok(value) => self.state = Some(value),
+            Err(e) => self.diagnostics.push(Diagnostic::error(
+                "Provider could not keep the state of a failed change",
+                format!(
+                    "The state passed to Diagnostics::with_state could not be converted, so it is not recorded: {e}"
+                ),
+            )),
+        }
+        self
+    }
+
+    /// The state kept with [`with_state`](Self::with_state), if any.
+    pub fn state(&self) -> Option<&Value> {
+        self.state.as_ref()
+    }
+
+    /// Takes the state kept with [`with_state`](Self::with_state) out.
+    pub(crate) fn take_state(&mut self) -> Option<Value> {
+        self.state.take()
     }
 
     /// One error about the whole object.
@@ -84,7 +130,7 @@ impl Diagnostics {
 
     /// Adds a diagnostic.
     pub fn push(&mut self, diagnostic: impl Into<Diagnostic>) {
-        self.0.push(diagnostic.into());
+        self.diagnostics.push(diagnostic.into());
     }
 
     /// Adds an error about one attribute; handy when checking several attributes before
@@ -95,39 +141,39 @@ impl Diagnostics {
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) {
-        self.0.push(Diagnostic::error(summary, detail).at(path.into_path()));
+        self.diagnostics.push(Diagnostic::error(summary, detail).at(path.into_path()));
     }
 
     /// Adds a diagnostic, builder style (a warning beside a deferral, say).
     pub fn with(mut self, diagnostic: impl Into<Diagnostic>) -> Self {
-        self.0.push(diagnostic.into());
+        self.diagnostics.push(diagnostic.into());
         self
     }
 
     /// Adds several diagnostics.
     pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
-        self.0.extend(other);
+        self.diagnostics.extend(other);
     }
 
     /// Whether there are no diagnostics at all.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.diagnostics.is_empty()
     }
 
     /// Whether any diagnostic is an error (warnings alone do not fail a call).
     pub fn has_errors(&self) -> bool {
-        self.0.iter().any(Diagnostic::is_error)
+        self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
     /// The diagnostics, in order.
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
-        self.0.iter()
+        self.diagnostics.iter()
     }
 
     /// The diagnostics, as a `Vec`.
     /// A deferral where none can be honoured (say, from `create`) becomes an error here.
     pub fn into_vec(self) -> Vec<Diagnostic> {
-        let Diagnostics(mut diagnostics, deferral) = self;
+        let Diagnostics { mut diagnostics, deferral, .. } = self;
         if let Some(reason) = deferral {
             diagnostics.push(Diagnostic::error(
                 "Provider asked to defer a call that cannot be deferred",
@@ -143,7 +189,7 @@ impl Diagnostics {
     /// `Ok(())` when there are no errors (warnings alone do not fail) and no deferral, else
     /// `Err(self)`: ends a function that collected diagnostics with `push`.
     pub fn into_result(self) -> Result<()> {
-        if self.has_errors() || self.1.is_some() { Err(self) } else { Ok(()) }
+        if self.has_errors() || self.deferral.is_some() { Err(self) } else { Ok(()) }
     }
 
     /// What a call answers for these diagnostics: the deferral, when one was asked for and
@@ -154,7 +200,7 @@ impl Diagnostics {
         client: &ClientCapabilities,
         call: &str,
     ) -> (Option<DeferredReason>, Vec<Diagnostic>) {
-        let Diagnostics(mut diagnostics, deferral) = self;
+        let Diagnostics { mut diagnostics, deferral, .. } = self;
         match deferral {
             Some(reason) if client.deferral_allowed => (Some(reason), diagnostics),
             Some(reason) => {
@@ -215,7 +261,7 @@ impl IntoIterator for Diagnostics {
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
+        for (i, d) in self.diagnostics.iter().enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
             }

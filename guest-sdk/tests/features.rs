@@ -795,3 +795,88 @@ mod provider_meta {
         assert_eq!(created.caller, Attr::Known("no module".to_string()));
     }
 }
+
+/// A create or update that got part of the way keeps what exists with its error.
+mod partial_state {
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+    use terrarium_sdk::testing::Harness;
+    use terrarium_sdk::{AnyResource, Attr, Diagnostics, Model, Provider, Resource, Result, Value};
+
+    struct Cloud;
+
+    impl Provider for Cloud {
+        fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
+            vec![Box::new(Machines)]
+        }
+    }
+
+    struct Machines;
+
+    #[derive(Serialize, Deserialize, Model)]
+    struct Machine {
+        #[tf(computed, use_state_for_unknown)]
+        id: Attr<String>,
+        #[tf(computed)]
+        address: Attr<String>,
+        size: String,
+    }
+
+    impl Resource for Machines {
+        const TYPE_NAME: &'static str = "cloud_machine";
+        type State = Machine;
+
+        fn create(&self, planned: Machine) -> Result<Machine> {
+            // The machine exists; its network never came up, so `address` stays unknown.
+            let started = Machine { id: Attr::Known("m-1".into()), ..planned };
+            Err(Diagnostics::error("Machine failed to start", "No network.").with_state(&started))
+        }
+
+        fn update(&self, prior: Machine, planned: Machine) -> Result<Machine> {
+            // The resize happened; what the code kept is what is recorded.
+            let resized = Machine { size: planned.size, ..prior };
+            Err(Diagnostics::error("Resize incomplete", "Reboot failed.").with_state(&resized))
+        }
+
+        fn read(&self, current: Machine) -> Result<Option<Machine>> {
+            Ok(Some(current))
+        }
+
+        fn delete(&self, _prior: Machine) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn attr<'a>(state: &'a Value, name: &str) -> &'a Value {
+        state.attr(name).unwrap_or(&Value::Null)
+    }
+
+    #[test]
+    fn a_failed_create_keeps_the_state_it_was_given_with_unknowns_as_null() {
+        let h = Harness::new(Cloud);
+        let failure = h.create("cloud_machine", json!({"size": "small"})).unwrap_err();
+        assert!(failure.mentions("Machine failed to start"), "{failure}");
+        let state = failure.state.expect("the started machine is kept");
+        assert_eq!(attr(&state, "id"), &Value::string("m-1"));
+        assert_eq!(attr(&state, "size"), &Value::string("small"));
+        assert_eq!(attr(&state, "address"), &Value::Null, "unknown is recorded as null");
+    }
+
+    #[test]
+    fn a_failed_update_records_what_the_code_kept_instead_of_the_prior_state() {
+        let h = Harness::new(Cloud);
+        let prior = Value::Object(
+            [
+                ("id".to_string(), Value::string("m-1")),
+                ("address".to_string(), Value::string("10.0.0.1")),
+                ("size".to_string(), Value::string("small")),
+            ]
+            .into(),
+        );
+        let failure = h.update("cloud_machine", &prior, json!({"size": "large"})).unwrap_err();
+        assert!(failure.mentions("Resize incomplete"), "{failure}");
+        let state = failure.state.expect("the resized machine is kept");
+        assert_eq!(attr(&state, "size"), &Value::string("large"));
+        assert_eq!(attr(&state, "address"), &Value::string("10.0.0.1"));
+    }
+}

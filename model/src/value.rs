@@ -377,6 +377,28 @@ impl Value {
         }
     }
 
+    /// The value with every unknown inside it made null, as Terraform records the state a
+    /// failed apply left behind.
+    pub fn unknowns_as_null(self) -> Value {
+        let all = |items: Vec<Value>| items.into_iter().map(Value::unknowns_as_null).collect();
+        let each = |m: BTreeMap<String, Value>| {
+            m.into_iter().map(|(k, v)| (k, v.unknowns_as_null())).collect()
+        };
+        match self {
+            Value::Unknown(_) => Value::Null,
+            Value::List(v) => Value::List(all(v)),
+            Value::Set(v) => Value::Set(all(v)),
+            Value::Tuple(v) => Value::Tuple(all(v)),
+            Value::Map(m) => Value::Map(each(m)),
+            Value::Object(m) => Value::Object(each(m)),
+            Value::Dynamic(d) => {
+                let DynamicValue { ty, value } = *d;
+                Value::Dynamic(Box::new(DynamicValue { ty, value: value.unknowns_as_null() }))
+            }
+            known => known,
+        }
+    }
+
     /// Looks up an object attribute.
     pub fn attr(&self, name: &str) -> Option<&Value> {
         match self {

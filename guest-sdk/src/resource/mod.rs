@@ -505,7 +505,33 @@ impl<R: Resource> AnyResource for R {
                     response.new_identity = identity;
                 }
             }
-            Err(d) => response.diagnostics.extend(d),
+            Err(mut d) => {
+                // A change that got part of the way: record what exists, so Terraform
+                // keeps track of it (tainted, after a failed create).
+                if let Some(kept) = d.take_state() {
+                    match conform(kept, &ty) {
+                        Ok(kept) => {
+                            let kept =
+                                clear_write_only(Shape::of(&schema), kept).unknowns_as_null();
+                            response.new_identity = from_value::<R::State>(&kept)
+                                .ok()
+                                .and_then(|s| {
+                                    known_identity(
+                                        Resource::identity(self),
+                                        &s,
+                                        R::TYPE_NAME,
+                                        method,
+                                    )
+                                    .ok()
+                                })
+                                .flatten();
+                            response.new_state = kept;
+                        }
+                        Err(e) => d.push(e.to_diagnostic()),
+                    }
+                }
+                response.diagnostics.extend(d)
+            }
         }
         response
     }

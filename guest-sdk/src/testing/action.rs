@@ -18,7 +18,7 @@ impl<P: Provider> Harness<P> {
     pub fn invoke(&self, type_name: &str, config: Json) -> std::result::Result<Invoked, Failure> {
         let server = self.server();
         let schema = with_action(server.provider(), type_name, |a| a.action_schema())
-            .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
+            .map_err(|d| Failure { step: "config", diagnostics: vec![d], state: None })?;
         let config = fit(&schema, &config)?;
         let mut warnings = split("validate", server.validate_action_config(type_name, &config))?;
         let request = ActionRequest {
@@ -34,6 +34,7 @@ impl<P: Provider> Harness<P> {
         if let Some(reason) = deferred {
             let detail = format!("The plan was deferred: {}.", reason.describe());
             return Err(Failure {
+                state: None,
                 step: "plan",
                 diagnostics: vec![Diagnostic::error("Deferred", detail)],
             });

@@ -15,8 +15,11 @@ use crate::value::from_value;
 impl Opened {
     /// The result read into the ephemeral resource's `Data` type.
     pub fn typed<T: DeserializeOwned>(&self) -> std::result::Result<T, Failure> {
-        from_value(&self.result)
-            .map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
+        from_value(&self.result).map_err(|e| Failure {
+            step: "typed",
+            diagnostics: vec![e.to_diagnostic()],
+            state: None,
+        })
     }
 }
 
@@ -28,7 +31,7 @@ impl<P: Provider> Harness<P> {
         let server = self.server();
         let schema =
             with_ephemeral(server.provider(), type_name, |e| e.ephemeral_resource_schema())
-                .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
+                .map_err(|d| Failure { step: "config", diagnostics: vec![d], state: None })?;
         let config = fit(&schema, &config)?;
         let mut warnings =
             split("validate", server.validate_ephemeral_resource_config(type_name, &config))?;

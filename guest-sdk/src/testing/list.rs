@@ -25,12 +25,13 @@ impl<P: Provider> Harness<P> {
         limit: i64,
     ) -> std::result::Result<Listing, Failure> {
         let server = self.server();
-        let schema = {
-            let lists = server.provider().list_resources();
-            find_list(&lists, type_name)
-                .map(|l| l.list_resource_schema())
-                .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?
-        };
+        let schema =
+            {
+                let lists = server.provider().list_resources();
+                find_list(&lists, type_name)
+                    .map(|l| l.list_resource_schema())
+                    .map_err(|d| Failure { step: "config", diagnostics: vec![d], state: None })?
+            };
         let config = fit(&schema, &config)?;
         let mut warnings =
             split("validate", server.validate_list_resource_config(type_name, &config))?;

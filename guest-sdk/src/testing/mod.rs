@@ -145,8 +145,11 @@ impl Outcome {
 
     /// The state read into the resource's state type.
     pub fn typed<T: DeserializeOwned>(&self) -> Result<T, Failure> {
-        from_value(&self.state)
-            .map_err(|e| Failure { step: "typed", diagnostics: vec![e.to_diagnostic()] })
+        from_value(&self.state).map_err(|e| Failure {
+            step: "typed",
+            diagnostics: vec![e.to_diagnostic()],
+            state: None,
+        })
     }
 }
 
@@ -157,6 +160,9 @@ pub struct Failure {
     pub step: &'static str,
     /// What went wrong.
     pub diagnostics: Vec<Diagnostic>,
+    /// The state a failed apply left behind (see
+    /// [`Diagnostics::with_state`](crate::Diagnostics::with_state)), which Terraform records.
+    pub state: Option<Value>,
 }
 
 impl Failure {
@@ -184,7 +190,11 @@ pub(crate) fn split(
 ) -> Result<Vec<Diagnostic>, Failure> {
     let (errors, warnings): (Vec<_>, Vec<_>) =
         diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
-    if errors.is_empty() { Ok(warnings) } else { Err(Failure { step, diagnostics: errors }) }
+    if errors.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(Failure { step, diagnostics: errors, state: None })
+    }
 }
 
 impl<P: Provider> Harness<P> {
@@ -208,6 +218,7 @@ impl<P: Provider> Harness<P> {
     pub fn provider_meta(mut self, meta: Json) -> Result<Self, Failure> {
         let Some(schema) = self.server.provider().meta_schema() else {
             return Err(Failure {
+                state: None,
                 step: "provider_meta",
                 diagnostics: vec![Diagnostic::error(
                     "No provider_meta schema",
@@ -225,7 +236,7 @@ impl<P: Provider> Harness<P> {
         let data_sources = self.server.provider().data_sources();
         let schema = find_type("data source", &data_sources, type_name, |d| d.type_name())
             .map(|d| d.data_source_schema())
-            .map_err(|d| Failure { step: "config", diagnostics: vec![d] })?;
+            .map_err(|d| Failure { step: "config", diagnostics: vec![d], state: None })?;
         let config = fit(&schema, &config)?;
         split("validate", self.server.validate_data_source_config(type_name, &config))?;
         let response = crate::meta::with_meta(self.meta.clone(), || {
@@ -281,6 +292,7 @@ impl<P: Provider> Harness<P> {
             .find(|r| r.type_name() == type_name)
             .map(|r| r.resource_schema())
             .ok_or_else(|| Failure {
+                state: None,
                 step: "config",
                 diagnostics: vec![Diagnostic::error(
                     "Unknown resource type",
@@ -339,6 +351,7 @@ impl<P: Provider> Harness<P> {
         if let Some(identity) = response.planned_identity.as_ref().filter(|i| i.contains_unknown())
         {
             return Err(Failure {
+                state: None,
                 step: "plan",
                 diagnostics: vec![Diagnostic::error(
                     "Unknown planned identity",
@@ -423,7 +436,11 @@ impl<P: Provider> Harness<P> {
                 planned_identity: planned_identity.clone(),
             })
         });
-        warnings.extend(split("apply", response.diagnostics)?);
+        let kept = (!response.new_state.is_null()).then_some(&response.new_state);
+        warnings.extend(
+            split("apply", response.diagnostics)
+                .map_err(|f| Failure { state: kept.cloned(), ..f })?,
+        );
         check_identity_kept("apply", planned_identity.as_ref(), response.new_identity.as_ref())?;
         Ok(Outcome {
             state: response.new_state,
@@ -501,13 +518,15 @@ impl<P: Provider> Harness<P> {
     /// identity schema), then reads.
     pub fn import_by_identity(&self, type_name: &str, identity: Json) -> Result<Outcome, Failure> {
         let schema = self.identity_schema(type_name)?;
-        let identity = conform(from_json(&identity), &schema.implied_type())
-            .map_err(|e| Failure { step: "config", diagnostics: vec![e.to_diagnostic()] })?;
+        let identity = conform(from_json(&identity), &schema.implied_type()).map_err(|e| {
+            Failure { step: "config", diagnostics: vec![e.to_diagnostic()], state: None }
+        })?;
         self.import_request(type_name, "", Some(identity))
     }
 
     fn identity_schema(&self, type_name: &str) -> Result<crate::identity::IdentitySchema, Failure> {
         self.server.identity_schemas().remove(type_name).ok_or_else(|| Failure {
+            state: None,
             step: "config",
             diagnostics: vec![Diagnostic::error(
                 "No identity",
@@ -534,6 +553,7 @@ impl<P: Provider> Harness<P> {
         }
         let Some(imported) = response.imported.into_iter().next() else {
             return Err(Failure {
+                state: None,
                 step: "import",
                 diagnostics: vec![Diagnostic::error(
                     "Nothing imported",
@@ -638,6 +658,7 @@ fn check_identity_kept(
             if !before.is_null() && !before.contains_unknown() && before != after =>
         {
             Err(Failure {
+                state: None,
                 step,
                 diagnostics: vec![Diagnostic::error(
                     "Unexpected identity change",
@@ -648,6 +669,7 @@ fn check_identity_kept(
             })
         }
         (Some(before), None) if !before.is_null() => Err(Failure {
+            state: None,
             step,
             diagnostics: vec![Diagnostic::error(
                 "Missing identity",
@@ -694,7 +716,7 @@ fn raw_json(json: &Json) -> Value {
 pub(crate) fn fit(schema: &Schema, json: &Json) -> Result<Value, Failure> {
     conform(from_json(json), &schema.implied_type())
         .map(|v| absent_blocks(Shape::of(schema), v))
-        .map_err(|e| Failure { step: "config", diagnostics: vec![e.to_diagnostic()] })
+        .map_err(|e| Failure { step: "config", diagnostics: vec![e.to_diagnostic()], state: None })
 }
 
 /// Terraform hands an absent list, set or map block as an empty collection, and an absent

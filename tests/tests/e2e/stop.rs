@@ -1,7 +1,8 @@
 //! Terraform's first Ctrl-C: it sends StopProvider and waits for the calls it made. A create
 //! that has already made its object (tests/guests/slow's `slow_server`, waiting for its server
 //! to boot with `terrarium_sdk::stop::sleep`) learns of the stop and returns the object, and
-//! Terraform records it in the state instead of orphaning it.
+//! Terraform records it in the state instead of orphaning it. A create that fails after
+//! making its object keeps it the same way, with its error (`Diagnostics::with_state`).
 
 use std::io::{BufRead as _, BufReader};
 use std::process::Stdio;
@@ -99,5 +100,37 @@ fn ctrl_c_during_a_slow_create_records_the_created_object() -> anyhow::Result<()
     ensure!(address == "slow_server.web", "{address}");
     ensure!(values["id"] == "server-3600", "{values}");
     ensure!(values["ready"] == false, "{values}");
+    Ok(())
+}
+
+#[test]
+fn a_create_that_fails_after_making_its_object_leaves_it_tainted_in_the_state() -> anyhow::Result<()>
+{
+    let ws = Workspace::new(&[Provider::Slow])?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
+             resource \"slow_server\" \"web\" {{\n  boot_seconds = 1\n  fail_boot = true\n}}\n",
+            Provider::Slow.required_providers_entry()
+        ),
+    )?;
+    ws.init()?;
+    let run = ws.run_expect(&["apply", "-auto-approve", "-input=false", "-no-color"], 1)?;
+    ensure!(
+        run.error_summaries() == ["Server failed to boot"],
+        "apply did not fail with the provider's error alone\n{run}"
+    );
+
+    // The started server is in the state, tainted, with what create knew of it.
+    let state = ws.state_json()?;
+    let server = terrarium_tests::json::state_resource(&state, "slow_server.web")?;
+    ensure!(server["tainted"] == true, "the failed create is not tainted: {server}");
+    ensure!(server["values"]["id"] == "server-1", "{server}");
+    ensure!(server["values"]["ready"] == false, "{server}");
+
+    // What a person sees next: the server is replaced, and the plan says why.
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    plan.shows(&["# slow_server.web is tainted, so must be replaced"])?;
     Ok(())
 }
