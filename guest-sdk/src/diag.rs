@@ -30,8 +30,9 @@ use crate::rpc::{ClientCapabilities, DeferredReason};
 pub struct Diagnostics {
     diagnostics: Vec<Diagnostic>,
     deferral: Option<DeferredReason>,
-    /// What a failed create or update left behind (see [`Diagnostics::with_state`]).
-    state: Option<Value>,
+    /// What a failed create or update left behind (see [`Diagnostics::with_state`]); boxed
+    /// to keep `Result`'s error small.
+    state: Option<Box<Value>>,
 }
 
 /// `Result` with [`Diagnostics`] as the error: the return type of provider code.
@@ -88,7 +89,7 @@ impl Diagnostics {
     /// ```
     pub fn with_state<S: Serialize + ?Sized>(mut self, state: &S) -> Self {
         match crate::value::to_value(state) {
-            Ok(value) => self.state = Some(value),
+            Ok(value) => self.state = Some(Box::new(value)),
             Err(e) => self.diagnostics.push(Diagnostic::error(
                 "Provider could not keep the state of a failed change",
                 format!(
@@ -101,12 +102,12 @@ impl Diagnostics {
 
     /// The state kept with [`with_state`](Self::with_state), if any.
     pub fn state(&self) -> Option<&Value> {
-        self.state.as_ref()
+        self.state.as_deref()
     }
 
     /// Takes the state kept with [`with_state`](Self::with_state) out.
     pub(crate) fn take_state(&mut self) -> Option<Value> {
-        self.state.take()
+        self.state.take().map(|state| *state)
     }
 
     /// One error about the whole object.

@@ -162,7 +162,7 @@ pub struct Failure {
     pub diagnostics: Vec<Diagnostic>,
     /// The state a failed apply left behind (see
     /// [`Diagnostics::with_state`](crate::Diagnostics::with_state)), which Terraform records.
-    pub state: Option<Value>,
+    pub state: Option<Box<Value>>,
 }
 
 impl Failure {
@@ -439,7 +439,7 @@ impl<P: Provider> Harness<P> {
         let kept = (!response.new_state.is_null()).then_some(&response.new_state);
         warnings.extend(
             split("apply", response.diagnostics)
-                .map_err(|f| Failure { state: kept.cloned(), ..f })?,
+                .map_err(|f| Failure { state: kept.cloned().map(Box::new), ..f })?,
         );
         check_identity_kept("apply", planned_identity.as_ref(), response.new_identity.as_ref())?;
         Ok(Outcome {

@@ -11,7 +11,7 @@ use crate::dispatch::Dispatcher;
 use crate::plugin::{self, ForcedProtocol, PluginEnv, PluginError};
 use crate::runtime::{Runtime, RuntimeSettings};
 use crate::sandbox::{GRANTS_FILE_NAME, GrantError, Grants, ProtectedPath, Sandbox};
-use crate::server::{Protocol5, ProviderService};
+use crate::server::{LoadFailure, Protocol5, ProviderService};
 
 use super::install::COMPONENT_FILE_NAME;
 
@@ -115,15 +115,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         // mapping the compiled artifact, instantiating it, reading its schema) runs on a
         // worker meanwhile; RPCs that arrive before it is done wait for it.
         let loading = tokio::spawn(async move {
-            load(&component, grants_file, settings).await.map(Arc::new).map_err(|message| {
+            load(&component, grants_file, settings).await.map(Arc::new).inspect_err(|failure| {
                 // Keep serving: Terraform then shows the reason as a diagnostic.
-                tracing::error!(component = %component.display(), "{message}");
-                Arc::<str>::from(message)
+                tracing::error!(component = %component.display(), "{}", failure.message);
             })
         });
         let service = ProviderService::loading(async move {
             loading.await.unwrap_or_else(|e| {
-                Err(Arc::from(format!("loading the provider component failed: {e}")))
+                Err(LoadFailure::new(format!("loading the provider component failed: {e}")))
             })
         });
         // The version is 5 or 6: negotiation chooses among SUPPORTED_PROTOCOL_VERSIONS only.
@@ -148,18 +147,44 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 async fn load(
     component: &std::path::Path,
     grants_file: PathBuf,
+    settings: RuntimeSettings,
+) -> Result<Dispatcher, LoadFailure> {
+    let granted = match granted_settings(component, &grants_file, settings.clone()) {
+        Ok(granted) => granted,
+        Err(message) => {
+            // The component may well be fine: load it with no grant at all, for its schema
+            // alone (see `LoadFailure::schema_only`).
+            let schema_only = start(component, settings).await.ok().map(Arc::new);
+            return Err(LoadFailure { message: Arc::from(message), schema_only });
+        }
+    };
+    start(component, granted).await.map_err(LoadFailure::new)
+}
+
+/// `settings` with the grants of `grants_file` applied.
+fn granted_settings(
+    component: &std::path::Path,
+    grants_file: &std::path::Path,
     mut settings: RuntimeSettings,
-) -> Result<Dispatcher, String> {
+) -> Result<RuntimeSettings, String> {
     // The grants are read once, here; nothing later (the provider's configuration included)
     // can change them. An unreadable or invalid file is an error, never "no grants".
-    let grants = Grants::load(&grants_file).map_err(|e| e.to_string())?;
+    let grants = Grants::load(grants_file).map_err(|e| e.to_string())?;
     // The rules `terrarium install` checked, again: the file may have been edited since, and
     // only now is Terraform's working directory known.
-    let mut protected = super::protected::installed_package(component, &grants_file);
+    let mut protected = super::protected::installed_package(component, grants_file);
     protected.extend(super::protected::host(settings.cache_dir.as_deref()));
     protected.extend(super::protected::current_working_dir());
     apply_grants(&mut settings, grants, &protected)
         .map_err(|e| format!("{e} (in the grants file {})", grants_file.display()))?;
+    Ok(settings)
+}
+
+/// Loads the component and reads its schema.
+async fn start(
+    component: &std::path::Path,
+    settings: RuntimeSettings,
+) -> Result<Dispatcher, String> {
     // Reading and deserializing the artifact is blocking work: keep it off the async workers
     // that are setting up the listener.
     let path = component.to_path_buf();

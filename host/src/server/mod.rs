@@ -28,7 +28,25 @@ use crate::proto::tfplugin6::provider_server::ProviderServer;
 /// every RPC then waits for it.
 #[derive(Clone)]
 pub struct ProviderService {
-    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>,
+    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, LoadFailure>>>,
+}
+
+/// Why a provider cannot serve.
+#[derive(Clone)]
+pub struct LoadFailure {
+    /// What went wrong and what to do, answered to every RPC.
+    pub message: Arc<str>,
+    /// The component loaded without any grant, when only what surrounds it failed (its
+    /// grants file): it answers the schema RPCs, so that Terraform reports `message` as an
+    /// ordinary diagnostic on the provider instead of folding it into its own
+    /// schema-loading error. It never serves anything else.
+    pub schema_only: Option<Arc<Dispatcher>>,
+}
+
+impl LoadFailure {
+    pub fn new(message: impl Into<String>) -> Self {
+        LoadFailure { message: Arc::from(message.into()), schema_only: None }
+    }
 }
 
 impl ProviderService {
@@ -37,14 +55,14 @@ impl ProviderService {
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        let message: Arc<str> = Arc::from(message.into());
-        Self::loading(async move { Err(message) })
+        let failure = LoadFailure::new(message);
+        Self::loading(async move { Err(failure) })
     }
 
-    /// A service whose provider is still being loaded by `provider` (an error is the message
-    /// every RPC answers with). The future should already be running, e.g. a spawned task.
+    /// A service whose provider is still being loaded by `provider`. The future should
+    /// already be running, e.g. a spawned task.
     pub fn loading(
-        provider: impl Future<Output = Result<Arc<Dispatcher>, Arc<str>>> + Send + 'static,
+        provider: impl Future<Output = Result<Arc<Dispatcher>, LoadFailure>> + Send + 'static,
     ) -> Self {
         ProviderService { provider: provider.boxed().shared() }
     }
@@ -52,7 +70,17 @@ impl ProviderService {
     async fn provider(&self) -> Result<Arc<Dispatcher>, Vec<Diagnostic>> {
         match self.provider.clone().await {
             Ok(p) => Ok(p),
-            Err(message) => Err(provider6::load_failure(&message)),
+            Err(failure) => Err(provider6::load_failure(&failure.message)),
+        }
+    }
+
+    /// The provider for the schema RPCs (GetMetadata, GetProviderSchema,
+    /// GetResourceIdentitySchemas): also a [`LoadFailure::schema_only`] one.
+    async fn schema_provider(&self) -> Result<Arc<Dispatcher>, Vec<Diagnostic>> {
+        match self.provider.clone().await {
+            Ok(p) => Ok(p),
+            Err(LoadFailure { schema_only: Some(p), .. }) => Ok(p),
+            Err(failure) => Err(provider6::load_failure(&failure.message)),
         }
     }
 

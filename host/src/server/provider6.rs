@@ -35,7 +35,7 @@ impl provider_server::Provider for ProviderService {
         &self,
         _: Request<get_metadata::Request>,
     ) -> Reply<get_metadata::Response> {
-        let p = match self.provider().await {
+        let p = match self.schema_provider().await {
             Ok(p) => p,
             Err(d) => {
                 return ok(get_metadata::Response {
@@ -86,7 +86,7 @@ impl provider_server::Provider for ProviderService {
         &self,
         _: Request<get_provider_schema::Request>,
     ) -> Reply<get_provider_schema::Response> {
-        let p = match self.provider().await {
+        let p = match self.schema_provider().await {
             Ok(p) => p,
             Err(d) => {
                 return ok(get_provider_schema::Response {
@@ -205,7 +205,7 @@ impl provider_server::Provider for ProviderService {
         &self,
         _: Request<get_resource_identity_schemas::Request>,
     ) -> Reply<get_resource_identity_schemas::Response> {
-        let p = match self.provider().await {
+        let p = match self.schema_provider().await {
             Ok(p) => p,
             Err(d) => {
                 return ok(get_resource_identity_schemas::Response {

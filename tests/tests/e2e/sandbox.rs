@@ -305,6 +305,13 @@ fn a_link_out_of_a_grant_and_nested_grants_never_reach_the_file_system() -> anyh
     let said = flat(&run.stderr);
     ensure!(said.contains("overlap"), "the provider did not refuse the nested grants\n{run}");
     ensure!(said.contains("grants file"), "the error does not say where to fix it\n{run}");
+    // Shown as a diagnostic of its own, not inside Terraform's schema-loading error (which
+    // adds two full stops of its own to whatever it wraps).
+    ensure!(
+        run.error_summaries() == ["Failed to load the provider component"],
+        "the load error is not a diagnostic of its own\n{run}"
+    );
+    ensure!(!said.contains(".."), "the load error ends in '..'\n{run}");
     write_probes(&ws, &[("read", "read-file", inner.join("etc/passwd").display().to_string())])?;
     let run = ws.run_expect(APPLY, 1)?;
     ensure!(!run.stdout.contains("read "), "the host's files were read\n{run}");
