@@ -1,0 +1,150 @@
+"""The WIT ``behaviour`` interface: what the schema says about planning and validation, as
+data the host runs for every language (docs/planning.md), and the hooks the host calls back
+for what is code (custom validators, the plan hook)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from wit_world import exports
+from wit_world.exports import behaviour as b
+from wit_world.imports import types as t
+
+from . import _wire as wire
+from .diagnostics import Diagnostic, TerraformError
+from .schema import _MISSING, Model, Type, schema_of
+from .validators import Validator
+from .values import to_python
+
+_U64_MAX = 2**64 - 1
+
+
+class Hooks:
+    """Custom validators by hook id: numbered in schema order, the same in every instance."""
+
+    def __init__(self) -> None:
+        self.validators: list[tuple[Callable[[Any], Any], Type]] = []
+
+    def validator(self, check: Callable[[Any], Any], ty: Type) -> int:
+        self.validators.append((check, ty))
+        return len(self.validators) - 1
+
+
+def _count(min: int, max: int | None) -> b.CountRange:
+    return b.CountRange(min, _U64_MAX if max is None else max)
+
+
+def _validator(v: Any, ty: Type, hooks: Hooks) -> Any:
+    if not isinstance(v, Validator):
+        if callable(v):
+            doc = (getattr(v, "__doc__", None) or getattr(v, "__name__", "")).strip()
+            return b.Validator_Custom(b.CustomValidator(hooks.validator(v, ty), doc))
+        raise TypeError(f"{v!r} is not a validator (use terrarium.validators, or a function)")
+    a = v.args
+    number = lambda n: None if n is None else wire._wit_number(n)  # noqa: E731
+    return {
+        "length": lambda: b.Validator_Length(_count(*a)),
+        "pattern": lambda: b.Validator_Pattern(a[0]),
+        "one-of": lambda: b.Validator_OneOf(list(a)),
+        "range": lambda: b.Validator_Range(b.NumberRange(number(a[0]), number(a[1]))),
+        "size": lambda: b.Validator_Size(_count(*a)),
+        "conflicts-with": lambda: b.Validator_ConflictsWith(list(a)),
+        "also-requires": lambda: b.Validator_AlsoRequires(list(a)),
+        "exactly-one-of": lambda: b.Validator_ExactlyOneOf(list(a)),
+        "at-least-one-of": lambda: b.Validator_AtLeastOneOf(list(a)),
+    }[v.kind]()
+
+
+def schema_behaviour(model: Model | None, hooks: Hooks, plan_hook: bool = False) -> b.SchemaBehaviour:
+    attributes: list[b.AttributeBehaviour] = []
+    replace_blocks: list[list[str]] = []
+
+    def walk(model: Model, path: list[str]) -> None:
+        for f in model.fields:
+            here = [*path, f.name]
+            o = f.options
+            if f.is_block and o.requires_replace:
+                replace_blocks.append(here)
+            if f.nested:
+                walk(schema_of(f.nested[1]), here)
+            if f.is_block:
+                continue
+            has_default = o.default is not _MISSING
+            if not (has_default or o.use_state_for_unknown or o.unknown_on_update or o.requires_replace or o.validators):
+                continue
+            attributes.append(
+                b.AttributeBehaviour(
+                    path=here,
+                    default=b.DefaultValue_Value(wire.encode(o.default, f.type)) if has_default else None,
+                    use_state_for_unknown=o.use_state_for_unknown,
+                    unknown_on_update=o.unknown_on_update,
+                    requires_replace=b.ReplaceRule_Always() if o.requires_replace else b.ReplaceRule_Never(),
+                    validators=[_validator(v, f.type, hooks) for v in o.validators],
+                )
+            )
+
+    if model is not None:
+        walk(model, [])
+    return b.SchemaBehaviour(attributes, replace_blocks, plan_hook)
+
+
+def make_behaviour(provider_cls: type, resource_plan: Callable[[b.PlanResourceRequest], b.PlanResourceResponse]) -> type:
+    """The class componentize-py exports as the WIT ``behaviour`` interface."""
+    hooks = Hooks()
+
+    def has_plan_hook(cls: type) -> bool:
+        from .provider import Resource
+
+        return getattr(cls, "plan", None) is not getattr(Resource, "plan", None)
+
+    def named(classes: list[type], hook: bool = False) -> list[b.NamedBehaviour]:
+        return [
+            b.NamedBehaviour(c.type_name, schema_behaviour(schema_of(c.state), hooks, hook and has_plan_hook(c)))
+            for c in sorted(classes, key=lambda c: c.type_name)
+        ]
+
+    behaviour = b.ProviderBehaviour(
+        provider=schema_behaviour(schema_of(provider_cls.config) if provider_cls.config else None, hooks),
+        resources=named(provider_cls.resources, hook=True),
+        data_sources=named(provider_cls.data_sources),
+        ephemeral_resources=named(provider_cls.ephemeral_resources),
+        list_resources=[],
+        actions=[],
+    )
+
+    class Behaviour(exports.Behaviour):
+        def get_behaviour(self) -> b.ProviderBehaviour:
+            return behaviour
+
+        def compute_defaults(self, requests: list[b.DefaultRequest]) -> list[t.Value]:
+            return [t.Value([t.Node_Null()]) for _ in requests]
+
+        def decide_replacements(self, requests: list[b.ReplaceRequest]) -> list[bool]:
+            return [True for _ in requests]
+
+        def validate_values(self, requests: list[b.ValidateRequest]) -> list[t.Diagnostic]:
+            found: list[Diagnostic] = []
+            for r in requests:
+                check, ty = hooks.validators[r.id]
+                path = tuple(_step(s) for s in r.path)
+                try:
+                    message = check(to_python(wire.decode(r.value), ty))
+                except TerraformError as e:
+                    found += [Diagnostic(d.severity, d.summary, d.detail, d.path or path) for d in e.diagnostics]
+                    continue
+                if isinstance(message, str) and message:
+                    found.append(Diagnostic("error", "Invalid value", message, path))
+            return wire.diagnostics(found)
+
+        def plan_resource(self, request: b.PlanResourceRequest) -> b.PlanResourceResponse:
+            return resource_plan(request)
+
+    return Behaviour
+
+
+def _step(s: Any) -> Any:
+    from .diagnostics import Key
+
+    if isinstance(s, t.PathStep_Key):
+        return Key(s.value)
+    return s.value

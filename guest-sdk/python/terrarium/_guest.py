@@ -1,0 +1,281 @@
+"""The component's export: the WIT ``provider`` interface answered from a
+:class:`terrarium.Provider` subclass. Built by :func:`terrarium.export`."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable
+
+from componentize_py_types import Err
+from wit_world import exports
+from wit_world.exports import provider as p
+from wit_world.imports import types as t
+
+from . import _wire as wire
+from .diagnostics import Diagnostic, FunctionError, TerraformError, take_warnings
+from .provider import Provider as UserProvider
+from .schema import Type, schema_of, type_of
+from .values import to_python
+
+
+def _model_type(cls: type | None) -> Type | None:
+    return Type("model", model=cls) if cls is not None else None
+
+
+class _Failed(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+
+
+def _guard(what: str, call: Callable[[], Any]) -> tuple[Any, list[Diagnostic]]:
+    """Runs provider code: its result and diagnostics (warnings, or the error it raised)."""
+    take_warnings()
+    try:
+        result = call()
+        return result, take_warnings()
+    except TerraformError as e:
+        return None, take_warnings() + e.diagnostics
+    except _Failed as e:
+        return None, take_warnings() + e.diagnostics
+    except Exception as e:  # a bug in the provider: say where, do not crash the instance
+        detail = "".join(traceback.format_exception(e)).strip()
+        return None, take_warnings() + [Diagnostic("error", f"{what} failed", detail)]
+
+
+def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
+    """The classes componentize-py exports as the WIT ``provider`` and ``behaviour``
+    interfaces (no ``behaviour`` with a WIT that lacks it)."""
+    provider = provider_cls()
+    config_ty = _model_type(provider_cls.config)
+    resources = {r.type_name: r for r in provider_cls.resources}
+    data_sources = {d.type_name: d for d in provider_cls.data_sources}
+    ephemerals = {e.type_name: e for e in provider_cls.ephemeral_resources}
+    functions = {f.name: f for f in provider_cls.functions}
+    instances: dict[type, Any] = {}
+
+    def instance(cls: type) -> Any:
+        if cls not in instances:
+            instances[cls] = cls(provider)
+        return instances[cls]
+
+    def find(kind: str, table: dict[str, type], name: str) -> type:
+        if name not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise _Failed([Diagnostic("error", f"Unknown {kind} type", f"This provider has no {kind} type {name!r}. Its {kind} types are: {known}.")])
+        return table[name]
+
+    def state_type(cls: type) -> Type:
+        return _model_type(cls.state)
+
+    def value(v: t.Value | None, ty: Type) -> Any:
+        return None if v is None else to_python(wire.decode(v), ty)
+
+    def null() -> t.Value:
+        return t.Value([t.Node_Null()])
+
+    def function_schema(f: Any) -> t.Function:
+        def param(name: str, hint: Any) -> t.Parameter:
+            ty, nullable = type_of(hint, f"{f.name}({name})")
+            return t.Parameter(name, wire.type_json(ty), wire._description(""), nullable, False)
+
+        returns, _ = type_of(f.returns, f"{f.name} -> return")
+        return t.Function(
+            f.name,
+            [param(n, h) for n, h in f.parameters],
+            None,
+            wire.type_json(returns),
+            f.summary,
+            wire._description(f.description),
+            "",
+        )
+
+    def validate(kind: str, table: dict[str, type], name: str, config: t.Value) -> list[t.Diagnostic]:
+        def run() -> None:
+            cls = find(kind, table, name)
+            instance(cls).validate(value(config, state_type(cls)))
+
+        _, diags = _guard(f"validate {name}", run)
+        return wire.diagnostics(diags)
+
+    class Export(exports.Provider):
+        def get_schema(self) -> t.ProviderSchema:
+            named = lambda table: [t.NamedSchema(n, wire.schema(schema_of(c.state))) for n, c in sorted(table.items())]  # noqa: E731
+            return t.ProviderSchema(
+                provider=wire.schema(schema_of(provider_cls.config) if provider_cls.config else None),
+                provider_meta=None,
+                resources=named(resources),
+                data_sources=named(data_sources),
+                functions=[function_schema(f) for _, f in sorted(functions.items())],
+                resource_identities=[],
+                ephemeral_resources=named(ephemerals),
+                list_resources=[],
+                actions=[],
+                capabilities=t.ServerCapabilities(False, False, False, False),
+                diagnostics=[],
+            )
+
+        def validate_provider_config(self, config: t.Value) -> list[t.Diagnostic]:
+            _, diags = _guard("validate the provider configuration", lambda: provider.validate(value(config, config_ty) if config_ty else None))
+            return wire.diagnostics(diags)
+
+        def validate_resource_config(self, type_name: str, config: t.Value, client: t.ClientCapabilities) -> list[t.Diagnostic]:
+            return validate("resource", resources, type_name, config)
+
+        def validate_data_source_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
+            return validate("data source", data_sources, type_name, config)
+
+        def configure(self, request: p.ConfigureRequest) -> list[t.Diagnostic]:
+            instances.clear()
+            config = value(request.config, config_ty) if config_ty else None
+            _, diags = _guard("configure", lambda: provider.configure(config))
+            return wire.diagnostics(diags)
+
+        def read_resource(self, request: p.ReadResourceRequest) -> p.ReadResourceResponse:
+            def run() -> Any:
+                cls = find("resource", resources, request.type_name)
+                ty = state_type(cls)
+                current = value(request.current_state, ty)
+                return wire.encode(instance(cls).read(current), ty)
+
+            state, diags = _guard(f"read {request.type_name}", run)
+            return p.ReadResourceResponse(state or null(), request.private, None, wire.diagnostics(diags), None)
+
+        def plan_resource_change(self, request: p.PlanResourceChangeRequest) -> p.PlanResourceChangeResponse:
+            # The host plans from the schema; the proposal is the guest's answer.
+            return p.PlanResourceChangeResponse(request.proposed_new_state, [], request.prior_private, None, [], None)
+
+        def apply_resource_change(self, request: p.ApplyResourceChangeRequest) -> p.ApplyResourceChangeResponse:
+            def run() -> Any:
+                cls = find("resource", resources, request.type_name)
+                ty = state_type(cls)
+                r = instance(cls)
+                prior = value(request.prior_state, ty)
+                planned = value(request.planned_state, ty)
+                if planned is None:
+                    r.delete(prior)
+                    return null()
+                new = r.create(planned) if prior is None else r.update(prior, planned)
+                return wire.encode(new, ty)
+
+            state, diags = _guard(f"apply {request.type_name}", run)
+            if state is None:
+                state = request.prior_state
+            return p.ApplyResourceChangeResponse(state, request.planned_private, wire.diagnostics(diags), None)
+
+        def import_resource_state(self, request: p.ImportResourceStateRequest) -> p.ImportResourceStateResponse:
+            def run() -> Any:
+                cls = find("resource", resources, request.type_name)
+                return wire.encode(instance(cls).import_state(request.id), state_type(cls))
+
+            state, diags = _guard(f"import {request.type_name}", run)
+            imported = [p.ImportedResource(request.type_name, state, b"", None)] if state is not None else []
+            return p.ImportResourceStateResponse(imported, None, wire.diagnostics(diags))
+
+        def upgrade_resource_state(self, request: p.UpgradeResourceStateRequest) -> p.UpgradeResourceStateResponse:
+            # Same schema version: the stored state is already in the current schema.
+            def run() -> Any:
+                cls = find("resource", resources, request.type_name)
+                ty = state_type(cls)
+                return wire.encode(to_python(wire.decode(request.raw_state), ty), ty)
+
+            state, diags = _guard(f"upgrade the state of {request.type_name}", run)
+            return p.UpgradeResourceStateResponse(state or null(), wire.diagnostics(diags))
+
+        def upgrade_resource_identity(self, request: p.UpgradeResourceIdentityRequest) -> p.UpgradeResourceIdentityResponse:
+            return p.UpgradeResourceIdentityResponse(null(), _unsupported("resource identities"))
+
+        def move_resource_state(self, request: p.MoveResourceStateRequest) -> p.MoveResourceStateResponse:
+            return p.MoveResourceStateResponse(null(), b"", None, _unsupported("moving state between resource types"))
+
+        def generate_resource_config(self, type_name: str, state: t.Value) -> p.GenerateResourceConfigResponse:
+            return p.GenerateResourceConfigResponse(null(), _unsupported("generating configuration"))
+
+        def read_data_source(self, request: p.ReadDataSourceRequest) -> p.ReadDataSourceResponse:
+            def run() -> Any:
+                cls = find("data source", data_sources, request.type_name)
+                ty = state_type(cls)
+                return wire.encode(instance(cls).read(value(request.config, ty)), ty)
+
+            state, diags = _guard(f"read data source {request.type_name}", run)
+            return p.ReadDataSourceResponse(state or null(), None, wire.diagnostics(diags))
+
+        def validate_ephemeral_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
+            return validate("ephemeral resource", ephemerals, type_name, config)
+
+        def open_ephemeral_resource(self, request: p.OpenEphemeralResourceRequest) -> p.OpenEphemeralResourceResponse:
+            def run() -> Any:
+                cls = find("ephemeral resource", ephemerals, request.type_name)
+                ty = state_type(cls)
+                return wire.encode(instance(cls).open(value(request.config, ty)), ty)
+
+            result, diags = _guard(f"open {request.type_name}", run)
+            return p.OpenEphemeralResourceResponse(result or null(), None, None, None, wire.diagnostics(diags))
+
+        def renew_ephemeral_resource(self, type_name: str, private: bytes | None) -> p.RenewEphemeralResourceResponse:
+            return p.RenewEphemeralResourceResponse(private, None, [])
+
+        def close_ephemeral_resource(self, type_name: str, private: bytes | None) -> list[t.Diagnostic]:
+            return []
+
+        def validate_list_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
+            return _unsupported("list resources")
+
+        def list_resource(self, request: Any, results: Any) -> list[t.Diagnostic]:
+            return _unsupported("list resources")
+
+        def validate_action_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
+            return _unsupported("actions")
+
+        def plan_action(self, request: p.ActionRequest) -> p.PlanActionResponse:
+            return p.PlanActionResponse(None, _unsupported("actions"))
+
+        def invoke_action(self, request: p.ActionRequest, progress: Any) -> list[t.Diagnostic]:
+            return _unsupported("actions")
+
+        def call_function(self, name: str, arguments: list[t.Value]) -> t.Value:
+            f = functions.get(name)
+            if f is None:
+                raise Err(p.FunctionError(f"This provider has no function {name!r}.", None))
+            types = [type_of(h, name)[0] for _, h in f.parameters]
+            returns, _ = type_of(f.returns, name)
+            try:
+                args = [to_python(wire.decode(a), ty) for a, ty in zip(arguments, types)]
+                return wire.encode(f.call(*args), returns)
+            except FunctionError as e:
+                raise Err(p.FunctionError(e.text, e.argument))
+            except Exception as e:
+                raise Err(p.FunctionError(f"{name} failed: {e}", None))
+
+        def stop(self) -> str | None:
+            return None
+
+    def plan_resource(request: Any) -> Any:
+        from wit_world.exports import behaviour as b
+
+        def run() -> Any:
+            cls = find("resource", resources, request.type_name)
+            ty = state_type(cls)
+            prior = value(request.prior_state, ty)
+            planned = value(request.planned_state, ty)
+            config = value(request.config, ty)
+            return wire.encode(instance(cls).plan(prior, planned, config), ty)
+
+        planned, diags = _guard(f"plan {request.type_name}", run)
+        return b.PlanResourceResponse(
+            planned or request.planned_state,
+            request.requires_replace,
+            request.prior_private,
+            None,
+            wire.diagnostics(diags),
+            None,
+        )
+
+    try:
+        from . import _behaviour
+    except ImportError:  # a WIT without the behaviour interface: the guest plans (proposal)
+        return Export, None
+    return Export, _behaviour.make_behaviour(provider_cls, plan_resource)
+
+
+def _unsupported(what: str) -> list[t.Diagnostic]:
+    return wire.diagnostics([Diagnostic("error", "Not supported", f"This provider does not support {what}.")])

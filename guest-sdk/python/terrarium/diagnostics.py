@@ -1,0 +1,79 @@
+"""Diagnostics: what Terraform shows about a problem, and where in the configuration it is.
+
+Raise :class:`TerraformError` from any provider code: it becomes an error diagnostic at its
+attribute path, and the call fails. :func:`warn` adds a warning to the running call's answer.
+A path is a tuple of steps: a ``str`` names an attribute, an ``int`` an element of a list,
+and :class:`Key` a key of a map (``("toys", 0, "kind")``, ``("tags", Key("env"))``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+class Key(str):
+    """A map key in an attribute path (a plain ``str`` is an attribute name)."""
+
+
+Step = Union[str, int, Key]
+Path = tuple
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # "error" | "warning"
+    summary: str
+    detail: str = ""
+    path: tuple = field(default_factory=tuple)
+
+    def __str__(self) -> str:
+        at = f" (at {format_path(self.path)})" if self.path else ""
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{self.severity}: {self.summary}{at}{detail}"
+
+
+def format_path(path: tuple) -> str:
+    """A path as Terraform prints it: ``toys[0].kind``, ``tags["env"]``."""
+    out = ""
+    for step in path:
+        if isinstance(step, Key):
+            out += f'["{step}"]'
+        elif isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += f".{step}" if out else step
+    return out
+
+
+class TerraformError(Exception):
+    """An error Terraform shows as a diagnostic: ``summary``, ``detail`` and the attribute
+    ``path`` it is about (empty: the whole object). Give ``more`` to report several at once."""
+
+    def __init__(self, summary: str, detail: str = "", path: tuple = (), *more: Diagnostic):
+        super().__init__(f"{summary}: {detail}" if detail else summary)
+        self.diagnostics = [Diagnostic("error", summary, detail, tuple(path)), *more]
+
+
+class FunctionError(Exception):
+    """A provider function's failure: ``text``, and the argument at fault (from 0) if any."""
+
+    def __init__(self, text: str, argument: int | None = None):
+        super().__init__(text)
+        self.text = text
+        self.argument = argument
+
+
+_warnings: list[Diagnostic] = []
+
+
+def warn(summary: str, detail: str = "", path: tuple = ()) -> None:
+    """Adds a warning to the answer of the call that is running."""
+    _warnings.append(Diagnostic("warning", summary, detail, tuple(path)))
+
+
+def take_warnings() -> list[Diagnostic]:
+    """The warnings of the running call so far, and forgets them."""
+    taken = list(_warnings)
+    _warnings.clear()
+    return taken
