@@ -43,6 +43,14 @@ JS_GUEST_SOURCES = $(shell git ls-files guest-sdk/js wit 2>/dev/null)
 $(COMPONENT_DIR)/pets_ts.wasm: $(JS_GUEST_SOURCES) $(shell git ls-files examples/pets/typescript 2>/dev/null)
 	cd examples/pets/typescript && node ../../../guest-sdk/js/bin/terrarium-js.mjs build src/provider.ts -o $(abspath $@)
 
+# Python guests, built with the Python SDK (guest-sdk/python) and componentize-py from the
+# virtualenv scripts/setup makes. Each build takes 10-50 s, so make rebuilds one only when its
+# module, the SDK or the WIT changed.
+PY_GUESTS := pets_py
+PY_GUEST_SOURCES = $(shell git ls-files guest-sdk/python/terrarium wit 2>/dev/null)
+$(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider.py
+	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build examples/pets/python/provider.py -o $(abspath $@)
+
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
@@ -61,7 +69,7 @@ build-host: setup
 
 build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
-	@$(MAKE) --no-print-directory $(foreach g,$(JS_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
+	@$(MAKE) --no-print-directory $(foreach g,$(JS_GUESTS) $(PY_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
 
 # `cargo test` builds the host binary itself (its integration tests need it) with the same
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would
