@@ -33,10 +33,12 @@ pub enum Provider {
     RandomWit020,
     /// examples/pets/typescript: pets in a granted directory, written with the TypeScript SDK.
     PetsTs,
+    /// examples/pets/python: the same pets, written with the Python SDK.
+    PetsPy,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 10] = [
+    pub const ALL: [Provider; 11] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -47,6 +49,7 @@ impl Provider {
         Provider::Etcd,
         Provider::RandomWit020,
         Provider::PetsTs,
+        Provider::PetsPy,
     ];
 
     /// The full source address configurations use (`required_providers`).
@@ -61,7 +64,7 @@ impl Provider {
             Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
-            Provider::PetsTs => "registry.terraform.io/terrarium/pets",
+            Provider::PetsTs | Provider::PetsPy => "registry.terraform.io/terrarium/pets",
         }
     }
 
@@ -85,7 +88,8 @@ impl Provider {
             | Provider::Files
             | Provider::Etcd
             | Provider::RandomWit020
-            | Provider::PetsTs => "0.1.0",
+            | Provider::PetsTs
+            | Provider::PetsPy => "0.1.0",
         }
     }
 
@@ -100,6 +104,7 @@ impl Provider {
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
             Provider::PetsTs => Some("pets_ts"),
+            Provider::PetsPy => Some("pets_py"),
             Provider::GoNull | Provider::RandomWit020 => None,
         }
     }

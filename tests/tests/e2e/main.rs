@@ -30,6 +30,8 @@
 //!   works with which release, and a clear refusal, never a crash, where a release lacks it.
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 //! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
+//! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
+//! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -50,6 +52,7 @@ mod moved;
 mod null;
 mod plugin;
 mod protocol5;
+mod python;
 mod query;
 mod random;
 mod sandbox;
