@@ -97,8 +97,9 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
 /// failed build is logged and left as a warning for the next call, and the old build keeps
 /// serving. Changes made while a build runs start another build once it is done.
 ///
-/// Build outputs and tool state are ignored (any path through a `target` or `.git`
-/// directory, editor swap and backup files), so the build does not trigger itself.
+/// Build outputs and tool state are ignored (any path through a `target`, `.git`,
+/// `__pycache__`, `.venv` or `node_modules` directory, editor swap and backup files), so the
+/// build does not trigger itself.
 pub fn watch_sources(
     dirs: &[PathBuf],
     command: String,
@@ -205,7 +206,11 @@ fn changes_contents(kind: &EventKind) -> bool {
 /// Whether a changed path is a source a build should react to.
 fn is_source(path: &Path) -> bool {
     let in_build_output = path.components().any(|c| match c {
-        Component::Normal(name) => name == "target" || name == ".git",
+        // Python's bytecode (componentize-py writes it beside the module it builds), its
+        // virtualenv and npm's packages are tool state too.
+        Component::Normal(name) => {
+            ["target", ".git", "__pycache__", ".venv", "node_modules"].iter().any(|d| name == *d)
+        }
         _ => false,
     });
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
@@ -242,6 +247,16 @@ mod tests {
         assert!(!is_source(Path::new("/p/src/.lib.rs.swp")));
         assert!(!is_source(Path::new("/p/src/lib.rs~")));
         assert!(!is_source(Path::new("/p/src/4913")));
+    }
+
+    #[test]
+    fn python_and_node_tool_state_is_not_a_source() {
+        // componentize-py writes the provider module's bytecode beside it while it builds:
+        // counting it would rebuild for ever.
+        assert!(is_source(Path::new("/p/provider.py")));
+        assert!(!is_source(Path::new("/p/__pycache__/provider.cpython-314.pyc")));
+        assert!(!is_source(Path::new("/p/.venv/lib/python3.11/site-packages/x.py")));
+        assert!(!is_source(Path::new("/p/node_modules/typescript/lib/tsc.js")));
     }
 
     #[test]
