@@ -1,0 +1,72 @@
+"""guest-sdk/python/README.md, run as a newcomer would: its files written into an empty
+directory, built, its tests run, installed with `terrarium install` and applied by a real
+terraform. Needs the terrarium binary (TERRARIUM_BIN) and terraform (TERRAFORM); the
+end-to-end suite sets both."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SDK = Path(__file__).resolve().parent.parent
+README = SDK / "README.md"
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), re.S)
+
+
+def run(*args, cwd, env=None, **kw) -> subprocess.CompletedProcess:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, **kw)
+    assert done.returncode == 0, f"{' '.join(map(str, args))} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def test_the_readme_takes_a_newcomer_from_an_empty_directory_to_terraform_apply(tmp_path):
+    terrarium, terraform = os.environ.get("TERRARIUM_BIN"), os.environ.get("TERRAFORM")
+    if not (terrarium and terraform):
+        pytest.skip("needs TERRARIUM_BIN and TERRAFORM (the end-to-end suite sets them)")
+    project = tmp_path / "notes"
+    project.mkdir()
+    for code in blocks("python"):
+        name = re.match(r"# file: (\S+)\n", code).group(1)
+        (project / name).write_text(code)
+
+    # 1. The reader's shell: the SDK on PYTHONPATH, terrarium on PATH.
+    env = {**os.environ, "PYTHONPATH": str(SDK), "PATH": f"{Path(terrarium).parent}:{os.environ['PATH']}"}
+    # 3. Build it
+    run(sys.executable, "-m", "terrarium.build", "provider.py", "-o", "target/notes.wasm", cwd=project, env=env)
+    # 4. Test it, without terraform (pytest in a fresh process, as the reader runs it)
+    run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_provider.py", cwd=project, env=env)
+
+    # 5. Install it and apply, with the README's directory moved into this test's.
+    notes = tmp_path / "srv-notes"
+    notes.mkdir()
+    install = run(
+        terrarium, "install", "target/notes.wasm", "--source", "example.com/you/notes", "--version", "0.1.0",
+        "--allow-dir", f"{notes}:rw", "--mirror", str(tmp_path / "mirror"), cwd=project,
+    )  # fmt: skip
+    (project / "notes.tfrc").write_text(install.stdout)
+    (hcl,) = blocks("hcl")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.tf").write_text(hcl.replace("/tmp/notes", str(notes)))
+    tf_env = {
+        **os.environ,
+        "TF_CLI_CONFIG_FILE": str(project / "notes.tfrc"),
+        "TF_LOG_PROVIDER": "info",
+        "TF_LOG_PATH": str(tmp_path / "terraform.log"),
+        "TF_IN_AUTOMATION": "1",
+    }
+    run(terraform, "init", "-input=false", cwd=work, env=tf_env)
+    run(terraform, "apply", "-auto-approve", "-input=false", cwd=work, env=tf_env)
+    assert (notes / "todo").read_text() == "buy milk"
+    assert "wrote a note" in (tmp_path / "terraform.log").read_text()
+    # Planned and applied consistently: nothing left to do.
+    plan = subprocess.run([terraform, "plan", "-detailed-exitcode", "-input=false"], cwd=work, env=tf_env, capture_output=True, text=True)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    run(terraform, "destroy", "-auto-approve", "-input=false", cwd=work, env=tf_env)
+    assert not (notes / "todo").exists()
