@@ -5,6 +5,7 @@ end-to-end suite sets both."""
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,28 @@ def test_the_readme_takes_a_newcomer_from_an_empty_directory_to_terraform_apply(
     assert plan.returncode == 0, plan.stdout + plan.stderr
     run(terraform, "destroy", "-auto-approve", "-input=false", cwd=work, env=tf_env)
     assert not (notes / "todo").exists()
+
+    # Iterating: `terrarium dev --build ... --watch .` builds, serves, and terraform reattaches.
+    (dev_command,) = [b for b in blocks("sh") if "terrarium dev" in b]
+    args = shlex.split(dev_command.replace("\\\n", " ").replace("/tmp/notes", str(notes)))
+    assert args[:2] == ["terrarium", "dev"]
+    log = tmp_path / "dev.log"
+    with open(log, "w") as stderr:
+        dev = subprocess.Popen([terrarium, *args[2:]], cwd=project, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    try:
+        first = dev.stdout.readline()
+        assert first.startswith("export TF_REATTACH_PROVIDERS="), first + log.read_text()
+        reattach = shlex.split(first.removeprefix("export TF_REATTACH_PROVIDERS="))[0]
+        dev_work = tmp_path / "dev-work"
+        dev_work.mkdir()
+        (dev_work / "main.tf").write_text(hcl.replace("/tmp/notes", str(notes)))
+        dev_env = {**tf_env, "TF_REATTACH_PROVIDERS": reattach, "TF_CLI_CONFIG_FILE": str(tmp_path / "none.tfrc")}
+        (tmp_path / "none.tfrc").write_text("disable_checkpoint = true\n")
+        run(terraform, "init", "-input=false", cwd=dev_work, env=dev_env)
+        plan = run(terraform, "plan", "-input=false", "-no-color", cwd=dev_work, env=dev_env)
+        assert "notes_note.todo will be created" in plan.stdout, plan.stdout
+        assert 'mode   = "plain"' in plan.stdout, plan.stdout
+        assert "building" in log.read_text()
+    finally:
+        dev.terminate()
+        dev.wait()
