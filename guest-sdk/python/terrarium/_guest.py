@@ -97,6 +97,17 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
         _, diags = _guard(f"validate {name}", run)
         return wire.diagnostics(diags)
 
+    def from_config(kind: str, table: dict[str, type], name: str, config: t.Value, method: str) -> tuple[t.Value, list[t.Diagnostic]]:
+        """A data source's read or an ephemeral resource's open: configuration in, value out."""
+
+        def run() -> Any:
+            cls = find(kind, table, name)
+            ty = state_type(cls)
+            return wire.encode(getattr(instance(cls), method)(value(config, ty)), ty)
+
+        result, diags = _guard(f"{method} {kind} {name}", run)
+        return result or null(), wire.diagnostics(diags)
+
     class Export(exports.Provider):
         def get_schema(self) -> t.ProviderSchema:
             named = lambda table: [t.NamedSchema(n, wire.schema(schema_of(c.state))) for n, c in sorted(table.items())]  # noqa: E731
@@ -191,25 +202,15 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return p.GenerateResourceConfigResponse(null(), _unsupported("generating configuration"))
 
         def read_data_source(self, request: p.ReadDataSourceRequest) -> p.ReadDataSourceResponse:
-            def run() -> Any:
-                cls = find("data source", data_sources, request.type_name)
-                ty = state_type(cls)
-                return wire.encode(instance(cls).read(value(request.config, ty)), ty)
-
-            state, diags = _guard(f"read data source {request.type_name}", run)
-            return p.ReadDataSourceResponse(state or null(), None, wire.diagnostics(diags))
+            state, diags = from_config("data source", data_sources, request.type_name, request.config, "read")
+            return p.ReadDataSourceResponse(state, None, diags)
 
         def validate_ephemeral_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
             return validate("ephemeral resource", ephemerals, type_name, config)
 
         def open_ephemeral_resource(self, request: p.OpenEphemeralResourceRequest) -> p.OpenEphemeralResourceResponse:
-            def run() -> Any:
-                cls = find("ephemeral resource", ephemerals, request.type_name)
-                ty = state_type(cls)
-                return wire.encode(instance(cls).open(value(request.config, ty)), ty)
-
-            result, diags = _guard(f"open {request.type_name}", run)
-            return p.OpenEphemeralResourceResponse(result or null(), None, None, None, wire.diagnostics(diags))
+            result, diags = from_config("ephemeral resource", ephemerals, request.type_name, request.config, "open")
+            return p.OpenEphemeralResourceResponse(result, None, None, None, diags)
 
         def renew_ephemeral_resource(self, type_name: str, private: bytes | None) -> p.RenewEphemeralResourceResponse:
             return p.RenewEphemeralResourceResponse(private, None, [])

@@ -62,37 +62,33 @@ class Resource(Generic[T]):
         return planned
 
 
-class DataSource(Generic[T]):
-    """A data source type: :meth:`read` returns the configuration with computed values set."""
+class _ConfiguredType(Generic[T]):
+    """What data sources and ephemeral resources share: a type name, a state dataclass, the
+    provider, and an optional configuration check."""
 
     type_name: ClassVar[str]
     state: ClassVar[type]
 
     def __init__(self, provider: Any):
         self.provider = provider
+
+    def validate(self, config: T) -> None:
+        """Checks a configuration beyond what the schema says; raise TerraformError."""
+
+
+class DataSource(_ConfiguredType[T]):
+    """A data source type: :meth:`read` returns the configuration with computed values set."""
 
     def read(self, config: T) -> T:
         raise NotImplementedError(f"{type(self).__name__}.read")
 
-    def validate(self, config: T) -> None:
-        """Checks a configuration beyond what the schema says; raise TerraformError."""
 
-
-class EphemeralResource(Generic[T]):
+class EphemeralResource(_ConfiguredType[T]):
     """An ephemeral resource type: a value opened for one Terraform run, never stored."""
-
-    type_name: ClassVar[str]
-    state: ClassVar[type]
-
-    def __init__(self, provider: Any):
-        self.provider = provider
 
     def open(self, config: T) -> T:
         """Returns the configuration with computed values set."""
         raise NotImplementedError(f"{type(self).__name__}.open")
-
-    def validate(self, config: T) -> None:
-        """Checks a configuration beyond what the schema says; raise TerraformError."""
 
 
 @dataclass
