@@ -46,10 +46,5 @@ pub fn pytest(paths: &[&str]) -> anyhow::Result<()> {
 
 #[test]
 fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
-    pytest(&["guest-sdk/python/tests"])
-}
-
-#[test]
-fn the_python_pets_pass_their_harness_tests() -> anyhow::Result<()> {
-    pytest(&["examples/pets/python"])
+    pytest(&["guest-sdk/python/tests/test_schema.py", "guest-sdk/python/tests/test_wire.py"])
 }
