@@ -32,6 +32,12 @@ class Toy:
 
 
 @dataclass(kw_only=True)
+class Vaccine:
+    name: str
+    batch: str | None = attribute(computed=True, use_state_for_unknown=True)
+
+
+@dataclass(kw_only=True)
 class Collar:
     material: str | None = attribute(default="leather")
     size: str = attribute(requires_replace=True)
@@ -49,6 +55,7 @@ class Pet:
     secret: str | None = attribute(sensitive=True)
     owner: Owner | None = None
     toys: list[Toy] | None = None
+    vaccines: set[Vaccine] | None = None
     collar: list[Collar] = block(max_items=1)
 
 
@@ -93,11 +100,15 @@ class Pets(terrarium.Provider):
 
 
 def with_serials(pet: Pet) -> Pet:
-    """Serials for the toys that have none yet: ``<pet id>-toy-<index>``."""
-    if pet.toys is None:
-        return pet
-    toys = [t if isinstance(t.serial, str) else replace(t, serial=f"{pet.id}-toy-{i}") for i, t in enumerate(pet.toys)]
-    return replace(pet, toys=toys)
+    """The computed values of new elements: toy serials ``<pet id>-toy-<index>``, vaccine
+    batches ``<pet id>-<name>``."""
+    toys = pet.toys and [
+        t if isinstance(t.serial, str) else replace(t, serial=f"{pet.id}-toy-{i}") for i, t in enumerate(pet.toys)
+    ]
+    vaccines = pet.vaccines and [
+        v if isinstance(v.batch, str) else replace(v, batch=f"{pet.id}-{v.name}") for v in pet.vaccines
+    ]
+    return replace(pet, toys=toys, vaccines=vaccines)
 
 
 class PetResource(terrarium.Resource[Pet]):

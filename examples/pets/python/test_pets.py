@@ -53,6 +53,17 @@ def test_update_keeps_the_id_and_serials_and_a_name_change_replaces(pets):
     assert renamed.plan.requires_replace == ["name"] and renamed.state["id"] == "pet-2"
 
 
+def test_unknowns_in_a_nested_set_are_matched_by_name_and_kept(pets):
+    created = pets.create("pets_pet", {"name": "rex", "vaccines": [{"name": "rabies"}]})
+    assert created.state["vaccines"] == [{"name": "rabies", "batch": "pet-1-rabies"}]
+    more = {"name": "rex", "vaccines": [{"name": "flu"}, {"name": "rabies"}]}
+    plan = pets.plan("pets_pet", created.state, more)
+    batches = {v["name"]: v["batch"] for v in plan.planned["vaccines"]}
+    assert batches == {"rabies": "pet-1-rabies", "flu": UNKNOWN}
+    updated = pets.update("pets_pet", created.state, more)
+    assert sorted(v["batch"] for v in updated.state["vaccines"]) == ["pet-1-flu", "pet-1-rabies"]
+
+
 def test_a_collar_size_change_replaces_on_a_nested_path(pets):
     created = pets.create("pets_pet", {"name": "rex", "collar": [{"size": "M"}]})
     plan = pets.plan("pets_pet", created.state, {"name": "rex", "collar": [{"size": "L"}]})
