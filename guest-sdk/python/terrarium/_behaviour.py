@@ -20,14 +20,16 @@ _U64_MAX = 2**64 - 1
 
 
 class Hooks:
-    """Custom validators by hook id: numbered in schema order, the same in every instance."""
+    """The code a schema names (custom validators, computed defaults, conditional
+    replacements), by hook id: numbered in schema order, so the same in every instance. Each
+    entry is the function, the type of the value it gets and the type of what it returns."""
 
     def __init__(self) -> None:
-        self.validators: list[tuple[Callable[[Any], Any], Type]] = []
+        self.code: list[tuple[Callable[..., Any], Type, Type | None]] = []
 
-    def validator(self, check: Callable[[Any], Any], ty: Type) -> int:
-        self.validators.append((check, ty))
-        return len(self.validators) - 1
+    def add(self, fn: Callable[..., Any], given: Type, returns: Type | None = None) -> int:
+        self.code.append((fn, given, returns))
+        return len(self.code) - 1
 
 
 def _count(min: int, max: int | None) -> b.CountRange:
@@ -38,7 +40,7 @@ def _validator(v: Any, ty: Type, hooks: Hooks) -> Any:
     if not isinstance(v, Validator):
         if callable(v):
             doc = (getattr(v, "__doc__", None) or getattr(v, "__name__", "")).strip()
-            return b.Validator_Custom(b.CustomValidator(hooks.validator(v, ty), doc))
+            return b.Validator_Custom(b.CustomValidator(hooks.add(v, ty), doc))
         raise TypeError(f"{v!r} is not a validator (use terrarium.validators, or a function)")
     a = v.args
     number = lambda n: None if n is None else wire._wit_number(n)  # noqa: E731
@@ -69,16 +71,25 @@ def schema_behaviour(model: Model | None, hooks: Hooks, plan_hook: bool = False)
                 walk(schema_of(f.nested[1]), here)
             if f.is_block:
                 continue
-            has_default = o.default is not _MISSING
-            if not (has_default or o.use_state_for_unknown or o.unknown_on_update or o.requires_replace or o.validators):
+            if not (o.default is not _MISSING or o.use_state_for_unknown or o.unknown_on_update or o.requires_replace or o.validators):
                 continue
+            if o.default is _MISSING:
+                default = None
+            elif callable(o.default):  # computed from the object holding the attribute
+                default = b.DefaultValue_Computed(hooks.add(o.default, Type("model", model=model.cls), f.type))
+            else:
+                default = b.DefaultValue_Value(wire.encode(o.default, f.type))
+            if callable(o.requires_replace):  # decided from the prior and planned values
+                replace = b.ReplaceRule_WhenGuestSays(hooks.add(o.requires_replace, f.type))
+            else:
+                replace = b.ReplaceRule_Always() if o.requires_replace else b.ReplaceRule_Never()
             attributes.append(
                 b.AttributeBehaviour(
                     path=here,
-                    default=b.DefaultValue_Value(wire.encode(o.default, f.type)) if has_default else None,
+                    default=default,
                     use_state_for_unknown=o.use_state_for_unknown,
                     unknown_on_update=o.unknown_on_update,
-                    requires_replace=b.ReplaceRule_Always() if o.requires_replace else b.ReplaceRule_Never(),
+                    requires_replace=replace,
                     validators=[_validator(v, f.type, hooks) for v in o.validators],
                 )
             )
@@ -117,15 +128,23 @@ def make_behaviour(provider_cls: type, resource_plan: Callable[[b.PlanResourceRe
             return behaviour
 
         def compute_defaults(self, requests: list[b.DefaultRequest]) -> list[t.Value]:
-            return [t.Value([t.Node_Null()]) for _ in requests]
+            def one(r: b.DefaultRequest) -> t.Value:
+                fn, parent, returns = hooks.code[r.id]
+                return wire.encode(fn(to_python(wire.decode(r.parent_config), parent)), returns)
+
+            return [one(r) for r in requests]
 
         def decide_replacements(self, requests: list[b.ReplaceRequest]) -> list[bool]:
-            return [True for _ in requests]
+            def one(r: b.ReplaceRequest) -> bool:
+                fn, ty, _ = hooks.code[r.id]
+                return bool(fn(to_python(wire.decode(r.prior), ty), to_python(wire.decode(r.planned), ty)))
+
+            return [one(r) for r in requests]
 
         def validate_values(self, requests: list[b.ValidateRequest]) -> list[t.Diagnostic]:
             found: list[Diagnostic] = []
             for r in requests:
-                check, ty = hooks.validators[r.id]
+                check, ty, _ = hooks.code[r.id]
                 path = tuple(_step(s) for s in r.path)
                 try:
                     message = check(to_python(wire.decode(r.value), ty))

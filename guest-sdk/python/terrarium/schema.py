@@ -34,7 +34,7 @@ class Options:
     deprecated: str | None = None
     default: Any = _MISSING
     use_state_for_unknown: bool = False
-    requires_replace: bool = False
+    requires_replace: Any = False
     unknown_on_update: bool = False
     validators: tuple[Any, ...] = ()
     block: bool = False
@@ -52,18 +52,20 @@ def attribute(
     deprecated: str | None = None,
     default: Any = _MISSING,
     use_state_for_unknown: bool = False,
-    requires_replace: bool = False,
+    requires_replace: bool | typing.Callable[[Any, Any], bool] = False,
     unknown_on_update: bool = False,
     validators: typing.Sequence[Any] = (),
 ) -> Any:
     """A field of a schema dataclass with Terraform settings.
 
     ``default`` makes the attribute optional and computed: Terraform plans the default where
-    the configuration leaves it unset (also inside nested objects). ``computed=True`` alone
-    makes it set by the provider only; with an optional type hint (``T | None``) the
-    configuration may set it too. ``use_state_for_unknown`` keeps the prior value in plans
-    instead of "known after apply"; ``requires_replace`` replaces the object when the value
-    changes.
+    the configuration leaves it unset (also inside nested objects); a function as the default
+    computes it from the object holding the attribute. ``computed=True`` alone makes it set
+    by the provider only; ``optional=True`` with it lets the configuration set it too.
+    ``use_state_for_unknown`` keeps the prior value in plans instead of "known after apply";
+    ``requires_replace`` replaces the object when the value changes (a function of the prior
+    and planned values decides when). ``validators`` are :mod:`terrarium.validators`, or
+    functions of the value that return an error message (or raise TerraformError).
     """
     options = Options(
         description=description,

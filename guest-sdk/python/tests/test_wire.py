@@ -145,3 +145,45 @@ def test_the_declared_behaviour_is_data_for_the_host(bindings):
     assert by_path[("legs",)].default.value.nodes[0].value.value == 4
     assert by_path[("name",)].validators[0].value.max == 8
     assert not named.behaviour.plan_hook
+
+
+def test_code_in_the_schema_is_answered_through_the_hooks(bindings):
+    if bindings != "terrarium-provider-with-behaviour":
+        pytest.skip("this WIT has no behaviour interface")
+    import terrarium
+    from terrarium import _wire
+    from wit_world.exports import behaviour as b
+
+    def even(n):
+        """an even number"""
+        return None if n % 2 == 0 else f"{n} is odd"
+
+    @dataclass(kw_only=True)
+    class Box:
+        size: int = attribute(validators=[even], requires_replace=lambda prior, planned: planned < prior)
+        label: str | None = attribute(default=lambda box: f"box-{box.size}")
+
+    class BoxResource(terrarium.Resource[Box]):
+        type_name = "shop_box"
+        state = Box
+
+    class ShopProvider(terrarium.Provider):
+        resources = [BoxResource]
+
+    _, Behaviour = terrarium.export(ShopProvider)
+    hooks = Behaviour()
+    (named,) = hooks.get_behaviour().resources
+    size, label = sorted(named.behaviour.attributes, key=lambda a: a.path)[::-1]
+    ty = Type("model", model=Box)
+    number = Type("number")
+
+    (default,) = hooks.compute_defaults([b.DefaultRequest(label.default.value, _wire.encode(Box(size=4), ty))])
+    assert _wire.decode(default) == "box-4"
+    replace_id = size.requires_replace.value
+    shrink = b.ReplaceRequest(replace_id, _wire.encode(4, number), _wire.encode(2, number))
+    grow = b.ReplaceRequest(replace_id, _wire.encode(2, number), _wire.encode(4, number))
+    assert hooks.decide_replacements([shrink, grow]) == [True, False]
+    check = size.validators[0].value
+    assert check.description == "an even number"
+    (odd,) = hooks.validate_values([b.ValidateRequest(check.id, _wire.encode(3, number), _wire.encode(Box(size=3), ty), _wire.path(("size",)))])
+    assert (odd.detail, odd.attribute) == ("3 is odd", _wire.path(("size",)))
