@@ -7,7 +7,7 @@ use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Dispatcher, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{Dispatcher, Subject, answer, client_capabilities, deferred_from_wit, known_type};
 use crate::guest_text::{self, Lines};
 use crate::runtime::{self, HostState, ProgressSink, guest};
 
@@ -67,9 +67,7 @@ impl Dispatcher {
                 diagnostics: runtime::diagnostics_from_wit(r.diagnostics),
             })
         };
-        run()
-            .await
-            .unwrap_or_else(|diagnostics| PlanActionResponse { diagnostics, ..Default::default() })
+        answer(run()).await
     }
 
     /// Runs the action, sending each progress report to `events` as the guest makes it (the

@@ -4,7 +4,9 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{
+    Dispatcher, Knownness, Subject, answer, client_capabilities, deferred_from_wit, known_type,
+};
 use crate::runtime::{self, HostState, guest};
 
 const KIND: &str = "data source";
@@ -69,9 +71,6 @@ impl Dispatcher {
                 diagnostics,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| ReadDataSourceResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 }

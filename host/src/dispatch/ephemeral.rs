@@ -5,7 +5,9 @@ use terrarium_model::{Diagnostic, Type};
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, known_type};
+use super::{
+    Dispatcher, Knownness, Subject, answer, client_capabilities, deferred_from_wit, known_type,
+};
 use crate::runtime::{self, HostState, guest, wit};
 
 const KIND: &str = "ephemeral resource";
@@ -80,10 +82,7 @@ impl Dispatcher {
                 diagnostics,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| OpenEphemeralResourceResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn renew_ephemeral_resource(
@@ -105,10 +104,7 @@ impl Dispatcher {
                 diagnostics: runtime::diagnostics_from_wit(r.diagnostics),
             })
         };
-        run().await.unwrap_or_else(|diagnostics| RenewEphemeralResourceResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn close_ephemeral_resource(

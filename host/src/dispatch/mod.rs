@@ -56,6 +56,12 @@ impl std::fmt::Display for Subject<'_> {
     }
 }
 
+/// Runs the steps of one RPC (decode, call the guest, check and encode its answer); the
+/// first step that fails answers with its diagnostics alone.
+async fn answer<R: types::Failed>(steps: impl Future<Output = Result<R, Vec<Diagnostic>>>) -> R {
+    steps.await.unwrap_or_else(R::failed)
+}
+
 /// A provider component being served: its schemas and its instances. Every protocol front
 /// end (tfplugin6, tfplugin5) turns its requests into calls on one `Dispatcher`.
 pub struct Dispatcher {

@@ -6,7 +6,7 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{
-    Dispatcher, Knownness, Subject, client_capabilities, deferred_from_wit, encode_checked,
+    Dispatcher, Knownness, Subject, answer, client_capabilities, deferred_from_wit, encode_checked,
     known_type,
 };
 use crate::runtime::{self, HostState, guest, wit};
@@ -161,10 +161,7 @@ impl Dispatcher {
                 new_identity,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| ReadResourceResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn plan_resource_change(
@@ -240,10 +237,7 @@ impl Dispatcher {
                 planned_identity,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| PlanResourceChangeResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn apply_resource_change(
@@ -315,10 +309,7 @@ impl Dispatcher {
                 new_identity,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| ApplyResourceChangeResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn import_resource_state(
@@ -392,10 +383,7 @@ impl Dispatcher {
                 diagnostics,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| ImportResourceStateResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn upgrade_resource_state(
@@ -438,10 +426,7 @@ impl Dispatcher {
             );
             Ok(UpgradeResourceStateResponse { upgraded_state, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| UpgradeResourceStateResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn upgrade_resource_identity(
@@ -474,10 +459,7 @@ impl Dispatcher {
             );
             Ok(UpgradeResourceIdentityResponse { upgraded_identity, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| UpgradeResourceIdentityResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn move_resource_state(
@@ -538,10 +520,7 @@ impl Dispatcher {
                 diagnostics,
             })
         };
-        run().await.unwrap_or_else(|diagnostics| MoveResourceStateResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 
     pub async fn generate_resource_config(
@@ -572,10 +551,7 @@ impl Dispatcher {
             );
             Ok(GenerateResourceConfigResponse { config, diagnostics })
         };
-        run().await.unwrap_or_else(|diagnostics| GenerateResourceConfigResponse {
-            diagnostics,
-            ..Default::default()
-        })
+        answer(run()).await
     }
 }
 

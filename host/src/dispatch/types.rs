@@ -294,3 +294,34 @@ pub enum ActionEvent {
     Progress(String),
     Completed(Vec<Diagnostic>),
 }
+
+/// A response that can carry nothing but diagnostics: what an RPC answers when a step fails
+/// before the guest produced anything (see `dispatch::answer`).
+pub trait Failed: Default {
+    fn failed(diagnostics: Vec<Diagnostic>) -> Self;
+}
+
+macro_rules! failed_with_diagnostics {
+    ($($response:ty),* $(,)?) => {$(
+        impl Failed for $response {
+            fn failed(diagnostics: Vec<Diagnostic>) -> Self {
+                Self { diagnostics, ..Default::default() }
+            }
+        }
+    )*};
+}
+
+failed_with_diagnostics!(
+    ReadResourceResponse,
+    PlanResourceChangeResponse,
+    ApplyResourceChangeResponse,
+    ImportResourceStateResponse,
+    UpgradeResourceStateResponse,
+    ReadDataSourceResponse,
+    UpgradeResourceIdentityResponse,
+    MoveResourceStateResponse,
+    GenerateResourceConfigResponse,
+    OpenEphemeralResourceResponse,
+    RenewEphemeralResourceResponse,
+    PlanActionResponse,
+);
