@@ -127,13 +127,18 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
         replace_all(&bytes, b"terrarium:provider/log@0.2.0", b"terrarium:provider/lgg@0.2.0"),
     )?;
 
-    let cases: [(&std::path::Path, &str, &str, &str); 9] = [
+    // A schema Terraform would refuse: a resource type name with a space in it.
+    let invalid_schema = scratch.path().join("invalid-schema.wasm");
+    fs::write(&invalid_schema, replace_all(&bytes, b"null_resource", b"null resource"))?;
+
+    let cases: [(&std::path::Path, &str, &str, &str); 10] = [
         (&core_module, "acme/thing", "1.0.0", "core WebAssembly module"),
         (&not_wasm, "acme/thing", "1.0.0", "not a WebAssembly file"),
         (&missing, "acme/thing", "1.0.0", "missing.wasm"),
         (&truncated, "acme/thing", "1.0.0", "is not a valid component"),
         (&other_version, "acme/thing", "1.0.0", "was built for terrarium:provider version 0.9.0"),
         (&unknown_import, "acme/thing", "1.0.0", "terrarium:provider/lgg@0.2.0"),
+        (&invalid_schema, "acme/thing", "1.0.0", "\"null resource\" is not a valid identifier"),
         (&component, "acme/my_thing", "1.0.0", "--source"),
         (&component, "thing", "1.0.0", "--source"),
         (&component, "acme/thing", "v1.0", "--version"),
