@@ -180,21 +180,37 @@ impl Block {
     /// provider may set (computed, neither required nor optional). An unknown value counts:
     /// the configuration sets it, to something not known yet.
     pub fn configured_computed_only(&self, config: &Value) -> Vec<AttributePath> {
+        self.configured(config, &|a| a.computed && !a.optional && !a.required)
+    }
+
+    /// The paths at which `config` (a value of this block) sets a write-only attribute; an
+    /// unknown value counts, as for [`Block::configured_computed_only`].
+    pub fn configured_write_only(&self, config: &Value) -> Vec<AttributePath> {
+        self.configured(config, &|a| a.write_only)
+    }
+
+    /// The paths, at any depth, at which `config` sets an attribute that `matches`.
+    fn configured(
+        &self,
+        config: &Value,
+        matches: &dyn Fn(&Attribute) -> bool,
+    ) -> Vec<AttributePath> {
         let mut out = Vec::new();
-        self.collect_configured_computed_only(config, &AttributePath::root(), &mut out);
+        self.collect_configured(config, &AttributePath::root(), matches, &mut out);
         out
     }
 
-    fn collect_configured_computed_only(
+    fn collect_configured(
         &self,
         config: &Value,
         path: &AttributePath,
+        matches: &dyn Fn(&Attribute) -> bool,
         out: &mut Vec<AttributePath>,
     ) {
         for a in &self.attributes {
             let Some(value) = config.attr(&a.name).filter(|v| !v.is_null()) else { continue };
             let here = path.attr(a.name.clone());
-            if a.computed && !a.optional && !a.required {
+            if matches(a) {
                 out.push(here);
             } else if let AttributeType::Nested { nesting, attributes } = &a.ty {
                 let inner = Block { attributes: attributes.clone(), ..Block::default() };
@@ -205,7 +221,7 @@ impl Block {
                     ObjectNesting::Map => BlockNesting::Map,
                 };
                 for (p, element) in nested_elements(nesting, value, &here) {
-                    inner.collect_configured_computed_only(element, &p, out);
+                    inner.collect_configured(element, &p, matches, out);
                 }
             }
         }
@@ -213,7 +229,7 @@ impl Block {
             let Some(value) = config.attr(&b.type_name) else { continue };
             let here = path.attr(b.type_name.clone());
             for (p, element) in nested_elements(b.nesting, value, &here) {
-                b.block.collect_configured_computed_only(element, &p, out);
+                b.block.collect_configured(element, &p, matches, out);
             }
         }
     }
@@ -467,5 +483,36 @@ mod tests {
         let found: Vec<String> =
             block.configured_computed_only(&config).iter().map(ToString::to_string).collect();
         assert_eq!(found, ["id", "disk[1].id"]);
+    }
+
+    #[test]
+    fn configured_write_only_attributes_are_found_at_any_depth() {
+        let secret =
+            Attribute { optional: true, write_only: true, ..attribute("secret", Type::String) };
+        let block = Block {
+            attributes: vec![
+                secret.clone(),
+                Attribute { optional: true, ..attribute("name", Type::String) },
+            ],
+            block_types: vec![nested("user", BlockNesting::List, vec![secret])],
+            ..Default::default()
+        };
+        let object = |entries: Vec<(&str, Value)>| {
+            Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        };
+        let config = object(vec![
+            ("secret", Value::unknown()),
+            ("name", Value::string("a")),
+            (
+                "user",
+                Value::List(vec![
+                    object(vec![("secret", Value::Null)]),
+                    object(vec![("secret", Value::string("s"))]),
+                ]),
+            ),
+        ]);
+        let found: Vec<String> =
+            block.configured_write_only(&config).iter().map(ToString::to_string).collect();
+        assert_eq!(found, ["secret", "user[1].secret"]);
     }
 }

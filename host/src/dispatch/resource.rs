@@ -95,6 +95,14 @@ impl Dispatcher {
         client: ClientCapabilities,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateResourceConfig", kind: KIND, name: type_name };
+        // A Terraform without write-only attributes (before 1.11) would store their values in
+        // its state: the host refuses them for every guest, whatever language built it.
+        if !client.write_only_attributes_allowed {
+            let refused = self.configured_write_only(subject, type_name, config);
+            if !refused.is_empty() {
+                return refused;
+            }
+        }
         let client = client_capabilities(client);
         self.validate_config(
             subject,
@@ -106,6 +114,40 @@ impl Dispatcher {
             },
         )
         .await
+    }
+
+    /// Errors for the write-only attributes `config` sets (none when it cannot be decoded:
+    /// validation then reports that).
+    fn configured_write_only(
+        &self,
+        subject: Subject<'_>,
+        type_name: &str,
+        config: &DynamicValue,
+    ) -> Vec<Diagnostic> {
+        let (Some(schema), Ok(ty)) =
+            (self.schema().resources.get(type_name), self.resource_type(type_name))
+        else {
+            return Vec::new();
+        };
+        let Ok(config) = self.decode(subject, "configuration", config, ty) else {
+            return Vec::new();
+        };
+        schema
+            .block
+            .configured_write_only(&config)
+            .into_iter()
+            .map(|path| {
+                Diagnostic::error(
+                    "Write-only attribute not supported",
+                    format!(
+                        "{path} of {KIND} {type_name:?} is write-only, and this Terraform does not support write-only \
+                         attributes: it would store the value in its state. Use Terraform 1.11 or newer, or remove {path} \
+                         from the configuration."
+                    ),
+                )
+                .at(path)
+            })
+            .collect()
     }
 
     pub async fn read_resource(&self, request: &ReadResourceRequest) -> ReadResourceResponse {

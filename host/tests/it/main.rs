@@ -12,6 +12,7 @@ mod hostile;
 mod hot_reload;
 mod identity;
 mod instance_pool;
+mod old_terraform;
 mod proto_facts;
 mod rpc_coverage;
 mod served;

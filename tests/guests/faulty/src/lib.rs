@@ -30,6 +30,10 @@
 //! attribute (an object, nesting single, with the required string `pattern`), which plugin
 //! protocol 5 cannot express. Plan answers the proposed state, apply the planned state, read
 //! the current state, so protocol 6 can plan and apply it for real.
+//!
+//! The third, `faulty_secret`, only has a schema: an optional write-only `secret_wo` that its
+//! validation never refuses, whatever the client can do (an SDK would refuse it for a
+//! Terraform older than 1.11), for tests of the host's own refusal.
 
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
@@ -67,6 +71,9 @@ struct Faulty;
 /// The resource type with a nested attribute (see the module documentation).
 const NESTED: &str = "faulty_nested";
 
+/// The resource type with a write-only attribute (see the module documentation).
+const SECRET: &str = "faulty_secret";
+
 fn text(t: &str) -> Description {
     Description { text: t.to_string(), kind: TextKind::Plain }
 }
@@ -98,6 +105,13 @@ fn nested_schema() -> Schema {
         version: 0,
         blocks: vec![block(vec![rule]), block(vec![attribute("pattern", true, false)])],
     }
+}
+
+/// `faulty_secret`: the computed `id` and the optional write-only `secret_wo`.
+fn secret_schema() -> Schema {
+    let secret =
+        Attribute { optional: true, write_only: true, ..attribute("secret_wo", false, false) };
+    Schema { version: 0, blocks: vec![block(vec![attribute("id", false, true), secret])] }
 }
 
 fn block(attributes: Vec<Attribute>) -> Block {
@@ -140,6 +154,7 @@ impl Guest for Faulty {
             resources: vec![
                 NamedSchema { name: "faulty_thing".into(), schema: thing },
                 NamedSchema { name: NESTED.into(), schema: nested_schema() },
+                NamedSchema { name: SECRET.into(), schema: secret_schema() },
             ],
             data_sources: vec![],
             functions: vec![],
