@@ -490,11 +490,12 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
 }
 
 impl Runtime {
-    /// Loads and links a provider component from a file.
+    /// Loads and links a provider component from a file. With the compiled-component cache,
+    /// a file loaded before is not read again: its compiled artifact is mapped.
     pub fn load(path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
-        let bytes = std::fs::read(path)
-            .map_err(|cause| LoadError::Read { path: path.to_path_buf(), cause })?;
-        Runtime::from_bytes(&bytes, path, settings)
+        let engine = engine_for(&settings)?;
+        let (component, _) = load_file(&engine, path, &settings)?;
+        Runtime::linked(engine, &component, path, settings)
     }
 
     pub fn from_bytes(
@@ -502,13 +503,22 @@ impl Runtime {
         path: &Path,
         settings: RuntimeSettings,
     ) -> Result<Runtime, LoadError> {
-        let path = path.to_path_buf();
-        check_component_header(bytes, &path)?;
+        check_component_header(bytes, path)?;
         let engine = engine_for(&settings)?;
         let (component, outcome) = cache::load(&engine, bytes, settings.cache_dir.as_deref())
-            .map_err(|e| LoadError::Invalid { path: path.clone(), message: format!("{e:#}") })?;
+            .map_err(|e| invalid(path, &e))?;
         tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
-        let pre = link(&engine, &component, &path)?;
+        Runtime::linked(engine, &component, path, settings)
+    }
+
+    fn linked(
+        engine: Engine,
+        component: &Component,
+        path: &Path,
+        settings: RuntimeSettings,
+    ) -> Result<Runtime, LoadError> {
+        let path = path.to_path_buf();
+        let pre = link(&engine, component, &path)?;
         let stop = Arc::new(StopSignal::new(settings.stop_grace));
         let memory = Arc::new(MemoryBudget::new(
             settings.max_total_memory_bytes.max(settings.max_memory_bytes),
@@ -814,14 +824,34 @@ pub fn fill_cache(
     path: &Path,
     settings: RuntimeSettings,
 ) -> Result<cache::CacheOutcome, LoadError> {
-    let bytes =
-        std::fs::read(path).map_err(|cause| LoadError::Read { path: path.to_path_buf(), cause })?;
-    check_component_header(&bytes, path)?;
     let engine = engine_for(&settings)?;
-    let (component, outcome) = cache::load(&engine, &bytes, settings.cache_dir.as_deref())
-        .map_err(|e| LoadError::Invalid { path: path.to_path_buf(), message: format!("{e:#}") })?;
+    let (component, outcome) = load_file(&engine, path, &settings)?;
     link(&engine, &component, path)?;
     Ok(outcome)
+}
+
+/// Loads the component file at `path` through the cache.
+fn load_file(
+    engine: &Engine,
+    path: &Path,
+    settings: &RuntimeSettings,
+) -> Result<(Component, cache::CacheOutcome), LoadError> {
+    let dir = settings.cache_dir.as_deref();
+    let checked = |bytes: &[u8]| check_component_header(bytes, path);
+    let (component, outcome) =
+        cache::load_file(engine, path, dir, checked).map_err(|e| match e {
+            cache::FileLoadError::Read(cause) => {
+                LoadError::Read { path: path.to_path_buf(), cause }
+            }
+            cache::FileLoadError::Rejected(e) => e,
+            cache::FileLoadError::Compile(e) => invalid(path, &e),
+        })?;
+    tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
+    Ok((component, outcome))
+}
+
+fn invalid(path: &Path, error: &wasmtime::Error) -> LoadError {
+    LoadError::Invalid { path: path.to_path_buf(), message: format!("{error:#}") }
 }
 
 /// A component file's load state, shared by everything that serves it.

@@ -507,9 +507,14 @@ fn a_cache_entry_of_another_component_is_rebuilt_not_run() {
     Runtime::load(&hostile(), settings()).expect("hostile loads");
     let hostile_entry =
         entries().into_iter().find(|e| *e != faulty_entry).expect("hostile's entry");
-    // A provider that could write the cache puts another component's entry (valid on its own)
-    // in place of its own: the next start must run the component the lock file names.
-    std::fs::copy(&faulty_entry, &hostile_entry).unwrap();
+    // A provider that could write the cache puts another component's entry (valid on its own:
+    // artifact and tag) in place of its own: the next start must run the component the lock
+    // file names.
+    for extension in ["cwasm", "tag"] {
+        let target = hostile_entry.with_extension(extension);
+        std::fs::remove_file(&target).unwrap();
+        std::fs::copy(faulty_entry.with_extension(extension), &target).unwrap();
+    }
     let runtime = Runtime::load(&hostile(), settings()).expect("hostile loads");
     // The fixtures differ in what they import: only the hostile one asks for wasi:http.
     let imports = runtime.imports();
