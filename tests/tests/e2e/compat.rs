@@ -13,7 +13,8 @@ use terrarium_tests::{Provider, Workspace};
 /// `provider::random::uuid_v5("dns", "python.org")`, as Python's `uuid.uuid5` computes it.
 const PYTHON_ORG_UUID: &str = "886313e1-3b8a-5372-9b90-0c9aee199e5d";
 
-/// Resources, a data source and a provider function of the old component.
+/// Resources, a data source and a provider function of the old component. Its own
+/// configuration, not random.rs's: the fixture is frozen, random.rs follows today's example.
 const CONFIG: &str = r#"
 resource "random_string" "name" {
   length  = 12
