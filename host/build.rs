@@ -5,10 +5,12 @@
 use std::path::PathBuf;
 
 /// The files compiled, relative to the proto directory. tfplugin6 and tfplugin5
-/// are the Terraform provider protocols; the others are go-plugin's internal services.
+/// are the Terraform provider protocols; `pulumi/provider.proto` is Pulumi's (it imports
+/// `pulumi/plugin.proto` and `pulumi/alias.proto`); the others are go-plugin's internal services.
 const PROTO_FILES: &[&str] = &[
     "tfplugin6.proto",
     "tfplugin5.proto",
+    "pulumi/provider.proto",
     "grpc_controller.proto",
     "grpc_stdio.proto",
     "grpc_broker.proto",
@@ -20,6 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The whole directory, so adding a file also reruns us.
     println!("cargo:rerun-if-changed={}", proto_dir.display());
+    println!("cargo:rerun-if-changed={}", proto_dir.join("pulumi").display());
     for file in PROTO_FILES {
         println!("cargo:rerun-if-changed={}", proto_dir.join(file).display());
     }

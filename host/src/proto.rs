@@ -23,3 +23,11 @@ pub mod tfplugin5 {
 pub mod plugin {
     tonic::include_proto!("plugin");
 }
+
+/// Pulumi's resource-provider protocol (`pulumirpc`, the provider service and the messages it
+/// needs), served by `server::pulumi`. `google.protobuf.Struct` and `Value` map to
+/// `prost_types::Struct` and `prost_types::Value`; `CallResponse.return` and
+/// `InvokeResponse.return` are the fields `r#return`.
+pub mod pulumirpc {
+    tonic::include_proto!("pulumirpc");
+}

@@ -29,6 +29,13 @@ pub struct InspectArgs {
     /// that needs a grant) instead of its schema.
     #[arg(long)]
     pub imports: bool,
+    /// Print the Pulumi package schema the component is served with as the Pulumi package
+    /// NAME (what `GetSchema` answers; see docs/pulumi.md).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["source", "imports"])]
+    pub pulumi: Option<String>,
+    /// The package version the Pulumi schema states, with --pulumi [default: 0.0.0-dev].
+    #[arg(long = "plugin-version", value_name = "X.Y.Z", requires = "pulumi")]
+    pub plugin_version: Option<String>,
 }
 
 /// What the sandbox does with an import, for `inspect --imports`.
@@ -83,6 +90,15 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
     let provider = super::tokio_runtime()?.block_on(Dispatcher::start(Arc::new(runtime)))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
+    }
+    if let Some(package) = &args.pulumi {
+        super::install::pulumi::check_package_name(package)?;
+        let version = args.plugin_version.as_deref().unwrap_or(super::pulumi::UNVERSIONED);
+        let tokens = crate::server::pulumi::tokens_of(&provider, package);
+        let schema =
+            crate::server::pulumi::schema::package_schema(provider.schema(), &tokens, version);
+        println!("{}", serde_json::to_string_pretty(&schema)?);
+        return Ok(());
     }
     let body = provider_json(provider.schema(), provider.identity_schemas());
     let out = match &args.source {

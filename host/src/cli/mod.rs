@@ -7,6 +7,7 @@ pub mod harness;
 pub mod inspect;
 pub mod install;
 pub mod protected;
+pub mod pulumi;
 pub mod serve;
 
 use clap::{Parser, Subcommand};
@@ -35,10 +36,25 @@ pub enum Command {
     /// (configure, validate, plan, apply, read, import, call), one JSON answer per line on
     /// stdout, through the same planner and checks terraform sees (docs/harness.md).
     Harness(harness::HarnessArgs),
+    /// Serve a provider component to Pulumi's engine as a resource plugin (what an executable
+    /// installed with `terrarium install --pulumi` does); without ENGINE, in attach mode.
+    ServePulumi(pulumi::ServePulumiArgs),
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> anyhow::Result<std::process::ExitCode> {
+    // Installed as `pulumi-resource-NAME`, the executable is a Pulumi plugin: the engine starts
+    // it with its own address as the one argument, which is no terrarium command.
+    let exe = std::env::current_exe().ok();
+    if let Some((name, version)) = exe.as_deref().and_then(install::pulumi::installed_plugin) {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        return pulumi::run_installed(
+            exe.as_deref().unwrap_or(std::path::Path::new(".")),
+            name,
+            version,
+            &args,
+        );
+    }
     let cli = Cli::parse();
     match cli.command {
         None => serve::run(&serve::ServeArgs::default()),
@@ -48,6 +64,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             install::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(Command::ServePulumi(args)) => pulumi::run(&args),
         Some(Command::Dev(args)) => {
             crate::logging::init_human();
             dev::run(&args)

@@ -144,7 +144,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn load(
+pub(crate) async fn load(
     component: &std::path::Path,
     grants_file: PathBuf,
     settings: RuntimeSettings,

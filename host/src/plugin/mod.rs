@@ -24,6 +24,7 @@
 
 mod env;
 mod handshake;
+pub mod pulumi;
 mod serve;
 mod services;
 mod shutdown;
@@ -149,6 +150,26 @@ pub enum PluginError {
     /// Building the TLS configuration failed.
     #[error("cannot set up TLS: {0}")]
     Tls(#[from] rustls::Error),
+
+    /// `PULUMI_PLUGIN_LISTEN_ADDRESS` is not an address to listen on.
+    #[error(
+        "PULUMI_PLUGIN_LISTEN_ADDRESS={given:?} is not an address to listen on: use HOST:PORT \
+         such as 127.0.0.1:5000, a port alone, or unset it"
+    )]
+    ListenAddress {
+        /// The value as given.
+        given: String,
+    },
+
+    /// The TCP port a Pulumi plugin serves on could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    BindTcp {
+        /// The address tried.
+        address: std::net::SocketAddr,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
 
     /// The handshake line could not be written to stdout.
     #[error("cannot write the plugin handshake line: {0}")]

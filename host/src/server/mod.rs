@@ -2,13 +2,16 @@
 //! [`crate::dispatch`], protobuf out. Nothing here decides anything about values.
 //!
 //! [`ProviderService`] speaks tfplugin6; [`Protocol5`] puts any tfplugin6 service behind
-//! tfplugin5, for a Terraform that offers only protocol 5.
+//! tfplugin5, for a Terraform that offers only protocol 5; [`PulumiService`] speaks Pulumi's
+//! `pulumirpc.ResourceProvider` to Pulumi's engine.
 
 mod convert;
 mod provider5;
 mod provider6;
+pub mod pulumi;
 
 pub use provider5::Protocol5;
+pub use pulumi::PulumiService;
 
 use std::sync::Arc;
 

@@ -2,7 +2,8 @@
 //! message field (number, label, type, oneof), enum value, reserved number and RPC of
 //! `tfplugin6.proto` and `tfplugin5.proto` must match `proto/facts/*.facts`, which lists
 //! those facts of Terraform's `docs/plugin-protocol/tfplugin6.proto` (6.11) and
-//! `tfplugin5.proto` (5.10). A drift in either direction (a wrong number, a missing field, an
+//! `tfplugin5.proto` (5.10); `pulumi/*.proto` must match the facts of Pulumi's published
+//! provider protocol (`pulumi.facts`, read from the PyPI `pulumi` wheel's compiled descriptors). A drift in either direction (a wrong number, a missing field, an
 //! extra one) fails with the facts that differ.
 //!
 //! To refresh a facts file from a published proto (facts only; the file is not copied):
@@ -22,10 +23,17 @@ fn proto_dir() -> PathBuf {
 
 /// The facts of one compiled `.proto` file, one line each, sorted.
 fn facts_of(dir: &Path, file: &str) -> BTreeSet<String> {
-    let set = protox::compile([file], [dir]).expect("the proto file compiles");
-    let proto = set.file.iter().find(|f| f.name() == file).expect("the compiled file");
+    facts_of_files(dir, &[file])
+}
+
+/// The facts of several compiled `.proto` files together (one protocol split over files).
+fn facts_of_files(dir: &Path, files: &[&str]) -> BTreeSet<String> {
+    let set = protox::compile(files, [dir]).expect("the proto files compile");
     let mut facts = BTreeSet::new();
-    file_facts(proto, &mut facts);
+    for file in files {
+        let proto = set.file.iter().find(|f| f.name() == *file).expect("the compiled file");
+        file_facts(proto, &mut facts);
+    }
     facts
 }
 
@@ -105,7 +113,12 @@ fn published_facts(name: &str) -> BTreeSet<String> {
 }
 
 fn check(proto: &str, facts: &str) {
-    let ours = facts_of(&proto_dir(), proto);
+    check_files(&[proto], facts);
+}
+
+fn check_files(protos: &[&str], facts: &str) {
+    let proto = protos.join(", ");
+    let ours = facts_of_files(&proto_dir(), protos);
     let published = published_facts(facts);
     let missing: Vec<_> = published.difference(&ours).collect();
     let extra: Vec<_> = ours.difference(&published).collect();
@@ -125,6 +138,14 @@ fn tfplugin6_matches_the_published_protocol_field_by_field() {
 #[test]
 fn tfplugin5_matches_the_published_protocol_field_by_field() {
     check("tfplugin5.proto", "tfplugin5.facts");
+}
+
+#[test]
+fn pulumi_provider_matches_the_published_protocol_field_by_field() {
+    check_files(
+        &["pulumi/provider.proto", "pulumi/plugin.proto", "pulumi/alias.proto"],
+        "pulumi.facts",
+    );
 }
 
 #[test]

@@ -75,43 +75,76 @@ pub enum InstallOutcome {
     Replaced,
 }
 
-/// Lays out the package. The new package is assembled in a staging directory beside its final
-/// place and renamed into it, so Terraform never sees a half-written package.
+/// Lays out the package as Terraform's mirror layout wants it (see [`install_package`]).
 pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcome), InstallError> {
-    check_component(&request.component)?;
     let layout =
         PackageLayout::new(&request.mirror, &request.source, &request.version, request.platform);
-    let executable_bytes = fs::read(&request.host_executable).map_err(InstallError::CurrentExe)?;
-    let component_bytes = fs::read(&request.component)
-        .map_err(|cause| InstallError::ReadComponent { path: request.component.clone(), cause })?;
+    let package = Package {
+        component: &request.component,
+        host_executable: &request.host_executable,
+        grants: &request.grants,
+        source_address: request.source.to_string(),
+        version: request.version.to_string(),
+        force: request.force,
+    };
+    let outcome = install_package(&layout, &package)?;
+    Ok((layout, outcome))
+}
 
-    let grants_text = request.grants.render(&format!("{} {}", request.source, request.version));
+/// What goes into one installed package, whatever its layout (a Terraform mirror's or a
+/// Pulumi plugin directory's).
+#[derive(Debug, Clone)]
+pub struct Package<'a> {
+    pub component: &'a Path,
+    pub host_executable: &'a Path,
+    pub grants: &'a Grants,
+    /// What the package is, for the grants file and error messages (`acme/widgets`).
+    pub source_address: String,
+    pub version: String,
+    pub force: bool,
+}
+
+/// Lays `package` out at `layout`. The new package is assembled in a staging directory beside
+/// its final place and renamed into it, so nobody ever sees a half-written package.
+pub fn install_package(
+    layout: &PackageLayout,
+    package: &Package<'_>,
+) -> Result<InstallOutcome, InstallError> {
+    check_component(package.component)?;
+    let executable_bytes = fs::read(package.host_executable).map_err(InstallError::CurrentExe)?;
+    let component_bytes = fs::read(package.component).map_err(|cause| {
+        InstallError::ReadComponent { path: package.component.to_owned(), cause }
+    })?;
+
+    let grants_text =
+        package.grants.render(&format!("{} {}", package.source_address, package.version));
 
     let existing = layout.package_dir.exists();
     if existing {
-        if package_matches(&layout, &executable_bytes, &component_bytes, grants_text.as_bytes()) {
-            return Ok((layout, InstallOutcome::AlreadyUpToDate));
+        if package_matches(layout, &executable_bytes, &component_bytes, grants_text.as_bytes()) {
+            return Ok(InstallOutcome::AlreadyUpToDate);
         }
-        if !request.force {
+        if !package.force {
             return Err(InstallError::AlreadyInstalled {
                 dir: layout.package_dir.clone(),
-                source_address: request.source.to_string(),
-                version: request.version.to_string(),
+                source_address: package.source_address.clone(),
+                version: package.version.clone(),
             });
         }
     }
 
-    let version_dir = layout.package_dir.parent().unwrap_or(&request.mirror).to_owned();
+    let parent = layout.package_dir.parent().unwrap_or(Path::new(".")).to_owned();
     let write_error = |path: &Path| {
         let path = path.to_owned();
         move |cause| InstallError::Write { path, cause }
     };
-    fs::create_dir_all(&version_dir).map_err(write_error(&version_dir))?;
+    fs::create_dir_all(&parent).map_err(write_error(&parent))?;
 
     // Dot-prefixed names: Terraform does not parse them as platforms while they briefly exist.
     let pid = std::process::id();
-    let staging = version_dir.join(format!(".{}.terrarium-new-{pid}", request.platform));
-    let retired = version_dir.join(format!(".{}.terrarium-old-{pid}", request.platform));
+    let name = layout.package_dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let staging = parent.join(format!(".{name}.terrarium-new-{pid}"));
+    let retired = parent.join(format!(".{name}.terrarium-old-{pid}"));
     let result = (|| -> Result<(), InstallError> {
         if staging.exists() {
             fs::remove_dir_all(&staging).map_err(write_error(&staging))?;
@@ -140,8 +173,7 @@ pub fn install(request: &InstallRequest) -> Result<(PackageLayout, InstallOutcom
         let _ = fs::remove_dir_all(&staging);
     }
     result?;
-    let outcome = if existing { InstallOutcome::Replaced } else { InstallOutcome::Installed };
-    Ok((layout, outcome))
+    Ok(if existing { InstallOutcome::Replaced } else { InstallOutcome::Installed })
 }
 
 /// True when the package directory holds exactly these three files with these contents.

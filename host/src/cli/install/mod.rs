@@ -28,6 +28,7 @@ mod cli_config;
 mod component;
 mod layout;
 mod platform;
+pub mod pulumi;
 mod source;
 
 use std::fs;
@@ -40,8 +41,8 @@ use crate::sandbox::Grants;
 pub use cli_config::cli_config_block;
 pub use component::check_component;
 pub use layout::{
-    COMPONENT_FILE_NAME, InstallOutcome, InstallRequest, PackageLayout, component_beside,
-    default_mirror_dir, install,
+    COMPONENT_FILE_NAME, InstallOutcome, InstallRequest, Package, PackageLayout, component_beside,
+    default_mirror_dir, install, install_package,
 };
 pub use platform::Platform;
 pub use source::{DEFAULT_REGISTRY_HOST, ProviderSource, ProviderVersion};
@@ -51,6 +52,7 @@ pub use source::{DEFAULT_REGISTRY_HOST, ProviderSource, ProviderVersion};
 /// Note for the parent command: this defines its own `--version`, so the top-level command must
 /// not propagate clap's automatic `--version` flag into subcommands.
 #[derive(clap::Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["source", "pulumi"])))]
 pub struct InstallArgs {
     /// The provider component to install: a WebAssembly component (.wasm), for instance one
     /// built with `cargo build --target wasm32-wasip2`.
@@ -59,7 +61,12 @@ pub struct InstallArgs {
     /// Provider source address, HOST/NAMESPACE/TYPE (or NAMESPACE/TYPE for registry.terraform.io),
     /// exactly as configurations will write it in `required_providers`.
     #[arg(long, value_name = "HOST/NAMESPACE/TYPE")]
-    pub source: String,
+    pub source: Option<String>,
+
+    /// Install it as the Pulumi resource plugin (package) NAME instead, for Pulumi's engine:
+    /// `resource-NAME-vVERSION/pulumi-resource-NAME` under --plugin-dir.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["source", "mirror"])]
+    pub pulumi: Option<String>,
 
     /// Provider version to install it as, a semantic version such as 1.2.3.
     #[arg(long, value_name = "X.Y.Z")]
@@ -69,6 +76,11 @@ pub struct InstallArgs {
     /// ~/.local/share/terrarium/mirror].
     #[arg(long, value_name = "DIR")]
     pub mirror: Option<PathBuf>,
+
+    /// Pulumi plugin directory to install into, with --pulumi [default: $PULUMI_HOME/plugins,
+    /// i.e. ~/.pulumi/plugins].
+    #[arg(long, value_name = "DIR", requires = "pulumi")]
+    pub plugin_dir: Option<PathBuf>,
 
     /// Replace an existing, different installation of the same source, version and platform.
     #[arg(long)]
@@ -136,6 +148,15 @@ pub enum InstallError {
     #[error("no --mirror given and neither XDG_DATA_HOME nor HOME is set; pass --mirror DIR")]
     NoDefaultMirror,
 
+    #[error("no --plugin-dir given and neither PULUMI_HOME nor HOME is set; pass --plugin-dir DIR")]
+    NoDefaultPluginDir,
+
+    #[error(
+        "invalid --pulumi {given:?}: a Pulumi package name is lowercase letters, digits and \
+         dashes, starting with a letter, for example random or my-files"
+    )]
+    InvalidPulumiName { given: String },
+
     #[error(
         "{} already holds a different {source_address} {version}; pass --force to replace it \
          (configurations that locked the old package then fail Terraform's checksum check: \
@@ -188,7 +209,10 @@ fn grants_summary(grants: &Grants, file: &Path) -> String {
 /// `terrarium install`: validates, installs, then prints the CLI config block on stdout (so it
 /// can be redirected into a file) and guidance on stderr.
 pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
-    let source: ProviderSource = args.source.parse()?;
+    if let Some(name) = &args.pulumi {
+        return run_pulumi(args, name);
+    }
+    let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
     check_component(&args.component)?;
@@ -247,6 +271,50 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
          {} = {{\n        source  = \"{}\"\n        version = \"{}\"\n      }}\n    }}\n  }}",
         request.source.type_name, request.source, request.version
     );
+    Ok(())
+}
+
+/// `terrarium install --pulumi NAME`: the same checks, Pulumi's plugin layout.
+fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
+    pulumi::check_package_name(name)?;
+    let version: ProviderVersion = args.version.parse()?;
+    let grants = args.grants()?;
+    check_component(&args.component)?;
+    validate_component(&args.component)?;
+    let plugin_dir = match &args.plugin_dir {
+        Some(dir) => dir.clone(),
+        None => pulumi::default_plugin_dir()?,
+    };
+    let mut protected = super::protected::host(None);
+    protected.push(super::protected::mirror(&plugin_dir));
+    crate::sandbox::dirs::check_dir_grants(&grants.dirs, &protected)?;
+    let layout = pulumi::pulumi_layout(&plugin_dir, name, version.as_str());
+    let host_executable = std::env::current_exe().map_err(InstallError::CurrentExe)?;
+    let package = Package {
+        component: &args.component,
+        host_executable: &host_executable,
+        grants: &grants,
+        source_address: format!("pulumi plugin {name}"),
+        version: version.to_string(),
+        force: args.force,
+    };
+    let outcome = install_package(&layout, &package)?;
+    let verb = match outcome {
+        InstallOutcome::Installed => "Installed",
+        InstallOutcome::Replaced => "Replaced",
+        InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
+    };
+    eprintln!(
+        "{verb}: Pulumi resource plugin {name} {version}\n  in {}\n",
+        layout.package_dir.display()
+    );
+    eprintln!("{}\n", grants_summary(&grants, &layout.grants));
+    eprintln!(
+        "Pulumi's engine finds it by name and version: a program that uses the package {name} \
+         at {version} starts {}.",
+        layout.executable.display()
+    );
+    println!("{}", layout.package_dir.display());
     Ok(())
 }
 

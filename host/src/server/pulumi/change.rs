@@ -1,0 +1,241 @@
+//! What Terraform's core computes around a provider's plan, done here for Pulumi's engine:
+//! the proposed new state handed to PlanResourceChange, and the attribute-level comparison of
+//! a prior state with a planned one that becomes Pulumi's `detailedDiff`.
+
+use std::collections::BTreeSet;
+
+use terrarium_model::schema::{AttributeType, Block, BlockNesting, ObjectNesting};
+use terrarium_model::{AttributePath, PathStep, Value};
+
+/// What Terraform proposes: the configuration, with the prior value of every computed
+/// attribute the configuration leaves null, nested single objects and lists of blocks (by
+/// position) matched to their prior selves. With no prior state it is the configuration.
+pub fn proposed_new_state(block: &Block, prior: &Value, config: &Value) -> Value {
+    let (Value::Object(c), Value::Object(p)) = (config, prior) else {
+        return config.clone();
+    };
+    let mut out = c.clone();
+    for a in &block.attributes {
+        let (Some(cv), Some(pv)) = (c.get(&a.name), p.get(&a.name)) else { continue };
+        if a.computed && cv.is_null() {
+            out.insert(a.name.clone(), pv.clone());
+        } else if let AttributeType::Nested { nesting, attributes } = &a.ty {
+            let inner = Block { attributes: attributes.clone(), ..Block::default() };
+            let nesting = match nesting {
+                ObjectNesting::Single => BlockNesting::Single,
+                ObjectNesting::List => BlockNesting::List,
+                _ => continue,
+            };
+            out.insert(a.name.clone(), propose_nested(&inner, nesting, pv, cv));
+        }
+    }
+    for b in &block.block_types {
+        let (Some(cv), Some(pv)) = (c.get(&b.type_name), p.get(&b.type_name)) else { continue };
+        out.insert(b.type_name.clone(), propose_nested(&b.block, b.nesting, pv, cv));
+    }
+    Value::Object(out)
+}
+
+fn propose_nested(block: &Block, nesting: BlockNesting, prior: &Value, config: &Value) -> Value {
+    match (nesting, prior, config) {
+        (BlockNesting::Single | BlockNesting::Group, _, _) => {
+            proposed_new_state(block, prior, config)
+        }
+        (BlockNesting::List, Value::List(p), Value::List(c)) => Value::List(
+            c.iter()
+                .enumerate()
+                .map(|(i, cv)| match p.get(i) {
+                    Some(pv) => proposed_new_state(block, pv, cv),
+                    None => cv.clone(),
+                })
+                .collect(),
+        ),
+        _ => config.clone(),
+    }
+}
+
+/// How one attribute changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Add,
+    Delete,
+    Update,
+}
+
+/// The paths at which `planned` differs from `prior`, as deep as both have the same shape
+/// (lists of equal length, maps and objects key by key; a set as a whole).
+pub fn changes(prior: &Value, planned: &Value) -> Vec<(AttributePath, Change)> {
+    let mut out = Vec::new();
+    compare(prior, planned, &AttributePath::root(), &mut out);
+    out
+}
+
+fn compare(
+    prior: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<(AttributePath, Change)>,
+) {
+    if prior == planned && !planned.contains_unknown() {
+        return;
+    }
+    match (prior, planned) {
+        (Value::Dynamic(a), b) => compare(&a.value, b, path, out),
+        (a, Value::Dynamic(b)) => compare(a, &b.value, path, out),
+        (Value::Object(a), Value::Object(b)) | (Value::Map(a), Value::Map(b)) => {
+            let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            let object = matches!(prior, Value::Object(_));
+            for k in keys {
+                let step = if object { path.attr(k.clone()) } else { path.key(k.clone()) };
+                let (x, y) = (a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null));
+                compare(x, y, &step, out);
+            }
+        }
+        (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b))
+            if a.len() == b.len() =>
+        {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                compare(x, y, &path.index(i as i64), out);
+            }
+        }
+        (Value::Null, _) => out.push((path.clone(), Change::Add)),
+        (_, Value::Null) => out.push((path.clone(), Change::Delete)),
+        _ => out.push((path.clone(), Change::Update)),
+    }
+}
+
+/// Whether a change at `path` is one of the `replace` paths or inside or around one.
+pub fn replaces(path: &AttributePath, replace: &[AttributePath]) -> bool {
+    replace.iter().any(|r| starts_with(path, r) || starts_with(r, path))
+}
+
+fn starts_with(path: &AttributePath, prefix: &AttributePath) -> bool {
+    path.0.len() >= prefix.0.len() && path.0[..prefix.0.len()] == prefix.0[..]
+}
+
+/// The top-level attribute a path starts at.
+pub fn top_level(path: &AttributePath) -> Option<&str> {
+    match path.0.first() {
+        Some(PathStep::Attribute(name)) => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether the schema marks the attribute at `path` (or one around it) sensitive.
+pub fn is_sensitive(block: &Block, path: &AttributePath) -> bool {
+    let mut attributes = &block.attributes;
+    let mut blocks = &block.block_types;
+    for step in &path.0 {
+        let PathStep::Attribute(name) = step else { continue };
+        if let Some(a) = attributes.iter().find(|a| &a.name == name) {
+            if a.sensitive {
+                return true;
+            }
+            match &a.ty {
+                AttributeType::Nested { attributes: inner, .. } => {
+                    attributes = inner;
+                    blocks = &EMPTY_BLOCKS;
+                }
+                AttributeType::Type(_) => return false,
+            }
+        } else if let Some(b) = blocks.iter().find(|b| &b.type_name == name) {
+            attributes = &b.block.attributes;
+            blocks = &b.block.block_types;
+        } else {
+            return false;
+        }
+    }
+    false
+}
+
+static EMPTY_BLOCKS: Vec<terrarium_model::schema::NestedBlock> = Vec::new();
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use terrarium_model::Number;
+    use terrarium_model::schema::Attribute;
+
+    use super::*;
+
+    fn obj(pairs: &[(&str, Value)]) -> Value {
+        Value::Object(
+            pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
+        )
+    }
+
+    fn block() -> Block {
+        Block {
+            attributes: vec![
+                Attribute { name: "length".into(), required: true, ..Attribute::default() },
+                Attribute {
+                    name: "upper".into(),
+                    optional: true,
+                    computed: true,
+                    ..Attribute::default()
+                },
+                Attribute {
+                    name: "result".into(),
+                    computed: true,
+                    sensitive: true,
+                    ..Attribute::default()
+                },
+            ],
+            ..Block::default()
+        }
+    }
+
+    #[test]
+    fn computed_attributes_the_configuration_leaves_null_keep_their_prior_values() {
+        let prior = obj(&[
+            ("length", Value::Number(Number::Int(3))),
+            ("upper", Value::Bool(true)),
+            ("result", Value::string("abc")),
+        ]);
+        let config = obj(&[
+            ("length", Value::Number(Number::Int(4))),
+            ("upper", Value::Null),
+            ("result", Value::Null),
+        ]);
+        let proposed = proposed_new_state(&block(), &prior, &config);
+        assert_eq!(
+            proposed,
+            obj(&[
+                ("length", Value::Number(Number::Int(4))),
+                ("upper", Value::Bool(true)),
+                ("result", Value::string("abc"))
+            ])
+        );
+        assert_eq!(proposed_new_state(&block(), &Value::Null, &config), config);
+    }
+
+    #[test]
+    fn changes_are_found_attribute_by_attribute() {
+        let prior = obj(&[
+            ("length", Value::Number(Number::Int(3))),
+            ("result", Value::string("abc")),
+            ("upper", Value::Null),
+        ]);
+        let planned = obj(&[
+            ("length", Value::Number(Number::Int(4))),
+            ("result", Value::unknown()),
+            ("upper", Value::Bool(true)),
+        ]);
+        let found = changes(&prior, &planned);
+        let root = AttributePath::root();
+        assert_eq!(
+            found,
+            vec![
+                (root.attr("length"), Change::Update),
+                (root.attr("result"), Change::Update),
+                (root.attr("upper"), Change::Add)
+            ]
+        );
+        assert!(changes(&prior, &prior).is_empty());
+        assert!(replaces(&root.attr("length"), &[root.attr("length")]));
+        assert!(!replaces(&root.attr("upper"), &[root.attr("length")]));
+        assert!(is_sensitive(&block(), &root.attr("result")));
+        assert!(!is_sensitive(&block(), &root.attr("length")));
+    }
+}

@@ -1,0 +1,997 @@
+//! The Pulumi front end: `pulumirpc.ResourceProvider`, served to Pulumi's engine over the same
+//! protocol-neutral core ([`Dispatcher`]) as tfplugin6 and tfplugin5.
+//!
+//! Pulumi's model is mapped onto Terraform's here, in the host, as Terraform's core does it for
+//! Terraform: property values are converted with the schema ([`values`]), names and tokens
+//! follow the bridge's conventions ([`names`]), the proposed new state and the attribute-level
+//! diff are computed beside the plan ([`change`]), and the package schema is generated from the
+//! Terraform schema ([`schema`]). The component never learns which engine it serves.
+//!
+//! * `Check` validates (ValidateResourceConfig) and returns the inputs as given.
+//! * `Diff` plans (PlanResourceChange) from the prior state and compares the planned state with
+//!   it: `replaces` from the plan's `requires_replace`, `detailedDiff` by attribute path.
+//! * `Create`/`Update` plan and apply; with `preview` they only plan, unknowns written as
+//!   Pulumi's computed value. `Delete` applies a null plan. `Read` refreshes (ReadResource), or
+//!   imports (ImportResourceState, then ReadResource) when only an ID is given.
+//! * `Invoke` reads a data source or calls a provider function.
+//! * The provider's private state travels in the output property [`PRIVATE_PROPERTY`].
+
+mod change;
+pub mod names;
+pub mod schema;
+pub mod values;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures::FutureExt;
+use futures::future::{BoxFuture, Shared};
+use prost_types::value::Kind;
+use prost_types::{Struct, Value as Pb};
+use terrarium_model::schema::Block;
+use terrarium_model::{AttributePath, Diagnostic, Severity, Type, Value};
+use tonic::{Request, Response, Status};
+
+use crate::codec;
+use crate::dispatch::Dispatcher;
+use crate::dispatch::types as dt;
+use crate::plugin::MAX_MESSAGE_SIZE;
+use crate::proto::pulumirpc as pb;
+use names::{Member, Tokens};
+use values::{Decoded, Failure, Writer};
+
+/// The output property that carries the provider's private state (base64), as the bridge
+/// keeps it in `__meta`. Pulumi passes outputs back on every later call, so it survives.
+pub const PRIVATE_PROPERTY: &str = "__terrariumPrivate";
+
+/// The key of `GetMapping` that asks for the Terraform names of the package's tokens.
+pub const TERRAFORM_MAPPING_KEY: &str = "terraform";
+
+type Reply<T> = Result<Response<T>, Status>;
+
+fn ok<T>(t: T) -> Reply<T> {
+    Ok(Response::new(t))
+}
+
+/// The `pulumirpc.ResourceProvider` service for one provider component, served as the Pulumi
+/// package `package` at `version`. While the component loads, RPCs wait for it; if it failed
+/// to load, every RPC answers with the reason.
+#[derive(Clone)]
+pub struct PulumiService {
+    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>,
+    package: String,
+    version: String,
+    /// The engine's address, from the command line, `Handshake` or `Attach`.
+    engine: Arc<Mutex<Option<String>>>,
+}
+
+impl PulumiService {
+    pub fn loading(
+        provider: impl Future<Output = Result<Arc<Dispatcher>, Arc<str>>> + Send + 'static,
+        package: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        PulumiService {
+            provider: provider.boxed().shared(),
+            package: package.into(),
+            version: version.into(),
+            engine: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    pub fn new(provider: Arc<Dispatcher>, package: &str, version: &str) -> Self {
+        Self::loading(async move { Ok(provider) }, package, version)
+    }
+
+    /// The tonic service with Pulumi's message limits.
+    pub fn into_server(self) -> pb::resource_provider_server::ResourceProviderServer<Self> {
+        pb::resource_provider_server::ResourceProviderServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// The engine this plugin serves, once known.
+    pub fn engine_address(&self) -> Option<String> {
+        self.engine.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set_engine_address(&self, address: &str) {
+        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(address.to_string());
+    }
+
+    async fn provider(&self) -> Result<Arc<Dispatcher>, Status> {
+        self.provider.clone().await.map_err(|message| {
+            Status::failed_precondition(format!("failed to load the provider component: {message}"))
+        })
+    }
+
+    fn tokens(&self, p: &Dispatcher) -> Tokens {
+        tokens_of(p, &self.package)
+    }
+
+    /// The Terraform resource type a token names, with its schema.
+    fn resource<'p>(
+        &self,
+        p: &'p Dispatcher,
+        token: &str,
+    ) -> Result<(String, &'p Block, Type), Status> {
+        let tokens = self.tokens(p);
+        match tokens.member(token) {
+            Some(Member::Resource(name)) => {
+                let s = p
+                    .schema()
+                    .resources
+                    .get(name)
+                    .ok_or_else(|| unknown_token(token, &tokens, true))?;
+                Ok((name.clone(), &s.block, s.block.implied_type()))
+            }
+            _ => Err(unknown_token(token, &tokens, true)),
+        }
+    }
+}
+
+/// The tokens of the package `package` served from `p`'s schema.
+pub fn tokens_of(p: &Dispatcher, package: &str) -> Tokens {
+    let s = p.schema();
+    Tokens::new(package, s.resources.keys(), s.data_sources.keys(), s.functions.keys())
+}
+
+fn unknown_token(token: &str, tokens: &Tokens, resource: bool) -> Status {
+    let kind = if resource { "resource type" } else { "function" };
+    Status::invalid_argument(format!(
+        "this provider has no {kind} {token:?}; its {kind}s are: {}",
+        tokens.known(resource).join(", ")
+    ))
+}
+
+/// Reads `properties` with `ty`, or the check failures.
+fn decode(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Vec<Failure>> {
+    values::from_struct(properties, ty)
+}
+
+/// The same as [`decode`], for RPCs that answer failures as an error.
+fn decode_or_status(what: &str, properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Status> {
+    decode(properties, ty).map_err(|failures| {
+        Status::invalid_argument(format!(
+            "invalid {what}: {}",
+            failures
+                .iter()
+                .map(|f| format!("{}: {}", f.property, f.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    })
+}
+
+fn msgpack(value: &Value, ty: &Type) -> Result<dt::DynamicValue, Status> {
+    codec::encode_msgpack(value, ty)
+        .map(dt::DynamicValue::msgpack)
+        .map_err(|e| Status::invalid_argument(format!("the value cannot be encoded: {e}")))
+}
+
+fn unpack(dv: Option<&dt::DynamicValue>, ty: &Type) -> Result<Value, Status> {
+    match dv {
+        None => Ok(Value::Null),
+        Some(dv) => codec::decode_dynamic_value(&dv.msgpack, &dv.json, ty)
+            .map_err(|e| Status::internal(format!("the provider's value cannot be read: {e}"))),
+    }
+}
+
+/// Diagnostics with errors as one gRPC error; warnings are logged.
+fn check_diagnostics(what: &str, diagnostics: &[Diagnostic]) -> Result<(), Status> {
+    let mut errors = Vec::new();
+    for d in diagnostics {
+        let at = if d.attribute.is_root() {
+            String::new()
+        } else {
+            format!(" (at {})", values::property_path(&d.attribute))
+        };
+        match d.severity {
+            Severity::Error => errors.push(format!("{}: {}{at}", d.summary, d.detail)),
+            Severity::Warning => tracing::warn!("{what}: {}: {}{at}", d.summary, d.detail),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::unknown(format!("{what}: {}", errors.join("\n"))))
+    }
+}
+
+/// Validation diagnostics as Pulumi check failures (errors only; warnings are logged).
+fn check_failures(diagnostics: Vec<Diagnostic>) -> Vec<pb::CheckFailure> {
+    diagnostics
+        .into_iter()
+        .filter_map(|d| match d.severity {
+            Severity::Error => Some(pb::CheckFailure {
+                property: values::property_path(&d.attribute),
+                reason: if d.detail.is_empty() {
+                    d.summary
+                } else {
+                    format!("{}: {}", d.summary, d.detail)
+                },
+            }),
+            Severity::Warning => {
+                tracing::warn!("{}: {}", d.summary, d.detail);
+                None
+            }
+        })
+        .collect()
+}
+
+fn failures_to_pb(failures: Vec<Failure>) -> Vec<pb::CheckFailure> {
+    failures
+        .into_iter()
+        .map(|f| pb::CheckFailure { property: f.property, reason: f.reason })
+        .collect()
+}
+
+/// The private state kept in the outputs.
+fn private_of(properties: Option<&Struct>) -> Vec<u8> {
+    match properties.and_then(|p| p.fields.get(PRIVATE_PROPERTY)).and_then(|v| v.kind.as_ref()) {
+        Some(Kind::StringValue(s)) => {
+            base64::engine::general_purpose::STANDARD.decode(s).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Outputs of a resource: its state in Pulumi's names, secret where the schema or the inputs
+/// say so, with the private state beside it.
+fn outputs(
+    state: &Value,
+    block: &Block,
+    ty: &Type,
+    secrets: &BTreeSet<AttributePath>,
+    private: &[u8],
+    preview: bool,
+) -> Struct {
+    let secret = |p: &AttributePath| secrets.contains(p) || change::is_sensitive(block, p);
+    let mut s = values::to_struct(state, ty, &Writer { secret: &secret, unknowns: preview });
+    if !private.is_empty() {
+        s.fields.insert(
+            PRIVATE_PROPERTY.into(),
+            Pb {
+                kind: Some(Kind::StringValue(
+                    base64::engine::general_purpose::STANDARD.encode(private),
+                )),
+            },
+        );
+    }
+    s
+}
+
+/// The resource ID: the `id` attribute when the type has one, else the resource's name.
+fn resource_id(state: &Value, urn: &str) -> String {
+    match state.attr("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        _ => names::urn_name(urn).to_string(),
+    }
+}
+
+/// Runs `call` within the engine's `timeout` (seconds; 0 means none).
+async fn within<T>(what: &str, timeout: f64, call: impl Future<Output = T>) -> Result<T, Status> {
+    if timeout > 0.0 && timeout.is_finite() {
+        tokio::time::timeout(Duration::from_secs_f64(timeout), call).await.map_err(|_| {
+            Status::deadline_exceeded(format!(
+                "{what} did not finish within its timeout of {timeout} s"
+            ))
+        })
+    } else {
+        Ok(call.await)
+    }
+}
+
+fn unimplemented(rpc: &str, why: &str) -> Status {
+    Status::unimplemented(format!("{rpc} is not supported by Terrarium's Pulumi front end: {why}"))
+}
+
+impl PulumiService {
+    /// PlanResourceChange from `prior` to `config`; returns the planned state, its private
+    /// state and the paths that require replacement.
+    async fn plan(
+        &self,
+        p: &Dispatcher,
+        type_name: &str,
+        block: &Block,
+        ty: &Type,
+        prior: &Value,
+        config: &Value,
+        prior_private: Vec<u8>,
+    ) -> Result<(Value, Vec<u8>, Vec<AttributePath>), Status> {
+        let proposed = change::proposed_new_state(block, prior, config);
+        let r = p
+            .plan_resource_change(&dt::PlanResourceChangeRequest {
+                type_name: type_name.to_string(),
+                prior_state: msgpack(prior, ty)?,
+                proposed_new_state: msgpack(&proposed, ty)?,
+                config: msgpack(config, ty)?,
+                prior_private,
+                ..Default::default()
+            })
+            .await;
+        check_diagnostics(&format!("planning {type_name}"), &r.diagnostics)?;
+        let planned = unpack(r.planned_state.as_ref(), ty)?;
+        Ok((planned, r.planned_private, r.requires_replace))
+    }
+
+    /// ApplyResourceChange; returns the new state and its private state.
+    #[allow(clippy::too_many_arguments)]
+    async fn apply(
+        &self,
+        p: &Dispatcher,
+        type_name: &str,
+        ty: &Type,
+        prior: &Value,
+        planned: &Value,
+        config: &Value,
+        planned_private: Vec<u8>,
+    ) -> Result<(Value, Vec<u8>), Status> {
+        let r = p
+            .apply_resource_change(&dt::ApplyResourceChangeRequest {
+                type_name: type_name.to_string(),
+                prior_state: msgpack(prior, ty)?,
+                planned_state: msgpack(planned, ty)?,
+                config: msgpack(config, ty)?,
+                planned_private,
+                ..Default::default()
+            })
+            .await;
+        check_diagnostics(&format!("applying {type_name}"), &r.diagnostics)?;
+        Ok((unpack(r.new_state.as_ref(), ty)?, r.private))
+    }
+
+    /// ReadResource of `state`; `None` when the resource is gone.
+    async fn refresh(
+        &self,
+        p: &Dispatcher,
+        type_name: &str,
+        ty: &Type,
+        state: &Value,
+        private: Vec<u8>,
+    ) -> Result<Option<(Value, Vec<u8>)>, Status> {
+        let r = p
+            .read_resource(&dt::ReadResourceRequest {
+                type_name: type_name.to_string(),
+                current_state: msgpack(state, ty)?,
+                private,
+                ..Default::default()
+            })
+            .await;
+        check_diagnostics(&format!("reading {type_name}"), &r.diagnostics)?;
+        let new_state = unpack(r.new_state.as_ref(), ty)?;
+        Ok(if new_state.is_null() { None } else { Some((new_state, r.private)) })
+    }
+
+    /// Create and Update: plan, then apply unless previewing.
+    #[allow(clippy::too_many_arguments)]
+    async fn plan_and_apply(
+        &self,
+        token: &str,
+        urn: &str,
+        olds: Option<&Struct>,
+        news: Option<&Struct>,
+        preview: bool,
+        timeout: f64,
+    ) -> Result<(String, Struct), Status> {
+        let p = self.provider().await?;
+        let (type_name, block, ty) = self.resource(&p, token)?;
+        let prior = match olds {
+            Some(olds) => decode_or_status("prior outputs", Some(olds), &ty)?,
+            None => Decoded { value: Value::Null, secrets: BTreeSet::new() },
+        };
+        let config = decode_or_status("inputs", news, &ty)?;
+        let secrets: BTreeSet<AttributePath> =
+            prior.secrets.union(&config.secrets).cloned().collect();
+        let work = async {
+            let (planned, private, _) = self
+                .plan(&p, &type_name, block, &ty, &prior.value, &config.value, private_of(olds))
+                .await?;
+            if preview {
+                return Ok((planned, private));
+            }
+            self.apply(&p, &type_name, &ty, &prior.value, &planned, &config.value, private).await
+        };
+        let what = if olds.is_some() { "Update" } else { "Create" };
+        let (state, private) = within(&format!("{what} of {urn}"), timeout, work).await??;
+        let id = if preview && !matches!(state.attr("id"), Some(Value::String(_))) {
+            String::new()
+        } else {
+            resource_id(&state, urn)
+        };
+        Ok((id, outputs(&state, block, &ty, &secrets, &private, preview)))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::resource_provider_server::ResourceProvider for PulumiService {
+    async fn handshake(
+        &self,
+        request: Request<pb::ProviderHandshakeRequest>,
+    ) -> Reply<pb::ProviderHandshakeResponse> {
+        self.set_engine_address(&request.get_ref().engine_address);
+        ok(pb::ProviderHandshakeResponse {
+            accept_secrets: true,
+            accept_resources: true,
+            ..Default::default()
+        })
+    }
+
+    async fn parameterize(
+        &self,
+        _: Request<pb::ParameterizeRequest>,
+    ) -> Reply<pb::ParameterizeResponse> {
+        Err(unimplemented(
+            "Parameterize",
+            "a component is one fixed provider; install another component as another plugin",
+        ))
+    }
+
+    async fn get_schema(
+        &self,
+        request: Request<pb::GetSchemaRequest>,
+    ) -> Reply<pb::GetSchemaResponse> {
+        let request = request.into_inner();
+        if request.version > 0 {
+            return Err(Status::invalid_argument(format!(
+                "schema version {} is not supported; this provider serves version 0",
+                request.version
+            )));
+        }
+        let p = self.provider().await?;
+        let schema = schema::package_schema(p.schema(), &self.tokens(&p), &self.version);
+        ok(pb::GetSchemaResponse { schema: schema.to_string() })
+    }
+
+    async fn check_config(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let ty = p.schema().provider.block.implied_type();
+        let news = provider_properties(request.news.as_ref(), &self.package);
+        let config = match decode(Some(&news), &ty) {
+            Ok(c) => c,
+            Err(f) => {
+                return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
+            }
+        };
+        let diagnostics = p.validate_provider_config(&msgpack(&config.value, &ty)?).await;
+        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics) })
+    }
+
+    async fn diff_config(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
+        let request = request.into_inner();
+        let (olds, news) = (
+            request.old_inputs.or(request.olds).unwrap_or_default(),
+            request.news.unwrap_or_default(),
+        );
+        let keys: BTreeSet<&String> = olds.fields.keys().chain(news.fields.keys()).collect();
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| {
+                !k.starts_with("__")
+                    && *k != "version"
+                    && olds.fields.get(*k) != news.fields.get(*k)
+            })
+            .cloned()
+            .collect();
+        let changes = if diffs.is_empty() {
+            pb::diff_response::DiffChanges::DiffNone
+        } else {
+            pb::diff_response::DiffChanges::DiffSome
+        };
+        ok(pb::DiffResponse { changes: changes as i32, diffs, ..Default::default() })
+    }
+
+    async fn configure(
+        &self,
+        request: Request<pb::ConfigureRequest>,
+    ) -> Reply<pb::ConfigureResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let ty = p.schema().provider.block.implied_type();
+        let args = match request.args {
+            Some(args) => args,
+            None => variables_to_struct(&request.variables, &self.package),
+        };
+        let args = provider_properties(Some(&args), &self.package);
+        let config = decode_or_status("provider configuration", Some(&args), &ty)?;
+        let diagnostics = p
+            .configure(&dt::ConfigureRequest {
+                terraform_version: "pulumi".into(),
+                config: msgpack(&config.value, &ty)?,
+                client: Default::default(),
+            })
+            .await;
+        check_diagnostics("configuring the provider", &diagnostics)?;
+        ok(pb::ConfigureResponse {
+            accept_secrets: true,
+            supports_preview: true,
+            accept_resources: true,
+            accept_outputs: false,
+            supports_autonaming_configuration: false,
+        })
+    }
+
+    async fn invoke(&self, request: Request<pb::InvokeRequest>) -> Reply<pb::InvokeResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let tokens = self.tokens(&p);
+        match tokens.member(&request.tok) {
+            Some(Member::DataSource(name)) => {
+                let Some(s) = p.schema().data_sources.get(name) else {
+                    return Err(unknown_token(&request.tok, &tokens, false));
+                };
+                let ty = s.block.implied_type();
+                let config = match decode(request.args.as_ref(), &ty) {
+                    Ok(c) => c,
+                    Err(f) => {
+                        return ok(pb::InvokeResponse {
+                            r#return: None,
+                            failures: failures_to_pb(f),
+                        });
+                    }
+                };
+                let encoded = msgpack(&config.value, &ty)?;
+                let failures = check_failures(p.validate_data_source_config(name, &encoded).await);
+                if !failures.is_empty() {
+                    return ok(pb::InvokeResponse { r#return: None, failures });
+                }
+                let r = p
+                    .read_data_source(&dt::ReadDataSourceRequest {
+                        type_name: name.clone(),
+                        config: encoded,
+                        ..Default::default()
+                    })
+                    .await;
+                check_diagnostics(&format!("reading data source {name}"), &r.diagnostics)?;
+                let state = unpack(r.state.as_ref(), &ty)?;
+                let result = outputs(&state, &s.block, &ty, &config.secrets, &[], false);
+                ok(pb::InvokeResponse { r#return: Some(result), failures: Vec::new() })
+            }
+            Some(Member::Function(name)) => {
+                let Some(function) = p.schema().functions.get(name) else {
+                    return Err(unknown_token(&request.tok, &tokens, false));
+                };
+                let params: Vec<_> =
+                    function.parameters.iter().chain(function.variadic.iter()).collect();
+                let arg_ty = Type::object(params.iter().enumerate().map(|(i, param)| {
+                    let ty = if i >= function.parameters.len() {
+                        Type::list(param.ty.clone())
+                    } else {
+                        param.ty.clone()
+                    };
+                    (param.name.clone(), ty)
+                }));
+                let args = match decode(request.args.as_ref(), &arg_ty) {
+                    Ok(a) => a,
+                    Err(f) => {
+                        return ok(pb::InvokeResponse {
+                            r#return: None,
+                            failures: failures_to_pb(f),
+                        });
+                    }
+                };
+                let mut arguments = Vec::new();
+                for (i, param) in function.parameters.iter().enumerate() {
+                    let v = args.value.attr(&param.name).cloned().unwrap_or(Value::Null);
+                    let _ = i;
+                    arguments.push(msgpack(&v, &param.ty)?);
+                }
+                if let Some(variadic) = &function.variadic
+                    && let Some(Value::List(rest)) = args.value.attr(&variadic.name)
+                {
+                    for v in rest {
+                        arguments.push(msgpack(v, &variadic.ty)?);
+                    }
+                }
+                let r = p.call_function(name, &arguments).await;
+                if let Some(error) = r.error {
+                    let property = error
+                        .argument
+                        .and_then(|i| params.get(usize::try_from(i).ok()?))
+                        .map(|param| names::camel_case(&param.name))
+                        .unwrap_or_default();
+                    return ok(pb::InvokeResponse {
+                        r#return: None,
+                        failures: vec![pb::CheckFailure { property, reason: error.text }],
+                    });
+                }
+                let result = unpack(r.result.as_ref(), &function.return_type)?;
+                let result_ty = Type::object([("result", function.return_type.clone())]);
+                let wrapped = Value::Object([("result".to_string(), result)].into_iter().collect());
+                let secret = |p: &AttributePath| args.secrets.iter().any(|_| p.0.len() == 1);
+                let s = values::to_struct(
+                    &wrapped,
+                    &result_ty,
+                    &Writer { secret: &secret, unknowns: false },
+                );
+                ok(pb::InvokeResponse { r#return: Some(s), failures: Vec::new() })
+            }
+            _ => Err(unknown_token(&request.tok, &tokens, false)),
+        }
+    }
+
+    async fn call(&self, _: Request<pb::CallRequest>) -> Reply<pb::CallResponse> {
+        Err(unimplemented(
+            "Call",
+            "Terraform providers have no methods on resources; use Invoke for data sources and functions",
+        ))
+    }
+
+    async fn check(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let (type_name, _, ty) = self.resource(&p, &request.r#type)?;
+        let config = match decode(request.news.as_ref(), &ty) {
+            Ok(c) => c,
+            Err(f) => {
+                return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
+            }
+        };
+        let diagnostics = p
+            .validate_resource_config(&type_name, &msgpack(&config.value, &ty)?, Default::default())
+            .await;
+        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics) })
+    }
+
+    async fn diff(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let (type_name, block, ty) = self.resource(&p, &request.r#type)?;
+        let prior = decode_or_status("prior outputs", request.olds.as_ref(), &ty)?;
+        let config = decode_or_status("inputs", request.news.as_ref(), &ty)?;
+        let (planned, _, requires_replace) = self
+            .plan(
+                &p,
+                &type_name,
+                block,
+                &ty,
+                &prior.value,
+                &config.value,
+                private_of(request.olds.as_ref()),
+            )
+            .await?;
+        let mut detailed = std::collections::HashMap::new();
+        let mut diffs = BTreeSet::new();
+        let mut replaces = BTreeSet::new();
+        for (path, kind) in change::changes(&prior.value, &planned) {
+            let replace = change::replaces(&path, &requires_replace);
+            let kind = match (kind, replace) {
+                (change::Change::Add, false) => pb::property_diff::Kind::Add,
+                (change::Change::Add, true) => pb::property_diff::Kind::AddReplace,
+                (change::Change::Delete, false) => pb::property_diff::Kind::Delete,
+                (change::Change::Delete, true) => pb::property_diff::Kind::DeleteReplace,
+                (change::Change::Update, false) => pb::property_diff::Kind::Update,
+                (change::Change::Update, true) => pb::property_diff::Kind::UpdateReplace,
+            };
+            let top = change::top_level(&path).map(names::camel_case).unwrap_or_default();
+            if replace {
+                replaces.insert(top.clone());
+            }
+            diffs.insert(top);
+            detailed.insert(
+                values::property_path(&path),
+                pb::PropertyDiff { kind: kind as i32, input_diff: false },
+            );
+        }
+        let changes = if diffs.is_empty() {
+            pb::diff_response::DiffChanges::DiffNone
+        } else {
+            pb::diff_response::DiffChanges::DiffSome
+        };
+        ok(pb::DiffResponse {
+            replaces: replaces.into_iter().collect(),
+            stables: Vec::new(),
+            delete_before_replace: false,
+            changes: changes as i32,
+            diffs: diffs.into_iter().collect(),
+            detailed_diff: detailed,
+            has_detailed_diff: true,
+        })
+    }
+
+    async fn create(&self, request: Request<pb::CreateRequest>) -> Reply<pb::CreateResponse> {
+        let r = request.into_inner();
+        let (id, properties) = self
+            .plan_and_apply(
+                &r.r#type_or_token(),
+                &r.urn,
+                None,
+                r.properties.as_ref(),
+                r.preview,
+                r.timeout,
+            )
+            .await?;
+        ok(pb::CreateResponse { id, properties: Some(properties), refresh_before_update: false })
+    }
+
+    async fn read(&self, request: Request<pb::ReadRequest>) -> Reply<pb::ReadResponse> {
+        let r = request.into_inner();
+        let p = self.provider().await?;
+        let token = r.r#type_or_token();
+        let (type_name, block, ty) = self.resource(&p, &token)?;
+        let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
+        let (state, private, secrets) = if has_state {
+            let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+            (current.value, private_of(r.properties.as_ref()), current.secrets)
+        } else {
+            // Import: only the ID is known.
+            let imported = p
+                .import_resource_state(&dt::ImportResourceStateRequest {
+                    type_name: type_name.clone(),
+                    id: r.id.clone(),
+                    ..Default::default()
+                })
+                .await;
+            check_diagnostics(&format!("importing {type_name} {:?}", r.id), &imported.diagnostics)?;
+            let Some(first) = imported.imported.into_iter().find(|i| i.type_name == type_name)
+            else {
+                return Err(Status::not_found(format!(
+                    "{type_name} {:?} could not be imported: the provider found nothing",
+                    r.id
+                )));
+            };
+            (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
+        };
+        let refreshed = within(
+            &format!("Read of {}", r.urn),
+            r.timeout,
+            self.refresh(&p, &type_name, &ty, &state, private),
+        )
+        .await??;
+        let Some((state, private)) = refreshed else {
+            // Gone: an empty ID tells the engine.
+            return ok(pb::ReadResponse::default());
+        };
+        let properties = outputs(&state, block, &ty, &secrets, &private, false);
+        let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
+        ok(pb::ReadResponse {
+            id: resource_id(&state, &r.urn),
+            properties: Some(properties),
+            inputs: Some(inputs),
+            refresh_before_update: false,
+        })
+    }
+
+    async fn update(&self, request: Request<pb::UpdateRequest>) -> Reply<pb::UpdateResponse> {
+        let r = request.into_inner();
+        let token = r.r#type_or_token();
+        let olds = r.olds.clone().unwrap_or_default();
+        let (_, properties) = self
+            .plan_and_apply(&token, &r.urn, Some(&olds), r.news.as_ref(), r.preview, r.timeout)
+            .await?;
+        ok(pb::UpdateResponse { properties: Some(properties), refresh_before_update: false })
+    }
+
+    async fn delete(&self, request: Request<pb::DeleteRequest>) -> Reply<()> {
+        let r = request.into_inner();
+        let p = self.provider().await?;
+        let token = r.r#type_or_token();
+        let (type_name, _, ty) = self.resource(&p, &token)?;
+        let prior = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+        within(
+            &format!("Delete of {}", r.urn),
+            r.timeout,
+            self.apply(
+                &p,
+                &type_name,
+                &ty,
+                &prior.value,
+                &Value::Null,
+                &Value::Null,
+                private_of(r.properties.as_ref()),
+            ),
+        )
+        .await??;
+        ok(())
+    }
+
+    async fn construct(&self, _: Request<pb::ConstructRequest>) -> Reply<pb::ConstructResponse> {
+        Err(unimplemented(
+            "Construct",
+            "a Terraform provider has custom resources only, no component resources",
+        ))
+    }
+
+    async fn cancel(&self, _: Request<()>) -> Reply<()> {
+        if let Ok(p) = self.provider().await
+            && let Some(error) = p.stop().await
+        {
+            tracing::warn!("cancel: {error}");
+        }
+        ok(())
+    }
+
+    async fn get_plugin_info(&self, _: Request<()>) -> Reply<pb::PluginInfo> {
+        ok(pb::PluginInfo { version: self.version.clone() })
+    }
+
+    async fn attach(&self, request: Request<pb::PluginAttach>) -> Reply<()> {
+        self.set_engine_address(&request.get_ref().address);
+        ok(())
+    }
+
+    async fn get_mapping(
+        &self,
+        request: Request<pb::GetMappingRequest>,
+    ) -> Reply<pb::GetMappingResponse> {
+        let request = request.into_inner();
+        if request.key != TERRAFORM_MAPPING_KEY
+            || !(request.provider.is_empty() || request.provider == self.package)
+        {
+            return ok(pb::GetMappingResponse::default());
+        }
+        let p = self.provider().await?;
+        let tokens = self.tokens(&p);
+        let s = p.schema();
+        let map =
+            |names: Vec<(&String, Option<&str>)>| -> serde_json::Map<String, serde_json::Value> {
+                names
+                    .into_iter()
+                    .filter_map(|(n, t)| Some((n.clone(), serde_json::json!({ "tok": t? }))))
+                    .collect()
+            };
+        let data = serde_json::json!({
+            "name": self.package,
+            "version": self.version,
+            "resources": map(s.resources.keys().map(|n| (n, tokens.resource(n))).collect()),
+            "dataSources": map(s.data_sources.keys().map(|n| (n, tokens.data_source(n))).collect()),
+        });
+        ok(pb::GetMappingResponse {
+            provider: self.package.clone(),
+            data: data.to_string().into_bytes(),
+        })
+    }
+
+    async fn get_mappings(
+        &self,
+        request: Request<pb::GetMappingsRequest>,
+    ) -> Reply<pb::GetMappingsResponse> {
+        let providers = if request.get_ref().key == TERRAFORM_MAPPING_KEY {
+            vec![self.package.clone()]
+        } else {
+            Vec::new()
+        };
+        ok(pb::GetMappingsResponse { providers })
+    }
+
+    type ListStream = futures::stream::Empty<Result<pb::ListResponse, Status>>;
+
+    async fn list(&self, _: Request<pb::ListRequest>) -> Reply<Self::ListStream> {
+        Err(unimplemented(
+            "List",
+            "listing resources is not mapped to Terraform's list resources yet",
+        ))
+    }
+}
+
+/// The type token of a request: `type` when the engine sends it, else from the URN.
+trait TypeToken {
+    fn r#type_or_token(&self) -> String;
+}
+
+macro_rules! type_token {
+    ($($t:ty),*) => {$(
+        impl TypeToken for $t {
+            fn r#type_or_token(&self) -> String {
+                if self.r#type.is_empty() { token_from_urn(&self.urn) } else { self.r#type.clone() }
+            }
+        }
+    )*};
+}
+type_token!(pb::CreateRequest, pb::ReadRequest, pb::UpdateRequest, pb::DeleteRequest);
+
+/// `urn:pulumi:stack::project::[parent$]type::name` -> `type`.
+fn token_from_urn(urn: &str) -> String {
+    let parts: Vec<&str> = urn.split("::").collect();
+    let qualified = parts.get(parts.len().saturating_sub(2)).copied().unwrap_or_default();
+    qualified.rsplit('$').next().unwrap_or(qualified).to_string()
+}
+
+/// The provider's configuration properties without Pulumi's own (`version`, `__` keys).
+fn provider_properties(properties: Option<&Struct>, package: &str) -> Struct {
+    let _ = package;
+    Struct {
+        fields: properties
+            .map(|p| {
+                p.fields
+                    .iter()
+                    .filter(|(k, _)| *k != "version" && !k.starts_with("__"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Old engines configure with `variables`: `package:key` to a string (JSON for non-strings).
+fn variables_to_struct(
+    variables: &std::collections::HashMap<String, String>,
+    package: &str,
+) -> Struct {
+    let prefix = format!("{package}:");
+    Struct {
+        fields: variables
+            .iter()
+            .map(|(k, v)| {
+                let key = k.strip_prefix(&prefix).unwrap_or(k).to_string();
+                let value = match serde_json::from_str::<serde_json::Value>(v) {
+                    Ok(json @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+                        json_to_pb(&json)
+                    }
+                    _ => Pb { kind: Some(Kind::StringValue(v.clone())) },
+                };
+                (key, value)
+            })
+            .collect(),
+    }
+}
+
+fn json_to_pb(json: &serde_json::Value) -> Pb {
+    use serde_json::Value as J;
+    let kind = match json {
+        J::Null => Kind::NullValue(0),
+        J::Bool(b) => Kind::BoolValue(*b),
+        J::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(f64::NAN)),
+        J::String(s) => Kind::StringValue(s.clone()),
+        J::Array(items) => Kind::ListValue(prost_types::ListValue {
+            values: items.iter().map(json_to_pb).collect(),
+        }),
+        J::Object(m) => Kind::StructValue(Struct {
+            fields: m.iter().map(|(k, v)| (k.clone(), json_to_pb(v))).collect(),
+        }),
+    };
+    Pb { kind: Some(kind) }
+}
+
+/// The inputs a resource read from the provider stands for: its configurable attributes. On a
+/// refresh only those the old inputs set; on an import every one that is not null.
+fn inputs_from_state(outputs: &Struct, old_inputs: Option<&Struct>, block: &Block) -> Struct {
+    let configurable: BTreeSet<String> = block
+        .attributes
+        .iter()
+        .filter(|a| a.required || a.optional)
+        .map(|a| a.name.clone())
+        .chain(block.block_types.iter().map(|b| b.type_name.clone()))
+        .collect();
+    let names = names::PropertyNames::new(
+        block
+            .attributes
+            .iter()
+            .map(|a| a.name.as_str())
+            .chain(block.block_types.iter().map(|b| b.type_name.as_str())),
+    );
+    let wanted = |key: &str| -> bool {
+        match old_inputs.filter(|o| !o.fields.is_empty()) {
+            Some(old) => old.fields.contains_key(key),
+            None => names.terraform(key).is_some_and(|n| configurable.contains(n)),
+        }
+    };
+    Struct {
+        fields: outputs
+            .fields
+            .iter()
+            .filter(|(k, v)| wanted(k) && !matches!(v.kind, Some(Kind::NullValue(_)) | None))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_type_token_is_read_from_the_urn() {
+        assert_eq!(
+            token_from_urn("urn:pulumi:dev::proj::random:index/string:String::pw"),
+            "random:index/string:String"
+        );
+        assert_eq!(
+            token_from_urn("urn:pulumi:dev::proj::my:Parent$random:index/string:String::pw"),
+            "random:index/string:String"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Pulumi's names for Terraform's: properties in camelCase (`min_length` is `minLength`),
+//! types and functions as tokens `PACKAGE:index/member:Name`.
+//!
+//! The rules are pulumi-terraform-bridge's defaults, so a program written for a bridged provider
+//! reads the same: the provider's type prefix (`random_` in `random_string`) is dropped, every
+//! type lives in the `index` module, resources are `PACKAGE:index/string:String`, data sources
+//! `PACKAGE:index/getShuffle:getShuffle`. Where two attributes of one object would get the same
+//! camelCase name, both keep their Terraform names (the bridge refuses such a schema; keeping
+//! the names is lossless and still reachable).
+
+use std::collections::BTreeMap;
+
+/// `min_length` -> `minLength`; names without underscores stay as they are.
+pub fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper_next = false;
+    for (i, c) in snake.chars().enumerate() {
+        if c == '_' && i > 0 {
+            upper_next = true;
+        } else if upper_next {
+            out.extend(c.to_uppercase());
+            upper_next = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `min_length` -> `MinLength`.
+pub fn pascal_case(snake: &str) -> String {
+    let camel = camel_case(snake);
+    let mut chars = camel.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The property names of one object: Terraform attribute name <-> Pulumi property name.
+#[derive(Clone, Debug, Default)]
+pub struct PropertyNames {
+    to_pulumi: BTreeMap<String, String>,
+    to_terraform: BTreeMap<String, String>,
+}
+
+impl PropertyNames {
+    pub fn new<'a>(attributes: impl IntoIterator<Item = &'a str>) -> Self {
+        let attributes: Vec<&str> = attributes.into_iter().collect();
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        for a in &attributes {
+            *count.entry(camel_case(a)).or_default() += 1;
+        }
+        let mut names = PropertyNames::default();
+        for a in attributes {
+            let camel = camel_case(a);
+            let pulumi = if count[&camel] > 1 { a.to_string() } else { camel };
+            names.to_terraform.insert(pulumi.clone(), a.to_string());
+            names.to_pulumi.insert(a.to_string(), pulumi);
+        }
+        names
+    }
+
+    pub fn pulumi(&self, terraform: &str) -> String {
+        self.to_pulumi.get(terraform).cloned().unwrap_or_else(|| terraform.to_string())
+    }
+
+    pub fn terraform(&self, pulumi: &str) -> Option<&str> {
+        self.to_terraform.get(pulumi).map(String::as_str)
+    }
+}
+
+/// What a token names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Member {
+    Resource(String),
+    DataSource(String),
+    Function(String),
+}
+
+/// The tokens of one package: every resource type, data source and function of the schema.
+#[derive(Clone, Debug, Default)]
+pub struct Tokens {
+    package: String,
+    by_token: BTreeMap<String, Member>,
+    resources: BTreeMap<String, String>,
+    data_sources: BTreeMap<String, String>,
+    functions: BTreeMap<String, String>,
+}
+
+impl Tokens {
+    pub fn new<'a>(
+        package: &str,
+        resources: impl IntoIterator<Item = &'a String>,
+        data_sources: impl IntoIterator<Item = &'a String>,
+        functions: impl IntoIterator<Item = &'a String>,
+    ) -> Self {
+        let mut tokens = Tokens { package: package.to_string(), ..Tokens::default() };
+        for r in resources {
+            let base = strip_prefix(package, r);
+            let token = format!("{package}:index/{}:{}", camel_case(base), pascal_case(base));
+            tokens.by_token.insert(token.clone(), Member::Resource(r.clone()));
+            tokens.resources.insert(r.clone(), token);
+        }
+        for d in data_sources {
+            let name = camel_case(&format!("get_{}", strip_prefix(package, d)));
+            let token = format!("{package}:index/{name}:{name}");
+            tokens.by_token.insert(token.clone(), Member::DataSource(d.clone()));
+            tokens.data_sources.insert(d.clone(), token);
+        }
+        for f in functions {
+            let name = camel_case(f);
+            let token = format!("{package}:index/{name}:{name}");
+            // A data source keeps its token when a function would take it.
+            if tokens.by_token.contains_key(&token) {
+                continue;
+            }
+            tokens.by_token.insert(token.clone(), Member::Function(f.clone()));
+            tokens.functions.insert(f.clone(), token);
+        }
+        tokens
+    }
+
+    pub fn package(&self) -> &str {
+        &self.package
+    }
+
+    pub fn member(&self, token: &str) -> Option<&Member> {
+        self.by_token.get(token)
+    }
+
+    pub fn resource(&self, name: &str) -> Option<&str> {
+        self.resources.get(name).map(String::as_str)
+    }
+
+    pub fn data_source(&self, name: &str) -> Option<&str> {
+        self.data_sources.get(name).map(String::as_str)
+    }
+
+    pub fn function(&self, name: &str) -> Option<&str> {
+        self.functions.get(name).map(String::as_str)
+    }
+
+    /// Every token of the given kind, for error messages.
+    pub fn known(&self, resource: bool) -> Vec<&str> {
+        self.by_token
+            .iter()
+            .filter(|(_, m)| matches!(m, Member::Resource(_)) == resource)
+            .map(|(t, _)| t.as_str())
+            .collect()
+    }
+}
+
+fn strip_prefix<'a>(package: &str, type_name: &'a str) -> &'a str {
+    type_name
+        .strip_prefix(package)
+        .and_then(|rest| rest.strip_prefix('_'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(type_name)
+}
+
+/// The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`).
+pub fn urn_name(urn: &str) -> &str {
+    urn.rsplit("::").next().unwrap_or(urn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_becomes_camel_case() {
+        assert_eq!(camel_case("min_length"), "minLength");
+        assert_eq!(camel_case("uuid_v5"), "uuidV5");
+        assert_eq!(camel_case("length"), "length");
+        assert_eq!(camel_case("_private"), "_private");
+        assert_eq!(pascal_case("password"), "Password");
+    }
+
+    #[test]
+    fn colliding_names_keep_their_terraform_names() {
+        let names = PropertyNames::new(["min_length", "minLength", "other_name"]);
+        assert_eq!(names.pulumi("min_length"), "min_length");
+        assert_eq!(names.pulumi("minLength"), "minLength");
+        assert_eq!(names.pulumi("other_name"), "otherName");
+        assert_eq!(names.terraform("otherName"), Some("other_name"));
+        assert_eq!(names.terraform("other_name"), None);
+    }
+
+    #[test]
+    fn tokens_drop_the_provider_prefix() {
+        let r = vec!["random_string".to_string(), "random_password".to_string()];
+        let d = vec!["random_shuffle".to_string()];
+        let f = vec!["uuid_v5".to_string()];
+        let tokens = Tokens::new("random", &r, &d, &f);
+        assert_eq!(tokens.resource("random_string"), Some("random:index/string:String"));
+        assert_eq!(
+            tokens.data_source("random_shuffle"),
+            Some("random:index/getShuffle:getShuffle")
+        );
+        assert_eq!(tokens.function("uuid_v5"), Some("random:index/uuidV5:uuidV5"));
+        assert_eq!(
+            tokens.member("random:index/password:Password"),
+            Some(&Member::Resource("random_password".into()))
+        );
+        assert_eq!(urn_name("urn:pulumi:dev::proj::random:index/string:String::pw"), "pw");
+    }
+}

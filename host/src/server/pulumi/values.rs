@@ -1,0 +1,478 @@
+//! Pulumi property values (`google.protobuf.Struct`) to and from the host's values.
+//!
+//! Pulumi marks special values with an object holding the signature key
+//! [`SIG_KEY`]: secrets, assets, archives, resource references and output values; an
+//! unknown (computed) value is the string [`UNKNOWN`]. The conversion is driven by the schema
+//! type, so objects get their attributes' camelCase names ([`super::names`]) and primitives
+//! convert as Terraform converts them (`"3"` to a number where the schema says number).
+//!
+//! Secrets do not exist in the host's values: a secret input is unwrapped and its path
+//! remembered ([`Decoded::secrets`]), and outputs are wrapped again where an input was secret
+//! or the schema marks the attribute sensitive.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use prost_types::value::Kind;
+use prost_types::{ListValue, Struct, Value as Pb};
+use terrarium_model::conform::conform;
+use terrarium_model::{AttributePath, Number, PathStep, Type, Value};
+
+use super::names::PropertyNames;
+
+/// The key whose value says what a special object is.
+pub const SIG_KEY: &str = "4dabf18193072939515e22adb298388d";
+pub const SECRET_SIG: &str = "1b47061264138c4ac30d75fd1eb44270";
+pub const ASSET_SIG: &str = "c44067f5952c0a294b673a41bacd8c17";
+pub const ARCHIVE_SIG: &str = "0def7320c3a5731c473e5ecbe6d01bc7";
+pub const RESOURCE_REF_SIG: &str = "5cf8f73096256a8f31e491e813e4eb8e";
+pub const OUTPUT_SIG: &str = "d0e6a833031e9bbcd3f4e8bde6ca49a4";
+/// An unknown (computed) value.
+pub const UNKNOWN: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/// A property the conversion refused, with its Pulumi property path (`keepers.a`,
+/// `option[0].weight`) and why: what Check reports as a `CheckFailure`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub property: String,
+    pub reason: String,
+}
+
+/// A value converted from Pulumi properties, with the paths that were secret.
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    pub value: Value,
+    pub secrets: BTreeSet<AttributePath>,
+}
+
+/// The properties of an object of type `ty` (a resource's, a data source's or the provider's).
+/// Properties the type does not have are refused, except Pulumi's own (`__` prefix), which are
+/// left out.
+pub fn from_struct(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Vec<Failure>> {
+    let empty = Struct::default();
+    let properties = properties.unwrap_or(&empty);
+    let mut decoded = Decoded { value: Value::Null, secrets: BTreeSet::new() };
+    let mut failures = Vec::new();
+    let fields: BTreeMap<String, Pb> = properties
+        .fields
+        .iter()
+        .filter(|(k, _)| !k.starts_with("__"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let value = Pb { kind: Some(Kind::StructValue(Struct { fields })) };
+    let mut reader = Reader { secrets: &mut decoded.secrets, failures: &mut failures };
+    decoded.value = reader.read(&value, ty, &AttributePath::root());
+    if failures.is_empty() { Ok(decoded) } else { Err(failures) }
+}
+
+struct Reader<'a> {
+    secrets: &'a mut BTreeSet<AttributePath>,
+    failures: &'a mut Vec<Failure>,
+}
+
+impl Reader<'_> {
+    fn fail(&mut self, path: &AttributePath, reason: String) -> Value {
+        self.failures.push(Failure { property: property_path(path), reason });
+        Value::Null
+    }
+
+    fn read(&mut self, value: &Pb, ty: &Type, path: &AttributePath) -> Value {
+        let Some(kind) = &value.kind else { return Value::Null };
+        match kind {
+            Kind::NullValue(_) => Value::Null,
+            Kind::StringValue(s) if s == UNKNOWN => Value::unknown(),
+            Kind::StructValue(s) if s.fields.contains_key(SIG_KEY) => self.special(s, ty, path),
+            _ => match ty {
+                Type::Object(o) => {
+                    let Kind::StructValue(s) = kind else {
+                        return self
+                            .fail(path, format!("expected an object, got {}", kind_name(kind)));
+                    };
+                    let names = PropertyNames::new(o.attributes.keys().map(String::as_str));
+                    let mut out: BTreeMap<String, Value> =
+                        o.attributes.keys().map(|k| (k.clone(), Value::Null)).collect();
+                    for (key, v) in &s.fields {
+                        let Some((name, attr_ty)) =
+                            names.terraform(key).and_then(|n| o.attributes.get_key_value(n))
+                        else {
+                            let known: Vec<String> =
+                                o.attributes.keys().map(|k| names.pulumi(k)).collect();
+                            let at = path.attr(key.clone());
+                            let reason = format!(
+                                "unknown property {key:?}; the properties are: {}",
+                                known.join(", ")
+                            );
+                            self.failures
+                                .push(Failure { property: property_path_named(&at, key), reason });
+                            continue;
+                        };
+                        let at = path.attr(name.clone());
+                        let read = self.read(v, attr_ty, &at);
+                        out.insert(name.clone(), read);
+                    }
+                    Value::Object(out)
+                }
+                Type::Map(element) => {
+                    let Kind::StructValue(s) = kind else {
+                        return self.fail(path, format!("expected a map, got {}", kind_name(kind)));
+                    };
+                    Value::Map(
+                        s.fields
+                            .iter()
+                            .map(|(k, v)| (k.clone(), self.read(v, element, &path.key(k.clone()))))
+                            .collect(),
+                    )
+                }
+                Type::List(element) | Type::Set(element) => {
+                    let Kind::ListValue(l) = kind else {
+                        return self
+                            .fail(path, format!("expected a list, got {}", kind_name(kind)));
+                    };
+                    let items = l
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| self.read(v, element, &path.index(i as i64)))
+                        .collect();
+                    if matches!(ty, Type::Set(_)) { Value::Set(items) } else { Value::List(items) }
+                }
+                Type::Tuple(elements) => {
+                    let Kind::ListValue(l) = kind else {
+                        return self
+                            .fail(path, format!("expected a list, got {}", kind_name(kind)));
+                    };
+                    if l.values.len() != elements.len() {
+                        return self.fail(
+                            path,
+                            format!("expected {} elements, got {}", elements.len(), l.values.len()),
+                        );
+                    }
+                    Value::Tuple(
+                        l.values
+                            .iter()
+                            .zip(elements)
+                            .enumerate()
+                            .map(|(i, (v, t))| self.read(v, t, &path.index(i as i64)))
+                            .collect(),
+                    )
+                }
+                Type::Dynamic => {
+                    let untyped = self.read_untyped(value, path);
+                    self.conformed(untyped, ty, path)
+                }
+                Type::String | Type::Number | Type::Bool => {
+                    let primitive = match kind {
+                        Kind::BoolValue(b) => Value::Bool(*b),
+                        Kind::NumberValue(n) if n.is_finite() => {
+                            Value::Number(Number::from_f64(*n))
+                        }
+                        Kind::NumberValue(n) => {
+                            return self
+                                .fail(path, format!("{n} is not a number Terraform can hold"));
+                        }
+                        Kind::StringValue(s) => Value::String(s.clone()),
+                        other => {
+                            return self.fail(
+                                path,
+                                format!(
+                                    "expected a {}, got {}",
+                                    ty.friendly_name(),
+                                    kind_name(other)
+                                ),
+                            );
+                        }
+                    };
+                    self.conformed(primitive, ty, path)
+                }
+            },
+        }
+    }
+
+    fn conformed(&mut self, value: Value, ty: &Type, path: &AttributePath) -> Value {
+        match conform(value, ty) {
+            Ok(v) => v,
+            Err(e) => self.fail(path, e.message),
+        }
+    }
+
+    /// A value of a `dynamic` attribute: objects become maps and arrays lists, which
+    /// `conform` then types.
+    fn read_untyped(&mut self, value: &Pb, path: &AttributePath) -> Value {
+        match &value.kind {
+            None | Some(Kind::NullValue(_)) => Value::Null,
+            Some(Kind::BoolValue(b)) => Value::Bool(*b),
+            Some(Kind::NumberValue(n)) => Value::Number(Number::from_f64(*n)),
+            Some(Kind::StringValue(s)) if s == UNKNOWN => Value::unknown(),
+            Some(Kind::StringValue(s)) => Value::String(s.clone()),
+            Some(Kind::StructValue(s)) if s.fields.contains_key(SIG_KEY) => {
+                self.special(s, &Type::Dynamic, path)
+            }
+            Some(Kind::StructValue(s)) => Value::Map(
+                s.fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.read_untyped(v, &path.key(k.clone()))))
+                    .collect(),
+            ),
+            Some(Kind::ListValue(l)) => Value::List(
+                l.values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| self.read_untyped(v, &path.index(i as i64)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// An object with the signature key.
+    fn special(&mut self, s: &Struct, ty: &Type, path: &AttributePath) -> Value {
+        let sig = match s.fields.get(SIG_KEY).and_then(|v| v.kind.as_ref()) {
+            Some(Kind::StringValue(sig)) => sig.as_str(),
+            _ => return self.fail(path, "a special value whose signature is not a string".into()),
+        };
+        match sig {
+            SECRET_SIG => {
+                self.secrets.insert(path.clone());
+                match s.fields.get("value") {
+                    Some(v) => self.read(v, ty, path),
+                    None => Value::Null,
+                }
+            }
+            OUTPUT_SIG => {
+                if matches!(s.fields.get("secret").and_then(|v| v.kind.as_ref()), Some(Kind::BoolValue(true))) {
+                    self.secrets.insert(path.clone());
+                }
+                match s.fields.get("value") {
+                    Some(v) => self.read(v, ty, path),
+                    None => Value::unknown(),
+                }
+            }
+            RESOURCE_REF_SIG => {
+                // A reference to another resource stands for its ID (its URN when it has none),
+                // as the bridge reads it.
+                let text = |k: &str| match s.fields.get(k).and_then(|v| v.kind.as_ref()) {
+                    Some(Kind::StringValue(t)) if !t.is_empty() => Some(t.clone()),
+                    _ => None,
+                };
+                match text("id").or_else(|| text("urn")) {
+                    Some(t) if t == UNKNOWN => Value::unknown(),
+                    Some(t) => self.conformed(Value::String(t), ty, path),
+                    None => Value::unknown(),
+                }
+            }
+            ASSET_SIG | ARCHIVE_SIG => self.fail(path, "assets and archives are not supported: Terraform schemas have no such type; pass the path or the text as a string".into(),
+            ),
+            other => self.fail(path, format!("unknown special value signature {other:?}")),
+        }
+    }
+}
+
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::NullValue(_) => "null",
+        Kind::NumberValue(_) => "a number",
+        Kind::StringValue(_) => "a string",
+        Kind::BoolValue(_) => "a bool",
+        Kind::StructValue(_) => "an object",
+        Kind::ListValue(_) => "a list",
+    }
+}
+
+/// How outputs are written.
+pub struct Writer<'a> {
+    /// Whether the value at a path (Terraform names) must be a secret.
+    pub secret: &'a dyn Fn(&AttributePath) -> bool,
+    /// Whether unknowns may appear (a preview); otherwise an unknown is written as null.
+    pub unknowns: bool,
+}
+
+/// The properties of an object value of type `ty`.
+pub fn to_struct(value: &Value, ty: &Type, writer: &Writer<'_>) -> Struct {
+    match writer.write(value, ty, &AttributePath::root()).kind {
+        Some(Kind::StructValue(s)) => s,
+        _ => Struct::default(),
+    }
+}
+
+impl Writer<'_> {
+    fn write(&self, value: &Value, ty: &Type, path: &AttributePath) -> Pb {
+        let plain = self.write_plain(value, ty, path);
+        if !path.is_root() && (self.secret)(path) && !value.is_null() {
+            secret(plain)
+        } else {
+            plain
+        }
+    }
+
+    fn write_plain(&self, value: &Value, ty: &Type, path: &AttributePath) -> Pb {
+        let kind = match (value, ty) {
+            (Value::Null, _) => Kind::NullValue(0),
+            (Value::Unknown(_), _) if self.unknowns => Kind::StringValue(UNKNOWN.into()),
+            (Value::Unknown(_), _) => Kind::NullValue(0),
+            (Value::Bool(b), _) => Kind::BoolValue(*b),
+            (Value::Number(n), _) => Kind::NumberValue(n.as_f64()),
+            (Value::String(s), _) => Kind::StringValue(s.clone()),
+            (Value::Dynamic(d), _) => return self.write(&d.value, &d.ty, path),
+            (Value::Object(m), Type::Object(o)) => {
+                let names = PropertyNames::new(o.attributes.keys().map(String::as_str));
+                Kind::StructValue(Struct {
+                    fields: m
+                        .iter()
+                        .filter_map(|(k, v)| {
+                            let t = o.attributes.get(k)?;
+                            Some((names.pulumi(k), self.write(v, t, &path.attr(k.clone()))))
+                        })
+                        .collect(),
+                })
+            }
+            (Value::Map(m), _) => {
+                let element = match ty {
+                    Type::Map(e) => e.as_ref().clone(),
+                    _ => Type::Dynamic,
+                };
+                Kind::StructValue(Struct {
+                    fields: m
+                        .iter()
+                        .map(|(k, v)| (k.clone(), self.write(v, &element, &path.key(k.clone()))))
+                        .collect(),
+                })
+            }
+            (Value::Object(m), _) => Kind::StructValue(Struct {
+                fields: m
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.write(v, &Type::Dynamic, &path.attr(k.clone()))))
+                    .collect(),
+            }),
+            (Value::List(items) | Value::Set(items) | Value::Tuple(items), _) => {
+                Kind::ListValue(ListValue {
+                    values: items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| {
+                            let t = match ty {
+                                Type::List(e) | Type::Set(e) => e.as_ref(),
+                                Type::Tuple(ts) => ts.get(i).unwrap_or(&Type::Dynamic),
+                                _ => &Type::Dynamic,
+                            };
+                            self.write(v, t, &path.index(i as i64))
+                        })
+                        .collect(),
+                })
+            }
+        };
+        Pb { kind: Some(kind) }
+    }
+}
+
+/// `value` wrapped as a Pulumi secret.
+pub fn secret(value: Pb) -> Pb {
+    let fields = BTreeMap::from([
+        (SIG_KEY.to_string(), Pb { kind: Some(Kind::StringValue(SECRET_SIG.into())) }),
+        ("value".to_string(), value),
+    ]);
+    Pb { kind: Some(Kind::StructValue(Struct { fields })) }
+}
+
+/// A path as Pulumi writes property paths: `keepers.a`, `option[0].weight`, `tags["a.b"]`.
+/// Attribute names are given in Terraform's names and shown in Pulumi's (camelCase; the
+/// collision rule of [`PropertyNames`] is not applied here, it needs the type).
+pub fn property_path(path: &AttributePath) -> String {
+    let mut out = String::new();
+    for step in &path.0 {
+        match step {
+            PathStep::Attribute(name) => push_name(&mut out, &super::names::camel_case(name)),
+            PathStep::Key(key) => push_name(&mut out, key),
+            PathStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// A path whose last step is already a Pulumi name (an unknown property).
+fn property_path_named(path: &AttributePath, last: &str) -> String {
+    let parent = AttributePath(path.0[..path.0.len().saturating_sub(1)].to_vec());
+    let mut out = property_path(&parent);
+    push_name(&mut out, last);
+    out
+}
+
+fn push_name(out: &mut String, name: &str) {
+    let plain = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if plain {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(name);
+    } else {
+        out.push_str(&format!("[{}]", serde_json::Value::String(name.to_string())));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> Pb {
+        Pb { kind: Some(Kind::StringValue(v.into())) }
+    }
+    fn n(v: f64) -> Pb {
+        Pb { kind: Some(Kind::NumberValue(v)) }
+    }
+    fn obj(fields: &[(&str, Pb)]) -> Struct {
+        Struct { fields: fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }
+    }
+
+    fn ty() -> Type {
+        Type::object([
+            ("min_length", Type::Number),
+            ("keepers", Type::map(Type::String)),
+            ("result", Type::String),
+        ])
+    }
+
+    #[test]
+    fn properties_are_read_in_camel_case_with_secrets_and_unknowns() {
+        let props = obj(&[
+            ("minLength", secret(s("3"))),
+            ("keepers", Pb { kind: Some(Kind::StructValue(obj(&[("some_key", s(UNKNOWN))]))) }),
+        ]);
+        let d = from_struct(Some(&props), &ty()).unwrap();
+        assert_eq!(d.value.attr("min_length"), Some(&Value::Number(Number::Int(3))));
+        assert_eq!(d.value.attr("result"), Some(&Value::Null));
+        let Some(Value::Map(keepers)) = d.value.attr("keepers") else { panic!("{:?}", d.value) };
+        assert!(keepers["some_key"].is_unknown());
+        assert_eq!(d.secrets, BTreeSet::from([AttributePath::root().attr("min_length")]));
+    }
+
+    #[test]
+    fn a_wrong_property_is_a_failure_with_its_path() {
+        let props = obj(&[("minLength", s("three")), ("bogus", n(1.0))]);
+        let failures = from_struct(Some(&props), &ty()).unwrap_err();
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        assert_eq!(failures[0].property, "bogus");
+        assert!(failures[0].reason.contains("minLength"), "{failures:?}");
+        assert_eq!(failures[1].property, "minLength");
+    }
+
+    #[test]
+    fn outputs_are_written_in_camel_case_and_secret_where_asked() {
+        let value = Value::Object(BTreeMap::from([
+            ("min_length".to_string(), Value::Number(Number::Int(3))),
+            ("keepers".to_string(), Value::Null),
+            ("result".to_string(), Value::unknown()),
+        ]));
+        let is_secret = |p: &AttributePath| *p == AttributePath::root().attr("result");
+        let preview = to_struct(&value, &ty(), &Writer { secret: &is_secret, unknowns: true });
+        assert_eq!(preview.fields["minLength"], n(3.0));
+        assert_eq!(preview.fields["result"], secret(s(UNKNOWN)));
+        let applied = to_struct(&value, &ty(), &Writer { secret: &|_| false, unknowns: false });
+        assert_eq!(applied.fields["result"], Pb { kind: Some(Kind::NullValue(0)) });
+    }
+
+    #[test]
+    fn property_paths_read_as_pulumi_writes_them() {
+        let p = AttributePath::root().attr("option_list").index(0).attr("min_weight");
+        assert_eq!(property_path(&p), "optionList[0].minWeight");
+        assert_eq!(property_path(&AttributePath::root().attr("tags").key("a.b")), "tags[\"a.b\"]");
+    }
+}
