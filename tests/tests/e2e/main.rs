@@ -32,6 +32,7 @@
 //! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
 //! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
 //! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
+//! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -52,6 +53,7 @@ mod moved;
 mod null;
 mod plugin;
 mod protocol5;
+mod pulumi;
 mod python;
 mod query;
 mod random;

@@ -79,7 +79,7 @@ pub struct InstallArgs {
 
     /// Pulumi plugin directory to install into, with --pulumi [default: $PULUMI_HOME/plugins,
     /// i.e. ~/.pulumi/plugins].
-    #[arg(long, value_name = "DIR", requires = "pulumi")]
+    #[arg(long, value_name = "DIR")]
     pub plugin_dir: Option<PathBuf>,
 
     /// Replace an existing, different installation of the same source, version and platform.
@@ -211,6 +211,11 @@ fn grants_summary(grants: &Grants, file: &Path) -> String {
 pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     if let Some(name) = &args.pulumi {
         return run_pulumi(args, name);
+    }
+    if args.plugin_dir.is_some() {
+        anyhow::bail!(
+            "--plugin-dir is where Pulumi plugins go: add --pulumi NAME, or use --mirror DIR for Terraform"
+        );
     }
     let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
     let version: ProviderVersion = args.version.parse()?;
@@ -627,6 +632,7 @@ mod tests {
         let command = InstallArgs::augment_args(clap::Command::new("install"));
         command.clone().debug_assert();
         let matches = command
+            .clone()
             .try_get_matches_from([
                 "install",
                 "p.wasm",
@@ -640,10 +646,25 @@ mod tests {
             .expect("parse");
         let args = InstallArgs::from_arg_matches(&matches).expect("args");
         assert_eq!(args.component, Path::new("p.wasm"));
-        assert_eq!(args.source, "acme/w");
+        assert_eq!(args.source.as_deref(), Some("acme/w"));
         assert_eq!(args.version, "1.0.0");
         assert_eq!(args.mirror.as_deref(), Some(Path::new("/m")));
         assert!(!args.force);
+
+        // Pulumi instead of Terraform: --pulumi with --plugin-dir; one of the two is needed,
+        // and the mirror belongs to Terraform only.
+        let parse = |args: &[&str]| {
+            command
+                .clone()
+                .try_get_matches_from([&["install", "p.wasm", "--version", "1.0.0"], args].concat())
+        };
+        let matches = parse(&["--pulumi", "random", "--plugin-dir", "/p"]).expect("parse");
+        let args = InstallArgs::from_arg_matches(&matches).expect("args");
+        assert_eq!(args.pulumi.as_deref(), Some("random"));
+        assert_eq!(args.plugin_dir.as_deref(), Some(Path::new("/p")));
+        assert!(parse(&[]).is_err(), "neither --source nor --pulumi");
+        assert!(parse(&["--pulumi", "random", "--source", "acme/w"]).is_err());
+        assert!(parse(&["--pulumi", "random", "--mirror", "/m"]).is_err());
     }
 
     #[test]

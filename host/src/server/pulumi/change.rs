@@ -148,6 +148,38 @@ pub fn is_sensitive(block: &Block, path: &AttributePath) -> bool {
     false
 }
 
+/// The required attributes `config` leaves null, and nested blocks with fewer than their
+/// minimum items: what Terraform's core refuses before a provider sees the configuration.
+pub fn missing_required(
+    block: &Block,
+    config: &Value,
+    path: &AttributePath,
+    out: &mut Vec<AttributePath>,
+) {
+    let Value::Object(c) = config else { return };
+    for a in &block.attributes {
+        if a.required && c.get(&a.name).is_none_or(Value::is_null) {
+            out.push(path.attr(a.name.clone()));
+        }
+    }
+    for b in &block.block_types {
+        let here = path.attr(b.type_name.clone());
+        match c.get(&b.type_name) {
+            Some(Value::List(items) | Value::Set(items)) => {
+                if (items.len() as u64) < b.min_items {
+                    out.push(here.clone());
+                }
+                for (i, item) in items.iter().enumerate() {
+                    missing_required(&b.block, item, &here.index(i as i64), out);
+                }
+            }
+            Some(v @ Value::Object(_)) => missing_required(&b.block, v, &here, out),
+            None | Some(Value::Null) if b.min_items > 0 => out.push(here),
+            _ => {}
+        }
+    }
+}
+
 static EMPTY_BLOCKS: Vec<terrarium_model::schema::NestedBlock> = Vec::new();
 
 #[cfg(test)]

@@ -221,6 +221,19 @@ fn check_failures(diagnostics: Vec<Diagnostic>) -> Vec<pb::CheckFailure> {
         .collect()
 }
 
+/// Required properties the inputs leave out, as check failures.
+fn missing_required(block: &Block, config: &Value) -> Vec<pb::CheckFailure> {
+    let mut paths = Vec::new();
+    change::missing_required(block, config, &AttributePath::root(), &mut paths);
+    paths
+        .into_iter()
+        .map(|path| {
+            let property = values::property_path(&path);
+            pb::CheckFailure { reason: format!("missing required property {property:?}"), property }
+        })
+        .collect()
+}
+
 fn failures_to_pb(failures: Vec<Failure>) -> Vec<pb::CheckFailure> {
     failures
         .into_iter()
@@ -533,6 +546,10 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                         });
                     }
                 };
+                let missing = missing_required(&s.block, &config.value);
+                if !missing.is_empty() {
+                    return ok(pb::InvokeResponse { r#return: None, failures: missing });
+                }
                 let encoded = msgpack(&config.value, &ty)?;
                 let failures = check_failures(p.validate_data_source_config(name, &encoded).await);
                 if !failures.is_empty() {
@@ -623,13 +640,17 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
     async fn check(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
         let request = request.into_inner();
         let p = self.provider().await?;
-        let (type_name, _, ty) = self.resource(&p, &request.r#type)?;
+        let (type_name, block, ty) = self.resource(&p, &request.r#type)?;
         let config = match decode(request.news.as_ref(), &ty) {
             Ok(c) => c,
             Err(f) => {
                 return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
             }
         };
+        let missing = missing_required(block, &config.value);
+        if !missing.is_empty() {
+            return ok(pb::CheckResponse { inputs: request.news, failures: missing });
+        }
         let diagnostics = p
             .validate_resource_config(&type_name, &msgpack(&config.value, &ty)?, Default::default())
             .await;

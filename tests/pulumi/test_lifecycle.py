@@ -1,0 +1,192 @@
+"""Full resource lifecycles through Terrarium's Pulumi plugin, RPC by RPC as the engine drives
+them: check, diff, create (preview first), read, update, replace, delete; import; secrets;
+data sources; validation failures with their property paths; cancel during a slow create."""
+
+import threading
+import time
+
+import grpc
+import pytest
+
+from engine import UNKNOWN, empty_pb2, is_secret, plain, provider_pb2 as pb, reveal, secret, struct, urn
+
+STRING = "random:index/string:String"
+PASSWORD = "random:index/password:Password"
+INTEGER = "random:index/integer:Integer"
+FILE = "files:index/file:File"
+
+
+def check(plugin, token, name, news, olds=None):
+    return plugin.provider.Check(
+        pb.CheckRequest(urn=urn(token, name), type=token, name=name, olds=struct(olds or {}), news=struct(news))
+    )
+
+
+def diff(plugin, token, name, id, olds, news):
+    return plugin.provider.Diff(
+        pb.DiffRequest(id=id, urn=urn(token, name), type=token, name=name, olds=olds, news=struct(news))
+    )
+
+
+def create(plugin, token, name, inputs, preview=False, timeout=0):
+    return plugin.provider.Create(
+        pb.CreateRequest(urn=urn(token, name), type=token, name=name, properties=struct(inputs), preview=preview, timeout=timeout)
+    )
+
+
+def test_a_random_string_lives_through_create_read_replace_and_delete(random_plugin):
+    p = random_plugin
+    inputs = {"length": 12, "special": False, "minUpper": 2}
+    checked = check(p, STRING, "s", inputs)
+    assert list(checked.failures) == []
+    assert plain(checked.inputs) == inputs
+
+    preview = create(p, STRING, "s", inputs, preview=True)
+    assert preview.id == ""
+    shown = plain(preview.properties)
+    assert shown["result"] == UNKNOWN and shown["length"] == 12
+
+    created = create(p, STRING, "s", inputs)
+    outputs = plain(created.properties)
+    assert created.id == outputs["result"] and len(outputs["result"]) == 12
+    assert outputs["special"] is False and outputs["upper"] is True
+
+    read = p.provider.Read(pb.ReadRequest(id=created.id, urn=urn(STRING, "s"), type=STRING, properties=created.properties, inputs=struct(inputs)))
+    assert read.id == created.id
+    assert plain(read.properties) == outputs
+    assert plain(read.inputs) == inputs
+
+    unchanged = diff(p, STRING, "s", created.id, created.properties, inputs)
+    assert unchanged.changes == pb.DiffResponse.DIFF_NONE
+
+    longer = diff(p, STRING, "s", created.id, created.properties, {**inputs, "length": 16})
+    assert longer.changes == pb.DiffResponse.DIFF_SOME
+    assert list(longer.replaces) == ["length"]
+    assert longer.detailedDiff["length"].kind == pb.PropertyDiff.UPDATE_REPLACE
+    assert not longer.deleteBeforeReplace
+
+    replacement = create(p, STRING, "s", {**inputs, "length": 16})
+    assert len(plain(replacement.properties)["result"]) == 16
+    for gone in (created, replacement):
+        p.provider.Delete(pb.DeleteRequest(id=gone.id, urn=urn(STRING, "s"), type=STRING, properties=gone.properties))
+
+
+def test_an_integer_updates_in_place_and_imports_by_id(random_plugin):
+    p = random_plugin
+    inputs = {"min": 1, "max": 100, "seed": "pulumi"}
+    created = create(p, INTEGER, "i", inputs)
+    result = plain(created.properties)["result"]
+    assert 1 <= result <= 100
+
+    wider = {**inputs, "max": 1000}
+    d = diff(p, INTEGER, "i", created.id, created.properties, wider)
+    assert d.changes == pb.DiffResponse.DIFF_SOME and list(d.replaces) == []
+    assert d.detailedDiff["max"].kind == pb.PropertyDiff.UPDATE
+    preview = p.provider.Update(pb.UpdateRequest(id=created.id, urn=urn(INTEGER, "i"), type=INTEGER, olds=created.properties, news=struct(wider), preview=True))
+    assert plain(preview.properties)["max"] == 1000
+    updated = p.provider.Update(pb.UpdateRequest(id=created.id, urn=urn(INTEGER, "i"), type=INTEGER, olds=created.properties, news=struct(wider)))
+    assert plain(updated.properties)["result"] == result and plain(updated.properties)["max"] == 1000
+
+    # Import: the engine sends only the ID (`pulumi import`).
+    imported = p.provider.Read(pb.ReadRequest(id="42,1,50", urn=urn(INTEGER, "imported"), type=INTEGER))
+    assert plain(imported.properties)["result"] == 42
+    assert plain(imported.inputs) == {"min": 1, "max": 50}
+
+    with pytest.raises(grpc.RpcError) as bad:
+        p.provider.Read(pb.ReadRequest(id="nonsense", urn=urn(INTEGER, "bad"), type=INTEGER))
+    assert "Cannot import random_integer" in bad.value.details()
+
+
+def test_sensitive_results_and_secret_inputs_stay_secret(random_plugin):
+    p = random_plugin
+    created = create(p, PASSWORD, "pw", {"length": 10})
+    outputs = plain(created.properties)
+    assert is_secret(outputs["result"]) and len(reveal(outputs["result"])) == 10
+    preview = plain(create(p, PASSWORD, "pw", {"length": 10}, preview=True).properties)
+    assert is_secret(preview["result"]) and reveal(preview["result"]) == UNKNOWN
+
+    # A secret input comes back as a secret output.
+    s = create(p, STRING, "secret-length", {"length": secret(8)})
+    assert is_secret(plain(s.properties)["length"]) and reveal(plain(s.properties)["length"]) == 8
+
+
+def test_a_validation_error_names_its_property(random_plugin):
+    p = random_plugin
+    checked = check(p, STRING, "bad", {"length": 3, "minUpper": 5})
+    assert [(f.property, f.reason) for f in checked.failures] == [
+        ("length", "Length too short: The minimums ask for 5 characters, more than the length, 3.")
+    ]
+    missing = check(p, STRING, "bad", {"special": True})
+    assert [(f.property, f.reason) for f in missing.failures] == [("length", 'missing required property "length"')]
+
+    wrong = check(p, STRING, "bad", {"length": "many", "colour": "blue"})
+    by_property = {f.property: f.reason for f in wrong.failures}
+    assert set(by_property) == {"length", "colour"}, by_property
+    assert "properties are" in by_property["colour"]
+
+
+def test_a_data_source_is_invoked_as_a_function(random_plugin):
+    p = random_plugin
+    args = {"input": ["a", "b", "c", "d"], "seed": "fixed", "resultCount": 2}
+    one = plain(p.provider.Invoke(pb.InvokeRequest(tok="random:index/getShuffle:getShuffle", args=struct(args))))
+    two = plain(p.provider.Invoke(pb.InvokeRequest(tok="random:index/getShuffle:getShuffle", args=struct(args))))
+    assert one == two and len(one["return"]["result"]) == 2
+    assert set(one["return"]["result"]) <= {"a", "b", "c", "d"}
+    missing = p.provider.Invoke(pb.InvokeRequest(tok="random:index/getShuffle:getShuffle", args=struct({"input": ["a"]})))
+    assert missing.failures, "a missing required seed is a failure"
+
+
+def test_a_file_is_created_updated_by_replacement_refreshed_and_deleted(files_plugin, files_dir):
+    p = files_plugin
+    path = files_dir / "hello.txt"
+    inputs = {"filename": str(path), "content": "hello"}
+    assert list(check(p, FILE, "f", inputs).failures) == []
+    created = create(p, FILE, "f", inputs)
+    assert path.read_text() == "hello"
+    outputs = plain(created.properties)
+    assert created.id and outputs["contentSha256"]
+
+    changed = diff(p, FILE, "f", created.id, created.properties, {**inputs, "content": "bye"})
+    assert "content" in changed.replaces
+
+    # Drift: refresh sees the file gone and tells the engine with an empty ID.
+    path.unlink()
+    gone = p.provider.Read(pb.ReadRequest(id=created.id, urn=urn(FILE, "f"), type=FILE, properties=created.properties, inputs=struct(inputs)))
+    assert gone.id == ""
+
+    again = create(p, FILE, "f", inputs)
+    p.provider.Delete(pb.DeleteRequest(id=again.id, urn=urn(FILE, "f"), type=FILE, properties=again.properties))
+    assert not path.exists()
+
+
+def test_the_sandbox_holds_under_pulumi(files_plugin, tmp_path):
+    outside = tmp_path / "outside.txt"
+    with pytest.raises(grpc.RpcError) as denied:
+        create(files_plugin, FILE, "outside", {"filename": str(outside), "content": "x"})
+    assert not outside.exists()
+    assert denied.value.code() == grpc.StatusCode.UNKNOWN
+
+
+def test_cancel_during_a_slow_create_returns_promptly(installed, engine, tmp_path):
+    from conftest import start
+
+    p = start([str(installed["slow"])], engine, tmp_path, "slow")
+    try:
+        outcome = {}
+
+        def slow_create():
+            try:
+                outcome["created"] = create(p, "slow:index/server:Server", "s", {"bootSeconds": 600})
+            except grpc.RpcError as e:
+                outcome["error"] = e
+
+        worker = threading.Thread(target=slow_create)
+        worker.start()
+        time.sleep(1.0)
+        p.provider.Cancel(empty_pb2.Empty())
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "Create did not return after Cancel"
+        if "created" in outcome:
+            assert plain(outcome["created"].properties)["ready"] is False
+    finally:
+        p.stop()

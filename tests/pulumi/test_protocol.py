@@ -1,0 +1,80 @@
+"""What every resource-provider plugin must do for Pulumi's engine, asserted against Terrarium's
+plugin and against the reference plugin built on the `pulumi` package's own server."""
+
+import json
+
+import grpc
+
+from engine import empty_pb2, plain, provider_pb2, struct
+from package_schema import problems
+
+INVOKES = {
+    "terrarium": (
+        "random:index/uuidV5:uuidV5",
+        {"namespace": "dns", "name": "example.com"},
+        "cfbff0d1-9375-5685-968c-48ce8b15ae17",
+    ),
+    "reference": ("reference:index/echo:echo", {"text": "hello"}, "hello"),
+}
+
+
+def test_the_plugin_prints_exactly_its_port_and_serves_there(any_plugin):
+    _, plugin = any_plugin
+    assert plugin.port_line.strip().isdigit() and plugin.port_line.endswith("\n")
+    assert 0 < plugin.port < 65536
+    # The engine counts Unimplemented as alive.
+    assert plugin.health() in ("SERVING", "UNIMPLEMENTED")
+
+
+def test_plugin_info_and_a_handshake_the_engine_accepts(any_plugin):
+    kind, plugin = any_plugin
+    info = plugin.provider.GetPluginInfo(empty_pb2.Empty())
+    assert info.version == ("1.2.3" if kind == "terrarium" else "0.0.1")
+    request = provider_pb2.ProviderHandshakeRequest(
+        engine_address=plugin.engine.address, configure_with_urn=True, supports_views=True
+    )
+    try:
+        answer = plugin.provider.Handshake(request)
+        assert answer.accept_secrets and answer.accept_resources
+    except grpc.RpcError as e:
+        # The engine falls back to the old behaviour.
+        assert e.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_the_schema_is_a_valid_package_schema(any_plugin):
+    kind, plugin = any_plugin
+    schema = json.loads(plugin.provider.GetSchema(provider_pb2.GetSchemaRequest(version=0)).schema)
+    assert schema["name"] == ("random" if kind == "terrarium" else "reference")
+    assert problems(schema) == []
+
+
+def test_configure_then_invoke_a_function(any_plugin):
+    kind, plugin = any_plugin
+    answer = plugin.provider.Configure(
+        provider_pb2.ConfigureRequest(args=struct({}), acceptSecrets=True, acceptResources=True)
+    )
+    assert answer.acceptSecrets
+    token, args, expected = INVOKES[kind]
+    result = plugin.provider.Invoke(provider_pb2.InvokeRequest(tok=token, args=struct(args)))
+    assert list(result.failures) == []
+    assert plain(result)["return"]["result"] == expected
+
+
+def test_cancel_is_answered(any_plugin):
+    _, plugin = any_plugin
+    plugin.provider.Cancel(empty_pb2.Empty())
+
+
+def test_every_example_has_a_valid_package_schema():
+    import os
+    import subprocess
+
+    components = os.environ["TERRARIUM_COMPONENTS_DIR"]
+    for name, crate in [("null", "null_provider"), ("random", "random_provider"), ("files", "files_provider"), ("etcd", "etcd_provider")]:
+        printed = subprocess.run(
+            [os.environ["TERRARIUM_BIN"], "inspect", f"{components}/{crate}.wasm", "--pulumi", name, "--plugin-version", "1.0.0"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        schema = json.loads(printed)
+        assert schema["name"] == name and schema["version"] == "1.0.0"
+        assert problems(schema) == [], name
