@@ -16,9 +16,11 @@ fn the_engine_harness_passes_against_terrarium_and_the_reference_plugin() -> any
     let artifacts = Artifacts::get()?;
     let python = artifacts.repo_root.join(".venv/bin/python3");
     ensure!(python.exists(), "{} is missing; run scripts/setup", python.display());
+    // Each installed plugin holds a copy of the terrarium executable: removed afterwards.
+    let scratch = artifacts.scratch_root.join("pulumi");
     let output = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp"])
-        .arg(artifacts.scratch_root.join("pulumi"))
+        .arg(&scratch)
         .arg(artifacts.repo_root.join("tests/pulumi"))
         .current_dir(artifacts.repo_root.join("tests/pulumi"))
         .env("TERRARIUM_BIN", artifacts.terrarium()?)
@@ -27,6 +29,7 @@ fn the_engine_harness_passes_against_terrarium_and_the_reference_plugin() -> any
         .stdin(Stdio::null())
         .output()
         .context("running pytest")?;
+    let _ = std::fs::remove_dir_all(&scratch);
     ensure!(
         output.status.success(),
         "the Pulumi engine harness failed ({}):\n{}{}",
