@@ -112,11 +112,7 @@ impl PulumiService {
     }
 
     /// The Terraform resource type a token names, with its schema.
-    fn resource<'p>(
-        &self,
-        p: &'p Dispatcher,
-        token: &str,
-    ) -> Result<(String, &'p Block, Type), Status> {
+    fn resource<'p>(&self, p: &'p Dispatcher, token: &str) -> Result<Resource<'p>, Status> {
         let tokens = self.tokens(p);
         match tokens.member(token) {
             Some(Member::Resource(name)) => {
@@ -125,11 +121,18 @@ impl PulumiService {
                     .resources
                     .get(name)
                     .ok_or_else(|| unknown_token(token, &tokens, true))?;
-                Ok((name.clone(), &s.block, s.block.implied_type()))
+                Ok(Resource { name: name.clone(), block: &s.block, ty: s.block.implied_type() })
             }
             _ => Err(unknown_token(token, &tokens, true)),
         }
     }
+}
+
+/// A managed resource type a token names, with its schema.
+struct Resource<'p> {
+    name: String,
+    block: &'p Block,
+    ty: Type,
 }
 
 /// The tokens of the package `package` served from `p`'s schema.
@@ -301,42 +304,36 @@ fn unimplemented(rpc: &str, why: &str) -> Status {
     Status::unimplemented(format!("{rpc} is not supported by Terrarium's Pulumi front end: {why}"))
 }
 
-impl PulumiService {
+impl Resource<'_> {
     /// PlanResourceChange from `prior` to `config`; returns the planned state, its private
     /// state and the paths that require replacement.
     async fn plan(
         &self,
         p: &Dispatcher,
-        type_name: &str,
-        block: &Block,
-        ty: &Type,
         prior: &Value,
         config: &Value,
         prior_private: Vec<u8>,
     ) -> Result<(Value, Vec<u8>, Vec<AttributePath>), Status> {
-        let proposed = change::proposed_new_state(block, prior, config);
+        let proposed = change::proposed_new_state(self.block, prior, config);
         let r = p
             .plan_resource_change(&dt::PlanResourceChangeRequest {
-                type_name: type_name.to_string(),
-                prior_state: msgpack(prior, ty)?,
-                proposed_new_state: msgpack(&proposed, ty)?,
-                config: msgpack(config, ty)?,
+                type_name: self.name.clone(),
+                prior_state: msgpack(prior, &self.ty)?,
+                proposed_new_state: msgpack(&proposed, &self.ty)?,
+                config: msgpack(config, &self.ty)?,
                 prior_private,
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("planning {type_name}"), &r.diagnostics)?;
-        let planned = unpack(r.planned_state.as_ref(), ty)?;
+        check_diagnostics(&format!("planning {}", self.name), &r.diagnostics)?;
+        let planned = unpack(r.planned_state.as_ref(), &self.ty)?;
         Ok((planned, r.planned_private, r.requires_replace))
     }
 
     /// ApplyResourceChange; returns the new state and its private state.
-    #[allow(clippy::too_many_arguments)]
     async fn apply(
         &self,
         p: &Dispatcher,
-        type_name: &str,
-        ty: &Type,
         prior: &Value,
         planned: &Value,
         config: &Value,
@@ -344,42 +341,41 @@ impl PulumiService {
     ) -> Result<(Value, Vec<u8>), Status> {
         let r = p
             .apply_resource_change(&dt::ApplyResourceChangeRequest {
-                type_name: type_name.to_string(),
-                prior_state: msgpack(prior, ty)?,
-                planned_state: msgpack(planned, ty)?,
-                config: msgpack(config, ty)?,
+                type_name: self.name.clone(),
+                prior_state: msgpack(prior, &self.ty)?,
+                planned_state: msgpack(planned, &self.ty)?,
+                config: msgpack(config, &self.ty)?,
                 planned_private,
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("applying {type_name}"), &r.diagnostics)?;
-        Ok((unpack(r.new_state.as_ref(), ty)?, r.private))
+        check_diagnostics(&format!("applying {}", self.name), &r.diagnostics)?;
+        Ok((unpack(r.new_state.as_ref(), &self.ty)?, r.private))
     }
 
     /// ReadResource of `state`; `None` when the resource is gone.
     async fn refresh(
         &self,
         p: &Dispatcher,
-        type_name: &str,
-        ty: &Type,
         state: &Value,
         private: Vec<u8>,
     ) -> Result<Option<(Value, Vec<u8>)>, Status> {
         let r = p
             .read_resource(&dt::ReadResourceRequest {
-                type_name: type_name.to_string(),
-                current_state: msgpack(state, ty)?,
+                type_name: self.name.clone(),
+                current_state: msgpack(state, &self.ty)?,
                 private,
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("reading {type_name}"), &r.diagnostics)?;
-        let new_state = unpack(r.new_state.as_ref(), ty)?;
+        check_diagnostics(&format!("reading {}", self.name), &r.diagnostics)?;
+        let new_state = unpack(r.new_state.as_ref(), &self.ty)?;
         Ok(if new_state.is_null() { None } else { Some((new_state, r.private)) })
     }
+}
 
+impl PulumiService {
     /// Create and Update: plan, then apply unless previewing.
-    #[allow(clippy::too_many_arguments)]
     async fn plan_and_apply(
         &self,
         token: &str,
@@ -390,22 +386,22 @@ impl PulumiService {
         timeout: f64,
     ) -> Result<(String, Struct), Status> {
         let p = self.provider().await?;
-        let (type_name, block, ty) = self.resource(&p, token)?;
+        let r = self.resource(&p, token)?;
+        let (block, ty) = (r.block, &r.ty);
         let prior = match olds {
-            Some(olds) => decode_or_status("prior outputs", Some(olds), &ty)?,
+            Some(olds) => decode_or_status("prior outputs", Some(olds), ty)?,
             None => Decoded { value: Value::Null, secrets: BTreeSet::new() },
         };
-        let config = decode_or_status("inputs", news, &ty)?;
+        let config = decode_or_status("inputs", news, ty)?;
         let secrets: BTreeSet<AttributePath> =
             prior.secrets.union(&config.secrets).cloned().collect();
         let work = async {
-            let (planned, private, _) = self
-                .plan(&p, &type_name, block, &ty, &prior.value, &config.value, private_of(olds))
-                .await?;
+            let (planned, private, _) =
+                r.plan(&p, &prior.value, &config.value, private_of(olds)).await?;
             if preview {
                 return Ok((planned, private));
             }
-            self.apply(&p, &type_name, &ty, &prior.value, &planned, &config.value, private).await
+            r.apply(&p, &prior.value, &planned, &config.value, private).await
         };
         let what = if olds.is_some() { "Update" } else { "Create" };
         let (state, private) = within(&format!("{what} of {urn}"), timeout, work).await??;
@@ -414,7 +410,7 @@ impl PulumiService {
         } else {
             resource_id(&state, urn)
         };
-        Ok((id, outputs(&state, block, &ty, &secrets, &private, preview)))
+        Ok((id, outputs(&state, block, ty, &secrets, &private, preview)))
     }
 }
 
@@ -462,7 +458,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let request = request.into_inner();
         let p = self.provider().await?;
         let ty = p.schema().provider.block.implied_type();
-        let news = provider_properties(request.news.as_ref(), &self.package);
+        let news = provider_properties(request.news.as_ref());
         let config = match decode(Some(&news), &ty) {
             Ok(c) => c,
             Err(f) => {
@@ -508,7 +504,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             Some(args) => args,
             None => variables_to_struct(&request.variables, &self.package),
         };
-        let args = provider_properties(Some(&args), &self.package);
+        let args = provider_properties(Some(&args));
         let config = decode_or_status("provider configuration", Some(&args), &ty)?;
         let diagnostics = p
             .configure(&dt::ConfigureRequest {
@@ -591,9 +587,8 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     }
                 };
                 let mut arguments = Vec::new();
-                for (i, param) in function.parameters.iter().enumerate() {
+                for param in &function.parameters {
                     let v = args.value.attr(&param.name).cloned().unwrap_or(Value::Null);
-                    let _ = i;
                     arguments.push(msgpack(&v, &param.ty)?);
                 }
                 if let Some(variadic) = &function.variadic
@@ -618,7 +613,9 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 let result = unpack(r.result.as_ref(), &function.return_type)?;
                 let result_ty = Type::object([("result", function.return_type.clone())]);
                 let wrapped = Value::Object([("result".to_string(), result)].into_iter().collect());
-                let secret = |p: &AttributePath| args.secrets.iter().any(|_| p.0.len() == 1);
+                // A result computed from a secret argument stays secret.
+                let from_secret = !args.secrets.is_empty();
+                let secret = |p: &AttributePath| from_secret && p.0.len() == 1;
                 let s = values::to_struct(
                     &wrapped,
                     &result_ty,
@@ -640,7 +637,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
     async fn check(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
         let request = request.into_inner();
         let p = self.provider().await?;
-        let (type_name, block, ty) = self.resource(&p, &request.r#type)?;
+        let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
         let config = match decode(request.news.as_ref(), &ty) {
             Ok(c) => c,
             Err(f) => {
@@ -660,19 +657,11 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
     async fn diff(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
         let request = request.into_inner();
         let p = self.provider().await?;
-        let (type_name, block, ty) = self.resource(&p, &request.r#type)?;
-        let prior = decode_or_status("prior outputs", request.olds.as_ref(), &ty)?;
-        let config = decode_or_status("inputs", request.news.as_ref(), &ty)?;
-        let (planned, _, requires_replace) = self
-            .plan(
-                &p,
-                &type_name,
-                block,
-                &ty,
-                &prior.value,
-                &config.value,
-                private_of(request.olds.as_ref()),
-            )
+        let resource = self.resource(&p, &request.r#type)?;
+        let prior = decode_or_status("prior outputs", request.olds.as_ref(), &resource.ty)?;
+        let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
+        let (planned, _, requires_replace) = resource
+            .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
             .await?;
         let mut detailed = std::collections::HashMap::new();
         let mut diffs = BTreeSet::new();
@@ -732,7 +721,8 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let r = request.into_inner();
         let p = self.provider().await?;
         let token = r.r#type_or_token();
-        let (type_name, block, ty) = self.resource(&p, &token)?;
+        let resource = self.resource(&p, &token)?;
+        let (type_name, block, ty) = (resource.name.clone(), resource.block, resource.ty.clone());
         let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
         let (state, private, secrets) = if has_state {
             let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
@@ -756,12 +746,9 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             };
             (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
         };
-        let refreshed = within(
-            &format!("Read of {}", r.urn),
-            r.timeout,
-            self.refresh(&p, &type_name, &ty, &state, private),
-        )
-        .await??;
+        let refreshed =
+            within(&format!("Read of {}", r.urn), r.timeout, resource.refresh(&p, &state, private))
+                .await??;
         let Some((state, private)) = refreshed else {
             // Gone: an empty ID tells the engine.
             return ok(pb::ReadResponse::default());
@@ -790,20 +777,13 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let r = request.into_inner();
         let p = self.provider().await?;
         let token = r.r#type_or_token();
-        let (type_name, _, ty) = self.resource(&p, &token)?;
-        let prior = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+        let resource = self.resource(&p, &token)?;
+        let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
+        let private = private_of(r.properties.as_ref());
         within(
             &format!("Delete of {}", r.urn),
             r.timeout,
-            self.apply(
-                &p,
-                &type_name,
-                &ty,
-                &prior.value,
-                &Value::Null,
-                &Value::Null,
-                private_of(r.properties.as_ref()),
-            ),
+            resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
         )
         .await??;
         ok(())
@@ -912,8 +892,7 @@ fn token_from_urn(urn: &str) -> String {
 }
 
 /// The provider's configuration properties without Pulumi's own (`version`, `__` keys).
-fn provider_properties(properties: Option<&Struct>, package: &str) -> Struct {
-    let _ = package;
+fn provider_properties(properties: Option<&Struct>) -> Struct {
     Struct {
         fields: properties
             .map(|p| {
