@@ -105,9 +105,11 @@ pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
         let listener = bind_and_announce(address, &mut std::io::stdout()).await?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
         let loading = tokio::spawn(async move {
-            super::serve::load(&component, grants_file, settings).await.map(Arc::new).map_err(|message| {
-                tracing::error!(component = %component.display(), "{message}");
-                Arc::<str>::from(message)
+            super::serve::load(&component, grants_file, settings).await.map(Arc::new).map_err(|failure| {
+                // The whole failure, grants file included: Pulumi has no schema-only use for
+                // a component whose grants are wrong.
+                tracing::error!(component = %component.display(), "{}", failure.message);
+                failure.message
             })
         });
         let service = PulumiService::loading(

@@ -185,6 +185,17 @@ pub enum InstallError {
     CannotServe { path: PathBuf, reason: String },
 }
 
+impl InstallOutcome {
+    /// What happened, as the first word(s) of the line that reports it.
+    fn verb(&self) -> &'static str {
+        match self {
+            InstallOutcome::Installed => "Installed",
+            InstallOutcome::Replaced => "Replaced",
+            InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
+        }
+    }
+}
+
 /// One paragraph saying what the installed provider may do.
 fn grants_summary(grants: &Grants, file: &Path) -> String {
     let mut lines = vec![format!("Grants ({}):", file.display())];
@@ -249,11 +260,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let (layout, outcome) = install(&request)?;
 
     let what = format!("{} {} ({})", request.source, request.version, request.platform);
-    let verb = match outcome {
-        InstallOutcome::Installed => "Installed",
-        InstallOutcome::Replaced => "Replaced",
-        InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
-    };
+    let verb = outcome.verb();
     eprintln!("{verb}: {what}\n  in {}\n", layout.package_dir.display());
     if outcome == InstallOutcome::Replaced {
         eprintln!(
@@ -304,11 +311,7 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
         force: args.force,
     };
     let outcome = install_package(&layout, &package)?;
-    let verb = match outcome {
-        InstallOutcome::Installed => "Installed",
-        InstallOutcome::Replaced => "Replaced",
-        InstallOutcome::AlreadyUpToDate => "Already installed (unchanged)",
-    };
+    let verb = outcome.verb();
     eprintln!(
         "{verb}: Pulumi resource plugin {name} {version}\n  in {}\n",
         layout.package_dir.display()
