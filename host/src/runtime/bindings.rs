@@ -15,8 +15,10 @@ use terrarium_model::{
     TypeError, Value,
 };
 
+// The world with the `behaviour` export: its bindings serve components with and without it
+// (the host looks each exported interface up on its own, see `runtime::link`).
 wasmtime::component::bindgen!({
-    world: "terrarium-provider",
+    world: "terrarium-provider-with-behaviour",
     path: "../wit",
     exports: { default: async },
     // `push` and `report` wait for room in a bounded channel (backpressure from Terraform),
@@ -28,6 +30,7 @@ wasmtime::component::bindgen!({
     },
 });
 
+pub use self::exports::terrarium::provider::behaviour as wit_behaviour;
 pub use self::exports::terrarium::provider::provider as guest;
 pub use self::terrarium::provider::lifecycle as wit_lifecycle;
 pub use self::terrarium::provider::log as wit_log;
@@ -39,6 +42,8 @@ pub const WORLD_PACKAGE: &str = "terrarium:provider";
 pub const WORLD_VERSION: &str = "0.2.0";
 /// The name under which a component exports the provider interface.
 pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.0";
+/// The name under which a component that lets the host plan exports its behaviour.
+pub const BEHAVIOUR_EXPORT: &str = "terrarium:provider/behaviour@0.2.0";
 
 /// A function of the provider interface whose signature differs from the one this host was
 /// built for: its name and wasmtime's reason.

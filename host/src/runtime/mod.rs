@@ -13,18 +13,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::component::{Component, HasSelf, InstancePre, Linker};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, Store,
     UpdateDeadline,
 };
 
+use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
-    ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION, client_capabilities,
-    diagnostics_from_wit, guest, path_from_wit, provider_schema_from_wit, schema_from_wit,
-    value_from_wit, value_to_wit, wit, wit_streams,
+    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION,
+    client_capabilities, diagnostics_from_wit, guest, path_from_wit, provider_schema_from_wit,
+    schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour, wit_streams,
 };
-use bindings::{TerrariumProvider, TerrariumProviderPre};
 pub use host_state::{
     GuestOutput, HostState, LimitHit, MAX_HEADER_MAP_BYTES, MAX_HOST_RESOURCES, MemoryBudget,
 };
@@ -288,7 +288,7 @@ impl GuestError {
 /// A loaded, linked provider component, ready to be instantiated any number of times.
 pub struct Runtime {
     engine: Engine,
-    pre: TerrariumProviderPre<HostState>,
+    pre: Linked,
     settings: RuntimeSettings,
     path: PathBuf,
     stop: Arc<StopSignal>,
@@ -533,7 +533,7 @@ impl Runtime {
     /// What the component imports, i.e. everything it could ask the host for, by name
     /// (`wasi:http/outgoing-handler@0.2.x`, ...). Whether a request succeeds is up to the grants.
     pub fn imports(&self) -> Vec<String> {
-        let component = self.pre.instance_pre().component();
+        let component = self.pre.instance_pre.component();
         component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
     }
 
@@ -593,7 +593,15 @@ impl Runtime {
             &self.settings,
             &self.stop,
             budget,
-            async |store: &mut Store<HostState>| pre.instantiate_async(store).await,
+            async |store: &mut Store<HostState>| {
+                let instance = pre.instance_pre.instantiate_async(&mut *store).await?;
+                let provider = pre.provider.load(&mut *store, &instance)?;
+                let behaviour = match &pre.behaviour {
+                    Some(indices) => Some(indices.load(&mut *store, &instance)?),
+                    None => None,
+                };
+                Ok(Bindings { provider, behaviour })
+            },
         )
         .await?;
         Ok(GuestInstance {
@@ -606,13 +614,24 @@ impl Runtime {
     }
 }
 
+/// A linked component and where its exported interfaces are.
+struct Linked {
+    instance_pre: InstancePre<HostState>,
+    provider: guest::GuestIndices,
+    /// Set when the component declares its behaviour, so that the host plans for it.
+    behaviour: Option<wit_behaviour::GuestIndices>,
+}
+
+/// The exported interfaces of one instance.
+struct Bindings {
+    provider: guest::Guest,
+    behaviour: Option<wit_behaviour::Guest>,
+}
+
 /// Links a provider component against what the host provides, and checks that it exports the
-/// provider interface with the signatures of this host's WIT version.
-fn link(
-    engine: &Engine,
-    component: &Component,
-    path: &Path,
-) -> Result<TerrariumProviderPre<HostState>, LoadError> {
+/// provider interface with the signatures of this host's WIT version. The `behaviour`
+/// interface is optional: components built before it existed do not export it.
+fn link(engine: &Engine, component: &Component, path: &Path) -> Result<Linked, LoadError> {
     check_world_version(engine, component, path)?;
     let mut linker: Linker<HostState> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)
@@ -622,8 +641,11 @@ fn link(
     // checked against the HTTP grants (sandbox::http), and none are granted by default.
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
         .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
-    TerrariumProvider::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
-        .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+    TerrariumProviderWithBehaviour::add_to_linker::<HostState, HasSelf<HostState>>(
+        &mut linker,
+        |s| s,
+    )
+    .map_err(|e| LoadError::Engine(format!("{e:#}")))?;
     let instance_pre = linker
         .instantiate_pre(component)
         .map_err(|e| LoadError::Imports { path: path.to_path_buf(), message: format!("{e:#}") })?;
@@ -637,11 +659,23 @@ fn link(
             version: WORLD_VERSION,
         }
     })?;
-    TerrariumProviderPre::new(instance_pre).map_err(|e| LoadError::NotAProvider {
-        path: path.to_path_buf(),
-        export: PROVIDER_EXPORT,
-        exports: format!("{e:#}"),
-    })
+    let provider =
+        guest::GuestIndices::new(&instance_pre).map_err(|e| LoadError::NotAProvider {
+            path: path.to_path_buf(),
+            export: PROVIDER_EXPORT,
+            exports: format!("{e:#}"),
+        })?;
+    let behaviour = match component.get_export_index(None, BEHAVIOUR_EXPORT) {
+        None => None,
+        Some(_) => Some(wit_behaviour::GuestIndices::new(&instance_pre).map_err(|e| {
+            LoadError::NotAProvider {
+                path: path.to_path_buf(),
+                export: BEHAVIOUR_EXPORT,
+                exports: format!("{e:#}"),
+            }
+        })?),
+    };
+    Ok(Linked { instance_pre, provider, behaviour })
 }
 
 fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
@@ -720,7 +754,7 @@ fn classify(
 pub struct GuestInstance {
     store: Store<HostState>,
     /// Set once instantiation has finished.
-    bindings: Option<TerrariumProvider>,
+    bindings: Option<Bindings>,
     output: GuestOutput,
     settings: RuntimeSettings,
     stop: Arc<StopSignal>,
@@ -735,6 +769,26 @@ impl GuestInstance {
     ) -> Result<R, GuestError> {
         let timeout = self.settings.call_timeout;
         self.call_within(timeout, f).await
+    }
+
+    /// Whether the component declares its behaviour (exports `behaviour`), so that the host
+    /// plans and validates for it.
+    pub fn declares_behaviour(&self) -> bool {
+        self.bindings.as_ref().is_some_and(|b| b.behaviour.is_some())
+    }
+
+    /// Runs one call of the `behaviour` interface (a hook), as [`call`](Self::call) does;
+    /// an error if the component does not export it.
+    pub async fn call_behaviour<R>(
+        &mut self,
+        f: impl AsyncFnOnce(&wit_behaviour::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, GuestError> {
+        let Some(Some(behaviour)) = self.bindings.as_ref().map(|b| b.behaviour.clone()) else {
+            return Err(GuestError::Instantiate(format!(
+                "the component does not export {BEHAVIOUR_EXPORT}"
+            )));
+        };
+        self.call(async |_, store| f(&behaviour, store).await).await
     }
 
     /// [`call`](Self::call) with a time limit of its own, shorter than the call timeout
@@ -753,7 +807,7 @@ impl GuestInstance {
             deadline: Instant::now() + settings.call_timeout,
             stop_generation: self.stop.generation(),
         };
-        let guest = bindings.terrarium_provider_provider();
+        let guest = &bindings.provider;
         guard(
             &mut self.store,
             &self.output,
