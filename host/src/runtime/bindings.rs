@@ -37,13 +37,18 @@ pub use self::terrarium::provider::log as wit_log;
 pub use self::terrarium::provider::streams as wit_streams;
 pub use self::terrarium::provider::types as wit;
 
-/// The WIT package and version this host speaks; a component must export exactly this.
+/// The WIT package and version this host speaks. It serves components of every version of
+/// the same minor line (0.2.x): a patch only adds what a component of an earlier patch can do
+/// without (0.2.1 added `behaviour`), and wasmtime matches `provider@0.2.0` to this host's
+/// `provider@0.2.1` by semver.
 pub const WORLD_PACKAGE: &str = "terrarium:provider";
-pub const WORLD_VERSION: &str = "0.2.0";
+pub const WORLD_VERSION: &str = "0.2.1";
+/// The versions of [`WORLD_PACKAGE`] this host serves: this prefix and any patch.
+pub const WORLD_LINE: &str = "0.2.";
 /// The name under which a component exports the provider interface.
-pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.0";
+pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.1";
 /// The name under which a component that lets the host plan exports its behaviour.
-pub const BEHAVIOUR_EXPORT: &str = "terrarium:provider/behaviour@0.2.0";
+pub const BEHAVIOUR_EXPORT: &str = "terrarium:provider/behaviour@0.2.1";
 
 /// A function of the provider interface whose signature differs from the one this host was
 /// built for: its name and wasmtime's reason.

@@ -21,7 +21,7 @@ use wasmtime::{
 
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
-    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_PACKAGE, WORLD_VERSION,
+    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION,
     client_capabilities, diagnostics_from_wit, guest, path_from_wit, provider_schema_from_wit,
     schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour, wit_streams,
 };
@@ -689,6 +689,10 @@ fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
     Ok(())
 }
 
+fn is_patch_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn check_world_version(
     engine: &Engine,
     component: &Component,
@@ -696,11 +700,14 @@ fn check_world_version(
 ) -> Result<(), LoadError> {
     let ty = component.component_type();
     let names: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
-    if names.iter().any(|n| n == PROVIDER_EXPORT) {
+    let prefix = format!("{WORLD_PACKAGE}/provider@");
+    let versions = || names.iter().filter_map(|n| n.strip_prefix(&prefix));
+    // Any patch of this host's minor line: earlier ones lack only what a patch added, later
+    // ones add only what this host may ignore.
+    if versions().any(|v| v.strip_prefix(WORLD_LINE).is_some_and(is_patch_number)) {
         return Ok(());
     }
-    let prefix = format!("{WORLD_PACKAGE}/provider@");
-    if let Some(found) = names.iter().find_map(|n| n.strip_prefix(&prefix)) {
+    if let Some(found) = versions().next() {
         return Err(LoadError::WorldVersion {
             path: path.to_path_buf(),
             package: WORLD_PACKAGE,
