@@ -54,7 +54,7 @@ $(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests test lint fmt demo clean bench
+.PHONY: help setup build build-host build-guests test test-js lint fmt demo clean bench
 
 help:
 	@sed -n '3,13s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -76,6 +76,12 @@ build-guests: setup
 # compile wasmtime's WASI crates a second time.
 test: setup build-guests lint
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
+	@$(MAKE) --no-print-directory test-js
+
+# The TypeScript SDK's own tests, with node's test runner (after cargo test: they drive the host
+# binary it builds).
+test-js: setup
+	cd guest-sdk/js && node_modules/.bin/tsc -p tsconfig.test.json && node --test dist-test/test/
 
 # Every Rust file of the repository, the devloop template (its own workspace) included.
 RUST_SOURCES = $(shell git ls-files '*.rs' 2>/dev/null)

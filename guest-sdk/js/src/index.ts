@@ -43,7 +43,7 @@ export {
   type Validator,
 } from './schema.js';
 export { serve } from './serve.js';
-export type { TypeJson } from './types.js';
+export type { MaybePromise, TypeJson } from './types.js';
 export { Decimal, isUnknown, type Refinements, type TfValue, Unknown, unknown, valuesEqual } from './values.js';
 export * as files from './files.js';
 export { FileError } from './files.js';

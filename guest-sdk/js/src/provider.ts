@@ -6,7 +6,7 @@
 import { TerraformError } from './diagnostics.js';
 import type { Attribute, Kind, Schema, State } from './schema.js';
 import { typeOfAttribute } from './schema.js';
-import type { TypeJson } from './types.js';
+import type { MaybePromise, TypeJson } from './types.js';
 import type { TfValue } from './values.js';
 
 /** What Terraform said about itself in ConfigureProvider. */
@@ -25,13 +25,13 @@ export abstract class Resource<S extends Schema = Schema> {
   abstract readonly schema: S;
 
   /** Creates the object; returns the state with every computed attribute known. */
-  abstract create(planned: State<S>): State<S>;
+  abstract create(planned: State<S>): MaybePromise<State<S>>;
 
   /** Looks at the real object: its current state, or `null` when it is gone. */
-  abstract read(current: State<S>): State<S> | null;
+  abstract read(current: State<S>): MaybePromise<State<S> | null>;
 
   /** Changes the object in place; returns the new state. */
-  update(prior: State<S>, planned: State<S>): State<S> {
+  update(prior: State<S>, planned: State<S>): MaybePromise<State<S>> {
     void prior;
     void planned;
     throw new TerraformError(
@@ -41,33 +41,33 @@ export abstract class Resource<S extends Schema = Schema> {
   }
 
   /** Deletes the object. */
-  abstract delete(prior: State<S>): void;
+  abstract delete(prior: State<S>): MaybePromise<void>;
 
   /**
    * `terraform import` / an `import` block: the state of the object `id` names. Terraform
    * reads it right after. Without it, import is refused with an error.
    */
-  importState?(id: string): State<S>;
+  importState?(id: string): MaybePromise<State<S>>;
 
   /**
    * Checks beyond the schema's validators, on a configuration in which any value may still
    * be unknown. Throw a `TerraformError` (with the attribute's path) to refuse it.
    */
-  validate?(config: Record<string, TfValue>): void;
+  validate?(config: Record<string, TfValue>): MaybePromise<void>;
 
   /**
    * The state written by an older schema version (`schema.version`), as stored: JSON objects,
    * arrays, strings, numbers, booleans, nulls. Returns it in the current schema.
    */
-  upgrade?(version: number, raw: TfValue): State<S>;
+  upgrade?(version: number, raw: TfValue): MaybePromise<State<S>>;
 }
 
 /** A data source: `read` fills the computed attributes from the configuration. */
 export abstract class DataSource<S extends Schema = Schema> {
   abstract readonly typeName: string;
   abstract readonly schema: S;
-  abstract read(config: State<S>): State<S>;
-  validate?(config: Record<string, TfValue>): void;
+  abstract read(config: State<S>): MaybePromise<State<S>>;
+  validate?(config: Record<string, TfValue>): MaybePromise<void>;
 }
 
 /** What `open` returns: the value, and what renew and close need (never stored by Terraform). */
@@ -82,10 +82,10 @@ export interface Opened<S extends Schema> {
 export abstract class EphemeralResource<S extends Schema = Schema> {
   abstract readonly typeName: string;
   abstract readonly schema: S;
-  abstract open(config: State<S>): Opened<S>;
-  renew?(privateData: Uint8Array | undefined): { private?: Uint8Array; renewAt?: Date };
-  close?(privateData: Uint8Array | undefined): void;
-  validate?(config: Record<string, TfValue>): void;
+  abstract open(config: State<S>): MaybePromise<Opened<S>>;
+  renew?(privateData: Uint8Array | undefined): MaybePromise<{ private?: Uint8Array; renewAt?: Date }>;
+  close?(privateData: Uint8Array | undefined): MaybePromise<void>;
+  validate?(config: Record<string, TfValue>): MaybePromise<void>;
 }
 
 /** A function argument or return value: its name and type. */
@@ -128,7 +128,7 @@ export abstract class ProviderFunction {
   abstract readonly returns: TypeJson;
   readonly summary: string = '';
   readonly description: string = '';
-  abstract call(...args: TfValue[]): TfValue;
+  abstract call(...args: TfValue[]): MaybePromise<TfValue>;
 }
 
 /**
@@ -148,8 +148,8 @@ export abstract class Provider<C extends Schema = Schema> {
   readonly functions: ProviderFunction[] = [];
 
   /** Keeps what the provider configuration says, before any call that needs it. */
-  configure?(config: State<C>, context: ConfigureContext): void;
+  configure?(config: State<C>, context: ConfigureContext): MaybePromise<void>;
 
   /** Checks of the provider configuration beyond its schema's validators. */
-  validate?(config: Record<string, TfValue>): void;
+  validate?(config: Record<string, TfValue>): MaybePromise<void>;
 }

@@ -13,9 +13,18 @@ import {
   type Resource,
 } from './provider.js';
 import { Schema, schemaToWit } from './schema.js';
+import type { MaybePromise } from './types.js';
 import { type TfValue, fromWit, toWit } from './values.js';
 
 type Exports = typeof witProvider;
+
+/**
+ * The exports as written here: any may return a promise, which componentize-js resolves by
+ * running the event loop before the call returns (so provider code may `await fetch(...)`).
+ */
+type AsyncExports = {
+  [K in keyof Exports]: Exports[K] extends (...args: infer A) => infer R ? (...args: A) => R | Promise<R> : never;
+};
 
 const nullValue: wit.Value = { nodes: [{ tag: 'null' }] };
 const noBytes = new Uint8Array();
@@ -41,9 +50,9 @@ function find<T extends { typeName: string }>(kind: string, items: T[], typeName
 }
 
 /** Runs `body`, turning what it throws into error diagnostics (`during` names the code). */
-function attempt<T>(during: string, body: () => T): { value?: T; diagnostics: wit.Diagnostic[] } {
+async function attempt<T>(during: string, body: () => T | Promise<T>): Promise<{ value?: T; diagnostics: wit.Diagnostic[] }> {
   try {
-    return { value: body(), diagnostics: [] };
+    return { value: await body(), diagnostics: [] };
   } catch (e) {
     return { diagnostics: diagnosticsOf(e, during).map(diagnosticToWit) };
   }
@@ -60,15 +69,15 @@ function stateOf(value: wit.Value): any {
   return fromWit(value);
 }
 
-function validateWith(
-  target: { validate?(config: Record<string, TfValue>): void } | undefined,
+async function validateWith(
+  target: { validate?(config: Record<string, TfValue>): MaybePromise<void> } | undefined,
   config: wit.Value,
   during: string,
-): wit.Diagnostic[] {
+): Promise<wit.Diagnostic[]> {
   if (!target?.validate) return [];
   const value = fromWit(config);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  return attempt(during, () => target.validate?.(value as Record<string, TfValue>)).diagnostics;
+  return (await attempt(during, () => target.validate?.(value as Record<string, TfValue>))).diagnostics;
 }
 
 /**
@@ -82,7 +91,7 @@ export function serve(p: Provider<any>): Exports {
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>
     find('ephemeral resource', p.ephemeralResources, typeName);
 
-  const exports: Exports = {
+  const exports: AsyncExports = {
     getSchema() {
       const named = (items: { typeName: string; schema: Schema }[]) =>
         items.map((i) => ({ name: i.typeName, schema: schemaToWit(i.schema) }));
@@ -118,26 +127,26 @@ export function serve(p: Provider<any>): Exports {
       return validateWith(p, config, 'Provider.validate');
     },
 
-    validateResourceConfig(typeName, config) {
-      const r = attempt('validate', () => resource(typeName));
+    async validateResourceConfig(typeName, config) {
+      const r = await attempt('validate', () => resource(typeName));
       return r.value ? validateWith(r.value, config, `${typeName}.validate`) : r.diagnostics;
     },
 
-    validateDataSourceConfig(typeName, config) {
-      const d = attempt('validate', () => dataSource(typeName));
+    async validateDataSourceConfig(typeName, config) {
+      const d = await attempt('validate', () => dataSource(typeName));
       return d.value ? validateWith(d.value, config, `${typeName}.validate`) : d.diagnostics;
     },
 
-    configure(request) {
+    async configure(request) {
       if (!p.configure) return [];
       const context = { terraformVersion: request.terraformVersion };
-      return attempt('Provider.configure', () => p.configure?.(stateOf(request.config), context)).diagnostics;
+      return (await attempt('Provider.configure', () => p.configure?.(stateOf(request.config), context))).diagnostics;
     },
 
-    readResource(request) {
-      const run = attempt(`${request.typeName}.read`, () => {
+    async readResource(request) {
+      const run = await attempt(`${request.typeName}.read`, async () => {
         const r = resource(request.typeName);
-        const state = r.read(stateOf(request.currentState));
+        const state = await r.read(stateOf(request.currentState));
         return state === null ? nullValue : toWit(state, r.schema.type);
       });
       return {
@@ -158,17 +167,17 @@ export function serve(p: Provider<any>): Exports {
       };
     },
 
-    applyResourceChange(request) {
+    async applyResourceChange(request) {
       const prior = fromWit(request.priorState);
       const planned = fromWit(request.plannedState);
       const what = prior === null ? 'create' : planned === null ? 'delete' : 'update';
-      const run = attempt(`${request.typeName}.${what}`, () => {
+      const run = await attempt(`${request.typeName}.${what}`, async () => {
         const r = resource(request.typeName);
         if (planned === null) {
-          r.delete(prior as never);
+          await r.delete(prior as never);
           return nullValue;
         }
-        const state = prior === null ? r.create(planned as never) : r.update(prior as never, planned as never);
+        const state = await (prior === null ? r.create(planned as never) : r.update(prior as never, planned as never));
         return toWit(state, r.schema.type);
       });
       return {
@@ -179,8 +188,8 @@ export function serve(p: Provider<any>): Exports {
       };
     },
 
-    importResourceState(request) {
-      const run = attempt(`${request.typeName}.importState`, () => {
+    async importResourceState(request) {
+      const run = await attempt(`${request.typeName}.importState`, async () => {
         const r = resource(request.typeName);
         if (!r.importState) {
           throw new TerraformError(
@@ -188,7 +197,7 @@ export function serve(p: Provider<any>): Exports {
             'The provider does not implement import for this resource type.',
           );
         }
-        return toWit(r.importState(request.id), r.schema.type);
+        return toWit(await r.importState(request.id), r.schema.type);
       });
       return {
         imported: run.value
@@ -198,8 +207,8 @@ export function serve(p: Provider<any>): Exports {
       };
     },
 
-    upgradeResourceState(request) {
-      const run = attempt(`${request.typeName}.upgrade`, () => {
+    async upgradeResourceState(request) {
+      const run = await attempt(`${request.typeName}.upgrade`, async () => {
         const r = resource(request.typeName);
         const raw = fromWit(request.rawState);
         const version = Number(request.version);
@@ -210,7 +219,7 @@ export function serve(p: Provider<any>): Exports {
             `The state was written by schema version ${version}; this provider has version ${r.schema.version} and no upgrade for it.`,
           );
         }
-        return toWit(r.upgrade(version, raw), r.schema.type);
+        return toWit(await r.upgrade(version, raw), r.schema.type);
       });
       return { upgradedState: run.value ?? nullValue, diagnostics: run.diagnostics };
     },
@@ -227,23 +236,23 @@ export function serve(p: Provider<any>): Exports {
       return { config: nullValue, diagnostics: unsupported('Generating configuration') };
     },
 
-    readDataSource(request) {
-      const run = attempt(`${request.typeName}.read`, () => {
+    async readDataSource(request) {
+      const run = await attempt(`${request.typeName}.read`, async () => {
         const d = dataSource(request.typeName);
-        return toWit(d.read(stateOf(request.config)), d.schema.type);
+        return toWit(await d.read(stateOf(request.config)), d.schema.type);
       });
       return { state: run.value ?? nullValue, diagnostics: run.diagnostics };
     },
 
-    validateEphemeralResourceConfig(typeName, config) {
-      const e = attempt('validate', () => ephemeral(typeName));
+    async validateEphemeralResourceConfig(typeName, config) {
+      const e = await attempt('validate', () => ephemeral(typeName));
       return e.value ? validateWith(e.value, config, `${typeName}.validate`) : e.diagnostics;
     },
 
-    openEphemeralResource(request) {
-      const run = attempt(`${request.typeName}.open`, () => {
+    async openEphemeralResource(request) {
+      const run = await attempt(`${request.typeName}.open`, async () => {
         const e = ephemeral(request.typeName);
-        const opened = e.open(stateOf(request.config));
+        const opened = await e.open(stateOf(request.config));
         return { result: toWit(opened.result, e.schema.type), private: opened.private, renewAt: timestamp(opened.renewAt) };
       });
       return {
@@ -254,13 +263,13 @@ export function serve(p: Provider<any>): Exports {
       };
     },
 
-    renewEphemeralResource(typeName, privateData) {
-      const run = attempt(`${typeName}.renew`, () => ephemeral(typeName).renew?.(privateData));
+    async renewEphemeralResource(typeName, privateData) {
+      const run = await attempt(`${typeName}.renew`, () => ephemeral(typeName).renew?.(privateData));
       return { private: run.value?.private, renewAt: timestamp(run.value?.renewAt), diagnostics: run.diagnostics };
     },
 
-    closeEphemeralResource(typeName, privateData) {
-      return attempt(`${typeName}.close`, () => ephemeral(typeName).close?.(privateData)).diagnostics;
+    async closeEphemeralResource(typeName, privateData) {
+      return (await attempt(`${typeName}.close`, () => ephemeral(typeName).close?.(privateData))).diagnostics;
     },
 
     validateListResourceConfig() {
@@ -283,12 +292,12 @@ export function serve(p: Provider<any>): Exports {
       return unsupported('Actions');
     },
 
-    callFunction(name, args) {
+    async callFunction(name, args) {
       const f = p.functions.find((x) => x.name === name);
       if (!f) throw { payload: { text: `This provider has no function ${name}.` } };
       let result: TfValue;
       try {
-        result = f.call(...args.map(fromWit));
+        result = await f.call(...args.map(fromWit));
       } catch (e) {
         const error =
           e instanceof FunctionError
@@ -304,7 +313,7 @@ export function serve(p: Provider<any>): Exports {
       return undefined;
     },
   };
-  return exports;
+  return exports as Exports;
 }
 
 function describeDiagnostic(d: Diagnostic): string {

@@ -28,3 +28,6 @@ export function parseType(type: TypeJson | string): ParsedType {
   }
   throw new TypeError(`${JSON.stringify(t)} is not a Terraform type`);
 }
+
+/** What provider code returns: a value, or a promise of one (`async` methods may `await fetch`). */
+export type MaybePromise<T> = T | Promise<T>;
