@@ -6,6 +6,9 @@
 //       type-checks the project (tsc --noEmit, when it has a tsconfig.json), bundles ENTRY
 //       (default src/provider.ts) with esbuild into one ES module, and turns that into a
 //       component with componentize-js against Terrarium's WIT world.
+//   terrarium-js test [FILE...]
+//       bundles the test files (default: test/*.test.ts) for node and runs them with node's
+//       test runner; `@terrarium/sdk/harness` drives the built component through the host.
 //   terrarium-js wit-types [OUT_DIR]
 //       regenerates the TypeScript declarations of the WIT world (src/wit of this package).
 //
@@ -107,7 +110,7 @@ async function build(argv) {
       // The world's imports are provided by the component model, not by files.
       external: ['terrarium:*', 'wasi:*'],
       // The SDK is the one running this build (also for a project that links it with npm).
-      alias: { '@terrarium/sdk': join(sdkDir, 'src', 'index.ts') },
+      alias: sdkAliases,
       logLevel: 'error',
     }).catch(() => fail('the bundle failed (errors above)'));
 
@@ -125,6 +128,44 @@ async function build(argv) {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, component);
     process.stderr.write(`terrarium-js: wrote ${out} (${(component.length / 1e6).toFixed(1)} MB)\n`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Where `@terrarium/sdk` and its subpaths come from in a bundle: this very SDK's sources. */
+const sdkAliases = {
+  '@terrarium/sdk/harness': join(sdkDir, 'src', 'harness.ts'),
+  '@terrarium/sdk': join(sdkDir, 'src', 'index.ts'),
+};
+
+async function test(argv) {
+  const { positional } = parseArgs(argv);
+  const project = process.cwd();
+  const testDir = join(project, 'test');
+  const files = positional.length
+    ? positional.map((f) => resolve(f))
+    : existsSync(testDir)
+      ? readdirSync(testDir).filter((f) => /\.test\.[cm]?[jt]s$/.test(f)).map((f) => join(testDir, f))
+      : [];
+  if (files.length === 0) fail(`no tests: name test files, or put *.test.ts files in ${testDir}`);
+  const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-test-'));
+  try {
+    const esbuild = await import(join(sdkDir, 'node_modules', 'esbuild', 'lib', 'main.js'));
+    await esbuild.build({
+      entryPoints: files,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outdir: scratch,
+      outExtension: { '.js': '.mjs' },
+      alias: sdkAliases,
+      logLevel: 'error',
+    }).catch(() => fail('the tests do not compile (errors above)'));
+    const bundles = readdirSync(scratch).filter((f) => f.endsWith('.mjs')).map((f) => join(scratch, f));
+    const run = spawnSync(process.execPath, ['--test', ...bundles], { stdio: 'inherit', cwd: project });
+    process.exitCode = run.status ?? 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -167,9 +208,12 @@ switch (command) {
   case 'build':
     await build(rest);
     break;
+  case 'test':
+    await test(rest);
+    break;
   case 'wit-types':
     witTypes(rest);
     break;
   default:
-    fail(`${command ? `unknown command ${command}` : 'no command'}; commands: build, wit-types`);
+    fail(`${command ? `unknown command ${command}` : 'no command'}; commands: build, test, wit-types`);
 }

@@ -1,11 +1,124 @@
 //! Providers written in TypeScript (guest-sdk/js), built with componentize-js: the host serves
 //! them like any component.
 
-use terrarium_tests::Provider;
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context as _, ensure};
+use terrarium_tests::workspace::run_with_timeout;
+use terrarium_tests::{Artifacts, Provider};
 
 use crate::inspect::inspect_matches_terraform;
 
 #[test]
 fn pets_ts_inspect_matches_terraform_providers_schema() -> anyhow::Result<()> {
     inspect_matches_terraform(Provider::PetsTs)
+}
+
+/// guest-sdk/js/README.md, run as written: its `sh` blocks in order, its file blocks
+/// (```` ```ts file=src/provider.ts ````) written where they say, in an empty directory, with
+/// `terrarium` and `terraform` on the PATH and `$NOTES_API` a local HTTP server. The
+/// walk-through goes from `npm init` to `terraform apply`, so this fails wherever it stops
+/// being true.
+#[test]
+fn the_typescript_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let readme = std::fs::read_to_string(artifacts.repo_root.join("guest-sdk/js/README.md"))?;
+    let script = readme_script(&readme)?;
+    let api = ApiServer::start("hello from the API")?;
+
+    let dir = tempfile::Builder::new().prefix("ts-readme-").tempdir()?;
+    let terrarium_dir = artifacts.terrarium()?.parent().context("terrarium has no directory")?;
+    let terraform_dir = artifacts.terraform.parent().context("terraform has no directory")?;
+    let path = std::env::join_paths(
+        [terrarium_dir.to_owned(), terraform_dir.to_owned()]
+            .into_iter()
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )?;
+    let mut command = Command::new("bash");
+    command
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("TERRARIUM", &artifacts.repo_root)
+        .env("NOTES_API", api.origin())
+        .env_remove("TF_CLI_CONFIG_FILE")
+        .stdin(Stdio::null());
+    let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(900))?;
+    ensure!(
+        code == Some(0),
+        "the README's walk-through failed (exit {code:?}):\n--- script\n{script}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for expected in
+        ["1 passed", "Apply complete! Resources: 1 added", "motd = \"hello from the API\""]
+    {
+        ensure!(stdout.contains(expected), "the walk-through printed no {expected:?}:\n{stdout}");
+    }
+    ensure!(stdout.trim_end().ends_with("milk"), "notes-dir/todo.txt is not \"milk\":\n{stdout}");
+    Ok(())
+}
+
+/// The README's runnable blocks as one bash script: `sh` blocks as they are, file blocks as
+/// here-documents written to their file.
+fn readme_script(readme: &str) -> anyhow::Result<String> {
+    let mut script = String::new();
+    let mut lines = readme.lines();
+    while let Some(line) = lines.next() {
+        let Some(info) = line.strip_prefix("```") else { continue };
+        let body: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("```")).collect();
+        let file = info.split_whitespace().find_map(|w| w.strip_prefix("file="));
+        match (info.trim(), file) {
+            (_, Some(file)) => {
+                script.push_str(&format!(
+                    "cat > {file} <<'README_EOF'\n{}\nREADME_EOF\n",
+                    body.join("\n")
+                ));
+            }
+            ("sh", None) => {
+                script.push_str(&body.join("\n"));
+                script.push('\n');
+            }
+            _ => {}
+        }
+    }
+    ensure!(script.contains("terraform apply"), "the README has no runnable `terraform apply`");
+    Ok(script)
+}
+
+/// A local HTTP server answering every request with `body` (200, text/plain), until dropped.
+struct ApiServer {
+    port: u16,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+impl ApiServer {
+    fn start(body: &'static str) -> anyhow::Result<ApiServer> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming().take(64) {
+                let Ok(mut stream) = stream else { continue };
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes());
+            }
+        });
+        Ok(ApiServer { port, _thread: thread })
+    }
+
+    fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
 }
