@@ -42,7 +42,7 @@ function assembleWit(dir) {
   if (!packageLine) fail(`${join(witDir, 'provider.wit')} has no package line`);
   writeFileSync(
     join(dir, 'js-guest.wit'),
-    `${packageLine}\n\nworld ${worldName} {\n    include terrarium-provider;\n` +
+    `${packageLine}\n\nworld ${worldName} {\n    include terrarium-provider-with-behaviour;\n` +
       `    import wasi:filesystem/preopens@0.2.12;\n    import wasi:filesystem/types@0.2.12;\n}\n`,
   );
   for (const dep of ['wasi-filesystem', 'wasi-io', 'wasi-clocks']) {

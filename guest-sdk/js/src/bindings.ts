@@ -10,3 +10,4 @@ export * as witLog from 'terrarium:provider/log@0.2.0';
 export * as witLifecycle from 'terrarium:provider/lifecycle@0.2.0';
 export * as wasiPreopens from 'wasi:filesystem/preopens@0.2.12';
 export type * as wasiFilesystem from 'wasi:filesystem/types@0.2.12';
+export type * as witBehaviour from 'terrarium:provider/behaviour@0.2.0';

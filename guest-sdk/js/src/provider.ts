@@ -3,7 +3,7 @@
 // update, delete, import, open, call). Everything else (planning, defaults, validators, the
 // consistency checks, the wire encodings) is the host's.
 
-import { TerraformError } from './diagnostics.js';
+import { type Path, TerraformError } from './diagnostics.js';
 import type { Attribute, Kind, Schema, State } from './schema.js';
 import { typeOfAttribute } from './schema.js';
 import type { MaybePromise, TypeJson } from './types.js';
@@ -12,6 +12,24 @@ import type { TfValue } from './values.js';
 /** What Terraform said about itself in ConfigureProvider. */
 export interface ConfigureContext {
   terraformVersion: string;
+}
+
+/** What the plan hook (`Resource.plan`) sees: the host's plan, to adjust. */
+export interface PlanRequest<S extends Schema> {
+  /** Null on create. */
+  prior: State<S> | null;
+  /** The host's plan (defaults, unknowns, kept values); null on destroy. */
+  planned: State<S> | null;
+  config: Record<string, TfValue> | null;
+  /** The attributes the host's plan replaces the resource for. */
+  requiresReplace: Path[];
+}
+
+/** The plan hook's answer: the whole plan. */
+export interface PlanAnswer<S extends Schema> {
+  planned: State<S> | null;
+  /** Every attribute that replaces the resource (the request's, unless you drop them). */
+  requiresReplace: Path[];
 }
 
 /**
@@ -42,6 +60,12 @@ export abstract class Resource<S extends Schema = Schema> {
 
   /** Deletes the object. */
   abstract delete(prior: State<S>): MaybePromise<void>;
+
+  /**
+   * Adjusts the host's plan (a value only the provider can predict, a replacement that
+   * depends on more than one attribute). Most resources need none: the schema says it.
+   */
+  plan?(request: PlanRequest<S>): MaybePromise<PlanAnswer<S>>;
 
   /**
    * `terraform import` / an `import` block: the state of the object `id` names. Terraform

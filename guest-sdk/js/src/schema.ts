@@ -13,45 +13,53 @@
 //     type Pet = State<typeof pet>; // { id: string | null | Unknown; name: string; legs: ... }
 
 import type { wit } from './bindings.js';
-import type { TypeJson } from './types.js';
+import type { MaybePromise, TypeJson } from './types.js';
 import type { TfValue, Unknown } from './values.js';
 
 // ---- validators ---------------------------------------------------------------------------
 
-/** A declarative check of a configured value, run by the host (the same rules as in Rust). */
+/**
+ * A check of a configured value, run by the host on every configuration at every depth (the
+ * same rules for every language). Value checks skip null and unknown values.
+ */
 export type Validator =
   | { kind: 'length'; min?: number; max?: number }
-  | { kind: 'pattern'; regex: string; message?: string }
-  | { kind: 'one-of'; values: TfValue[] }
-  | { kind: 'range'; min?: number; max?: number }
+  | { kind: 'pattern'; regex: string }
+  | { kind: 'one-of'; values: string[] }
+  | { kind: 'range'; min?: number | bigint; max?: number | bigint }
   | { kind: 'size'; min?: number; max?: number }
-  | { kind: 'conflicts-with'; paths: string[] }
-  | { kind: 'also-requires'; paths: string[] }
-  | { kind: 'exactly-one-of'; paths: string[] }
-  | { kind: 'at-least-one-of'; paths: string[] };
+  | { kind: 'conflicts-with' | 'also-requires' | 'exactly-one-of' | 'at-least-one-of'; names: string[] }
+  | { kind: 'custom'; description: string; check: CustomCheck };
 
-/** A string's length in characters is within [min, max]. */
+/**
+ * A validator's code: throw a `TerraformError` (or return a message) when `value` is wrong.
+ * `value` is known and not null; `parent` is the configuration of the object holding it.
+ */
+export type CustomCheck = (value: TfValue, parent: TfValue) => MaybePromise<string | void>;
+
+/** A string has between `min` and `max` characters. */
 export const length = (min?: number, max?: number): Validator => ({ kind: 'length', min, max });
-/** A string matches the regular expression (RE2 syntax, anchored by you). */
-export const pattern = (regex: RegExp | string, message?: string): Validator => ({
+/** A string matches the regular expression (Rust `regex` syntax; anchor it with ^ and $). */
+export const pattern = (regex: RegExp | string): Validator => ({
   kind: 'pattern',
   regex: typeof regex === 'string' ? regex : regex.source,
-  message,
 });
-/** The value is one of these. */
-export const oneOf = (...values: TfValue[]): Validator => ({ kind: 'one-of', values });
-/** A number is within [min, max]. */
-export const range = (min?: number, max?: number): Validator => ({ kind: 'range', min, max });
-/** A collection has between min and max elements. */
+/** A string is one of these. */
+export const oneOf = (...values: string[]): Validator => ({ kind: 'one-of', values });
+/** A number is within [min, max] (compared exactly). */
+export const range = (min?: number | bigint, max?: number | bigint): Validator => ({ kind: 'range', min, max });
+/** A list, set or map has between `min` and `max` elements. */
 export const size = (min?: number, max?: number): Validator => ({ kind: 'size', min, max });
-/** None of these sibling attributes is set when this one is. */
-export const conflictsWith = (...paths: string[]): Validator => ({ kind: 'conflicts-with', paths });
-/** These sibling attributes are set when this one is. */
-export const alsoRequires = (...paths: string[]): Validator => ({ kind: 'also-requires', paths });
-/** Exactly one of this attribute and these is set. */
-export const exactlyOneOf = (...paths: string[]): Validator => ({ kind: 'exactly-one-of', paths });
-/** At least one of this attribute and these is set. */
-export const atLeastOneOf = (...paths: string[]): Validator => ({ kind: 'at-least-one-of', paths });
+/** When this attribute is set, none of these sibling attributes is. */
+export const conflictsWith = (...names: string[]): Validator => ({ kind: 'conflicts-with', names });
+/** When this attribute is set, so is every one of these siblings. */
+export const alsoRequires = (...names: string[]): Validator => ({ kind: 'also-requires', names });
+/** Exactly one of this attribute and these siblings is set. */
+export const exactlyOneOf = (...names: string[]): Validator => ({ kind: 'exactly-one-of', names });
+/** At least one of this attribute and these siblings is set. */
+export const atLeastOneOf = (...names: string[]): Validator => ({ kind: 'at-least-one-of', names });
+/** Your own check; `description` says what it requires, in words. */
+export const custom = (description: string, check: CustomCheck): Validator => ({ kind: 'custom', description, check });
 
 // ---- attributes ---------------------------------------------------------------------------
 
@@ -70,12 +78,17 @@ export interface AttributeOptions {
   sensitive?: boolean;
   writeOnly?: boolean;
   deprecated?: string;
-  /** The value planned when the configuration leaves the attribute unset. */
-  default?: TfValue;
+  /**
+   * The value planned when the configuration leaves the attribute unset; a function computes
+   * it from the configuration of the object holding the attribute.
+   */
+  default?: TfValue | ((parentConfig: TfValue) => MaybePromise<TfValue>);
   /** Keep the prior state's value in the plan instead of "(known after apply)". */
   useStateForUnknown?: boolean;
-  /** A change of the value replaces the resource. */
-  requiresReplace?: boolean;
+  /** Unknown on every update (a `last_modified`, say). */
+  unknownOnUpdate?: boolean;
+  /** A change of the value replaces the resource (a function decides for each change). */
+  requiresReplace?: boolean | ((prior: TfValue, planned: TfValue) => MaybePromise<boolean>);
   validators: Validator[];
 }
 
@@ -133,9 +146,12 @@ export class Attribute<T, K extends Kind = 'unset'> {
   describe(text: string, options: { markdown?: boolean } = {}): Attribute<T, K> {
     return this.with({ description: text, markdown: options.markdown });
   }
-  /** Planned when the configuration leaves it unset (makes it optional and computed). */
-  default(value: T): Attribute<T, 'optional-computed'> {
-    return this.with({ default: value as TfValue, kind: 'optional-computed' });
+  /**
+   * Planned when the configuration leaves it unset (makes it optional and computed). A
+   * function computes it from the configuration of the object holding the attribute.
+   */
+  default(value: T | ((parentConfig: any) => MaybePromise<T>)): Attribute<T, 'optional-computed'> {
+    return this.with({ default: value as AttributeOptions['default'], kind: 'optional-computed' });
   }
   /** Planned as the prior state's value rather than unknown, once it has one. */
   useStateForUnknown(): Attribute<T, K> {
@@ -144,6 +160,14 @@ export class Attribute<T, K extends Kind = 'unset'> {
   /** Any change of the value (also inside it) replaces the resource. */
   requiresReplace(): Attribute<T, K> {
     return this.with({ requiresReplace: true });
+  }
+  /** A change replaces the resource when `decide` says so. */
+  requiresReplaceIf(decide: (prior: T, planned: T) => MaybePromise<boolean>): Attribute<T, K> {
+    return this.with({ requiresReplace: decide as AttributeOptions['requiresReplace'] });
+  }
+  /** Planned as unknown on every update, not only when the configuration changed. */
+  unknownOnUpdate(): Attribute<T, K> {
+    return this.with({ unknownOnUpdate: true });
   }
   /** Checks the host runs on every configuration, at every depth. */
   validate(...validators: Validator[]): Attribute<T, K> {
@@ -205,6 +229,8 @@ export type BlockNesting = 'single' | 'list' | 'set' | 'map' | 'group';
 
 export interface BlockOptions {
   description?: string;
+  /** Any change inside the block replaces the resource. */
+  requiresReplace?: boolean;
   deprecated?: string;
   minItems?: number;
   maxItems?: number;

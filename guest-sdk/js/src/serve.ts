@@ -2,8 +2,16 @@
 // convert values, find the type named in the call, run the author's code and turn what it
 // throws into diagnostics.
 
-import type { wit, witProvider } from './bindings.js';
-import { type Diagnostic, TerraformError, diagnosticToWit, diagnosticsOf } from './diagnostics.js';
+import { Hooks, behaviourOf } from './behaviour.js';
+import type { wit, witBehaviour, witProvider } from './bindings.js';
+import {
+  type Diagnostic,
+  TerraformError,
+  diagnosticToWit,
+  diagnosticsOf,
+  pathFromWit,
+  pathToWit,
+} from './diagnostics.js';
 import {
   type DataSource,
   type EphemeralResource,
@@ -16,14 +24,15 @@ import { Schema, schemaToWit } from './schema.js';
 import type { MaybePromise } from './types.js';
 import { type TfValue, fromWit, toWit } from './values.js';
 
-type Exports = typeof witProvider;
+type ProviderExports = typeof witProvider;
+type BehaviourExports = typeof witBehaviour;
 
 /**
- * The exports as written here: any may return a promise, which componentize-js resolves by
+ * Exports as written here: any may return a promise, which componentize-js resolves by
  * running the event loop before the call returns (so provider code may `await fetch(...)`).
  */
-type AsyncExports = {
-  [K in keyof Exports]: Exports[K] extends (...args: infer A) => infer R ? (...args: A) => R | Promise<R> : never;
+type Async<E> = {
+  [K in keyof E]: E[K] extends (...args: infer A) => infer R ? (...args: A) => R | Promise<R> : never;
 };
 
 const nullValue: wit.Value = { nodes: [{ tag: 'null' }] };
@@ -81,17 +90,97 @@ async function validateWith(
 }
 
 /**
- * The object to export as `provider` from the component's entry module:
+ * The component's exports, from its entry module:
  *
- *     export const provider = serve(new Pets());
+ *     export const { provider, behaviour } = serve(new Pets());
+ *
+ * `provider` answers Terraform's calls; `behaviour` tells the host how to plan and validate
+ * (the schemas' defaults, plan modifiers and validators) and runs their hooks.
  */
-export function serve(p: Provider<any>): Exports {
+export function serve(p: Provider<any>): { provider: ProviderExports; behaviour: BehaviourExports } {
   const resource = (typeName: string): Resource<Schema> => find('resource', p.resources, typeName);
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>
     find('ephemeral resource', p.ephemeralResources, typeName);
 
-  const exports: AsyncExports = {
+  const hooks = new Hooks();
+  const named = (items: { typeName: string; schema: Schema; plan?: unknown }[]) =>
+    items.map((i) => ({ name: i.typeName, behaviour: behaviourOf(i.schema, hooks, typeof i.plan === 'function') }));
+  // Numbered once, in declaration order: every instance gives the host the same hook ids.
+  const declared: witBehaviour.ProviderBehaviour = {
+    provider: behaviourOf(p.schema ?? new Schema({ attributes: {} }), hooks),
+    resources: named(p.resources),
+    dataSources: named(p.dataSources),
+    ephemeralResources: named(p.ephemeralResources),
+    listResources: [],
+    actions: [],
+  };
+
+  const behaviour: Async<BehaviourExports> = {
+    getBehaviour() {
+      return declared;
+    },
+
+    async computeDefaults(requests) {
+      const out: wit.Value[] = [];
+      for (const r of requests) {
+        const hook = hooks.get(r.id, 'default');
+        if (hook.kind !== 'default') continue;
+        out.push(toWit(await hook.compute(fromWit(r.parentConfig)), hook.type));
+      }
+      return out;
+    },
+
+    async decideReplacements(requests) {
+      const out: boolean[] = [];
+      for (const r of requests) {
+        const hook = hooks.get(r.id, 'replace');
+        out.push(hook.kind === 'replace' && (await hook.decide(fromWit(r.prior), fromWit(r.planned))));
+      }
+      return out;
+    },
+
+    async validateValues(requests) {
+      const out: wit.Diagnostic[] = [];
+      for (const r of requests) {
+        const hook = hooks.get(r.id, 'validate');
+        if (hook.kind !== 'validate') continue;
+        const path = pathFromWit(r.path);
+        const run = await attempt('a custom validator', async () => {
+          const message = await hook.check(fromWit(r.value), fromWit(r.parent));
+          if (typeof message === 'string') throw new TerraformError('Invalid value', message, path);
+        });
+        // A validator's error is about the value it checked, unless it named another path.
+        out.push(...run.diagnostics.map((d) => (d.attribute.length ? d : { ...d, attribute: r.path })));
+      }
+      return out;
+    },
+
+    async planResource(request) {
+      const run = await attempt(`${request.typeName}.plan`, async () => {
+        const r = resource(request.typeName);
+        const planned = fromWit(request.plannedState);
+        const answer = await r.plan!({
+          prior: stateOf(request.priorState),
+          planned: planned as never,
+          config: fromWit(request.config) as never,
+          requiresReplace: request.requiresReplace.map(pathFromWit),
+        });
+        return {
+          plannedState: answer.planned === null ? nullValue : toWit(answer.planned, r.schema.type),
+          requiresReplace: answer.requiresReplace.map(pathToWit),
+        };
+      });
+      return {
+        plannedState: run.value?.plannedState ?? request.plannedState,
+        requiresReplace: run.value?.requiresReplace ?? request.requiresReplace,
+        plannedPrivate: request.priorPrivate,
+        diagnostics: run.diagnostics,
+      };
+    },
+  };
+
+  const provider: Async<ProviderExports> = {
     getSchema() {
       const named = (items: { typeName: string; schema: Schema }[]) =>
         items.map((i) => ({ name: i.typeName, schema: schemaToWit(i.schema) }));
@@ -156,14 +245,22 @@ export function serve(p: Provider<any>): Exports {
       };
     },
 
-    // Under this WIT version the plan is the state Terraform proposes; the host's planner
-    // (defaults, unknowns, replacements) takes over with the schema behaviour of the next one.
+    // The host plans for a component that exports `behaviour`; only a host that predates it
+    // calls this.
     planResourceChange(request) {
       return {
         plannedState: request.proposedNewState,
         requiresReplace: [],
         plannedPrivate: request.priorPrivate,
-        diagnostics: [],
+        diagnostics: [
+          diagnosticToWit({
+            severity: 'error',
+            summary: 'This provider needs a newer Terrarium',
+            detail:
+              'It declares its planning rules for the host to run (the behaviour interface), and this terrarium does not run them; install a newer terrarium.',
+            path: [],
+          }),
+        ],
       };
     },
 
@@ -313,7 +410,7 @@ export function serve(p: Provider<any>): Exports {
       return undefined;
     },
   };
-  return exports as Exports;
+  return { provider: provider as ProviderExports, behaviour: behaviour as BehaviourExports };
 }
 
 function describeDiagnostic(d: Diagnostic): string {

@@ -193,4 +193,4 @@ class Greeting extends ProviderFunction {
   }
 }
 
-export const provider = serve(new Pets());
+export const { provider, behaviour } = serve(new Pets());

@@ -1,3 +1,4 @@
+/// <reference path="./interfaces/terrarium-provider-behaviour.d.ts" />
 /// <reference path="./interfaces/terrarium-provider-lifecycle.d.ts" />
 /// <reference path="./interfaces/terrarium-provider-log.d.ts" />
 /// <reference path="./interfaces/terrarium-provider-provider.d.ts" />
@@ -20,5 +21,6 @@ declare module 'terrarium:provider/terrarium-provider-js@0.2.0' {
   export type * as WasiIoError0212 from 'wasi:io/error@0.2.12'; // import wasi:io/error@0.2.12
   export type * as WasiIoPoll0212 from 'wasi:io/poll@0.2.12'; // import wasi:io/poll@0.2.12
   export type * as WasiIoStreams0212 from 'wasi:io/streams@0.2.12'; // import wasi:io/streams@0.2.12
+  export * as behaviour from 'terrarium:provider/behaviour@0.2.0'; // export terrarium:provider/behaviour@0.2.0
   export * as provider from 'terrarium:provider/provider@0.2.0'; // export terrarium:provider/provider@0.2.0
 }
