@@ -33,6 +33,8 @@
 //! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
 //! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
 //! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
+//! * `pets`: the cross-language conformance suite: every implementation of
+//!   examples/pets/SPEC.md gives the same plans, states and diagnostics.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -51,6 +53,7 @@ mod inspect;
 mod install_cli;
 mod moved;
 mod null;
+mod pets;
 mod plugin;
 mod protocol5;
 mod pulumi;

@@ -1,0 +1,387 @@
+//! The cross-language conformance suite: every implementation of examples/pets/SPEC.md (one
+//! row of [`IMPLEMENTATIONS`] per language) goes through the same configurations with real
+//! terraform, and each step must give the same human plan, `terraform show -json` plan, state
+//! and diagnostics in every language. The first row's results are also checked against the
+//! spec itself, so one implementation alone is already tested.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, ensure};
+use serde_json::{Value, json};
+use terrarium_tests::json::{first_difference, mask_strings, pretty, state_values};
+use terrarium_tests::mirror::{allow_dir_rw, required_providers};
+use terrarium_tests::workspace::hcl_string;
+use terrarium_tests::{Provider, Run, Workspace};
+
+/// Every implementation of the pets spec. A language adds its row here.
+const IMPLEMENTATIONS: &[Provider] = &[Provider::PetsTs];
+
+const PET: &str = "pets_pet.rex";
+
+/// One step: a configuration (after the provider block) and what to do with it.
+struct Step {
+    name: &'static str,
+    body: &'static str,
+    action: Action,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Action {
+    /// Plan (saved and shown), then apply that plan.
+    Apply,
+    /// Plan only; the step expects error diagnostics.
+    Fails,
+    /// `terraform state rm` of the pet, then plan and apply the configuration (an import).
+    ForgetThenApply,
+    /// `terraform destroy`.
+    Destroy,
+}
+
+const REX: &str = r#"
+resource "pets_pet" "rex" {
+  name   = "rex"
+  tags   = ["good", "small"]
+  secret = "chip-123"
+  owner = {
+    name = "ann"
+  }
+  toys = [{ kind = "ball" }]
+  collar {
+    size = "m"
+  }
+}
+"#;
+
+const STEPS: &[Step] = &[
+    Step { name: "create", body: REX, action: Action::Apply },
+    Step {
+        name: "update in place: legs, a new toy",
+        body: r#"
+resource "pets_pet" "rex" {
+  name   = "rex"
+  legs   = 3
+  tags   = ["good", "small"]
+  secret = "chip-123"
+  owner = {
+    name   = "ann"
+    notify = true
+  }
+  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  collar {
+    size = "m"
+  }
+}
+"#,
+        action: Action::Apply,
+    },
+    Step {
+        name: "replace: a new collar size",
+        body: r#"
+resource "pets_pet" "rex" {
+  name   = "rex"
+  legs   = 3
+  tags   = ["good", "small"]
+  secret = "chip-123"
+  owner = {
+    name   = "ann"
+    notify = true
+  }
+  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  collar {
+    size = "l"
+  }
+}
+
+data "pets_pet" "same" {
+  id = pets_pet.rex.id
+}
+
+output "greeting" {
+  value = provider::pets::greeting(data.pets_pet.same.name)
+}
+"#,
+        action: Action::Apply,
+    },
+    Step {
+        name: "import by id",
+        body: r#"
+import {
+  to = pets_pet.rex
+  id = "pet-2"
+}
+
+resource "pets_pet" "rex" {
+  name   = "rex"
+  legs   = 3
+  tags   = ["good", "small"]
+  secret = "chip-123"
+  owner = {
+    name   = "ann"
+    notify = true
+  }
+  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  collar {
+    size = "l"
+  }
+}
+"#,
+        action: Action::ForgetThenApply,
+    },
+    Step {
+        name: "invalid: an empty name, a species not in the list",
+        body: r#"
+resource "pets_pet" "rex" {
+  name    = ""
+  species = "fish"
+}
+"#,
+        action: Action::Fails,
+    },
+    Step {
+        name: "a function error",
+        body: r#"
+output "greeting" {
+  value = provider::pets::greeting("")
+}
+"#,
+        action: Action::Fails,
+    },
+    Step { name: "destroy", body: REX, action: Action::Destroy },
+];
+
+/// What one step showed, with the paths of the implementation's own directories masked.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    human_plan: String,
+    plan_json: Value,
+    state: Value,
+    diagnostics: Vec<Value>,
+}
+
+/// The pets provider `provider` in a workspace of its own, granted a fresh directory.
+fn pets_workspace(provider: Provider) -> anyhow::Result<(tempfile::TempDir, PathBuf, Workspace)> {
+    let scratch = tempfile::tempdir()?;
+    let dir = scratch.path().canonicalize()?.join("pets");
+    fs::create_dir(&dir)?;
+    let ws = Workspace::with_installs(&[(provider, &allow_dir_rw(&dir))])?;
+    Ok((scratch, dir, ws))
+}
+
+fn write_config(ws: &Workspace, provider: Provider, dir: &Path, body: &str) -> anyhow::Result<()> {
+    ws.write(
+        "main.tf",
+        &format!(
+            "{}\nprovider \"pets\" {{\n  directory = {}\n}}\n{body}",
+            required_providers(&[provider]),
+            hcl_string(&dir.to_string_lossy())
+        ),
+    )
+}
+
+/// `text` with the workspace's and the pets directory's paths replaced by placeholders.
+fn masked(text: &str, ws: &Workspace, dir: &Path) -> String {
+    text.replace(&dir.to_string_lossy().to_string(), "<pets-dir>")
+        .replace(&ws.root().to_string_lossy().to_string(), "<workspace>")
+}
+
+fn masked_json(mut value: Value, ws: &Workspace, dir: &Path) -> Value {
+    let dir = dir.to_string_lossy().to_string();
+    let root = ws.root().to_string_lossy().to_string();
+    mask_strings(&mut value, &|s| s.contains(&dir) || s.contains(&root), "<path>");
+    // Which terraform version and provider build wrote it is no part of the behaviour.
+    if let Some(object) = value.as_object_mut() {
+        object.remove("terraform_version");
+        object.remove("timestamp");
+    }
+    value
+}
+
+/// The human plan without the lines that differ by run (timings, the saved plan's file name).
+fn plan_lines(run: &Run) -> String {
+    run.stdout
+        .lines()
+        .filter(|l| {
+            !l.contains("Refreshing state")
+                && !l.contains("Reading...")
+                && !l.contains("Read complete")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs every step against `provider`; what each showed.
+fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
+    let (_scratch, dir, ws) = pets_workspace(provider)?;
+    write_config(&ws, provider, &dir, REX)?;
+    ws.init()?;
+    let mut seen = Vec::new();
+    for step in STEPS {
+        write_config(&ws, provider, &dir, step.body)?;
+        let context = || format!("{provider:?}, step {:?}", step.name);
+        if step.action == Action::ForgetThenApply {
+            ws.ok(&["state", "rm", "-no-color", PET]).with_context(context)?;
+        }
+        let (human_plan, plan_json, diagnostics) = match step.action {
+            Action::Fails => {
+                let run = ws.run(&["plan", "-input=false", "-json"]).with_context(context)?;
+                ensure!(run.code == Some(1), "{}: the plan did not fail\n{run}", context());
+                let diagnostics = run
+                    .json_diagnostics()?
+                    .into_iter()
+                    .map(|d| masked_json(d, &ws, &dir))
+                    .collect();
+                (String::new(), Value::Null, diagnostics)
+            }
+            Action::Destroy => {
+                let run = ws
+                    .ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])
+                    .with_context(context)?;
+                (masked(&plan_lines(&run), &ws, &dir), Value::Null, Vec::new())
+            }
+            Action::Apply | Action::ForgetThenApply => {
+                let (run, plan) = ws.plan_json(&[]).with_context(context)?;
+                ws.ok(&["apply", "-input=false", "-no-color", "tfplan"]).with_context(context)?;
+                (masked(&plan_lines(&run), &ws, &dir), masked_json(plan, &ws, &dir), Vec::new())
+            }
+        };
+        let state = masked_json(ws.state_json().with_context(context)?, &ws, &dir);
+        seen.push(Seen { human_plan, plan_json, state, diagnostics });
+    }
+    Ok(seen)
+}
+
+/// The spec, checked on what the first implementation showed.
+fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
+    let [create, update, replace, import, invalid, function_error, destroy] = seen else {
+        anyhow::bail!("expected {} steps, saw {}", STEPS.len(), seen.len());
+    };
+    // Create: defaults at depth planned, computed values unknown.
+    let after = &create.plan_json["resource_changes"][0]["change"]["after"];
+    let unknown = &create.plan_json["resource_changes"][0]["change"]["after_unknown"];
+    ensure!(
+        after["species"] == "dog"
+            && after["legs"] == 4
+            && after["owner"]["notify"] == false
+            && after["toys"][0]["color"] == "red"
+            && after["collar"][0]["material"] == "leather"
+            && unknown["id"] == true
+            && unknown["toys"][0]["serial"] == true,
+        "create plan: {}",
+        pretty(&create.plan_json["resource_changes"])
+    );
+    ensure!(
+        create.human_plan.contains("+ id       = (known after apply)"),
+        "{}",
+        create.human_plan
+    );
+    ensure!(create.human_plan.contains("+ secret   = (sensitive value)"), "{}", create.human_plan);
+    let rex = state_values(&create.state, PET)?;
+    ensure!(
+        rex["id"] == "pet-1"
+            && rex["toys"][0]["serial"] == "pet-1-toy-0"
+            && rex["tags"] == json!(["good", "small"]),
+        "created: {}",
+        pretty(rex)
+    );
+    // Update in place: the id and the first toy's serial are kept; the new toy gets one.
+    ensure!(
+        update.human_plan.contains("pets_pet.rex will be updated in-place"),
+        "{}",
+        update.human_plan
+    );
+    let rex = state_values(&update.state, PET)?;
+    ensure!(
+        rex["id"] == "pet-1"
+            && rex["legs"] == 3
+            && rex["toys"][0]["serial"] == "pet-1-toy-0"
+            && rex["toys"][1]["serial"] == "pet-1-toy-1"
+            && rex["toys"][1]["color"] == "blue",
+        "updated: {}",
+        pretty(rex)
+    );
+    // Replace: requires-replace on a nested block attribute.
+    ensure!(
+        replace.human_plan.contains("pets_pet.rex must be replaced")
+            && replace.human_plan.contains("# forces replacement"),
+        "{}",
+        replace.human_plan
+    );
+    let rex = state_values(&replace.state, PET)?;
+    ensure!(rex["id"] == "pet-2", "replaced: {}", pretty(rex));
+    ensure!(
+        replace.state["values"]["outputs"]["greeting"]["value"] == "Hello, rex!",
+        "greeting: {}",
+        pretty(&replace.state["values"]["outputs"])
+    );
+    // Import: the stored pet comes back as it was, and the plan has nothing else to do.
+    ensure!(import.human_plan.contains("will be imported"), "{}", import.human_plan);
+    ensure!(
+        state_values(&import.state, PET)? == state_values(&replace.state, PET)?,
+        "imported state differs"
+    );
+    // Diagnostics name the attributes.
+    let summaries: Vec<(&str, &str)> = invalid
+        .diagnostics
+        .iter()
+        .map(|d| (d["summary"].as_str().unwrap_or(""), d["address"].as_str().unwrap_or("")))
+        .collect();
+    ensure!(
+        invalid.diagnostics.len() == 2,
+        "invalid: {}",
+        pretty(&Value::from(invalid.diagnostics.clone()))
+    );
+    ensure!(!summaries.is_empty(), "invalid: no diagnostics");
+    ensure!(
+        function_error
+            .diagnostics
+            .iter()
+            .any(|d| d["detail"].as_str().is_some_and(|t| t.contains("name must not be empty"))),
+        "function error: {}",
+        pretty(&Value::from(function_error.diagnostics.clone()))
+    );
+    ensure!(
+        destroy.human_plan.contains("Destroy complete! Resources: 1 destroyed."),
+        "{}",
+        destroy.human_plan
+    );
+    Ok(())
+}
+
+#[test]
+fn every_pets_implementation_behaves_as_the_spec_says() -> anyhow::Result<()> {
+    let mut reference: Option<(Provider, Vec<Seen>)> = None;
+    for &provider in IMPLEMENTATIONS {
+        let seen = run_steps(provider)?;
+        match &reference {
+            None => {
+                check_spec(&seen).with_context(|| format!("{provider:?} against SPEC.md"))?;
+                reference = Some((provider, seen));
+            }
+            Some((first, expected)) => {
+                for ((step, want), got) in STEPS.iter().zip(expected).zip(&seen) {
+                    let what = |part: &str| {
+                        format!("{part} of step {:?}: {first:?} vs {provider:?}", step.name)
+                    };
+                    ensure!(
+                        want.human_plan == got.human_plan,
+                        "{}\n{}\n---\n{}",
+                        what("human plan"),
+                        want.human_plan,
+                        got.human_plan
+                    );
+                    for (part, a, b) in [
+                        ("plan JSON", &want.plan_json, &got.plan_json),
+                        ("state", &want.state, &got.state),
+                    ] {
+                        if let Some(diff) = first_difference(a, b) {
+                            anyhow::bail!("{}: {diff}", what(part));
+                        }
+                    }
+                    ensure!(want.diagnostics == got.diagnostics, "{}", what("diagnostics"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
