@@ -86,7 +86,7 @@ impl AuthorCrate {
 }
 
 /// A running `terrarium dev`, its stderr collected in a file.
-struct DevServer {
+pub(crate) struct DevServer {
     child: Child,
     reattach: String,
     socket: PathBuf,
@@ -124,7 +124,11 @@ impl DevServer {
 
     /// Starts `command`, a `terrarium dev` serving `source`, and reads the reattach line it
     /// prints.
-    fn spawn(mut command: Command, source: &str, log: PathBuf) -> anyhow::Result<DevServer> {
+    pub(crate) fn spawn(
+        mut command: Command,
+        source: &str,
+        log: PathBuf,
+    ) -> anyhow::Result<DevServer> {
         command
             .env("TERRARIUM_LOG", "info")
             .stdin(Stdio::null())
@@ -178,7 +182,7 @@ impl DevServer {
         Ok(server)
     }
 
-    fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -195,7 +199,7 @@ impl DevServer {
     }
 
     /// terraform with TF_REATTACH_PROVIDERS pointing here.
-    fn terraform(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
+    pub(crate) fn terraform(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
         let run = ws.run_prepared(args, |command| {
             command.env("TF_REATTACH_PROVIDERS", &self.reattach);
         })?;
@@ -226,7 +230,7 @@ impl Drop for DevServer {
     }
 }
 
-fn shell_word(text: &str) -> String {
+pub(crate) fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use anyhow::{Context as _, ensure};
 use terrarium_tests::workspace::run_with_timeout;
-use terrarium_tests::{Artifacts, Provider};
+use terrarium_tests::{Artifacts, Provider, Workspace};
 
+use crate::dev::{DevServer, shell_word};
 use crate::inspect::inspect_matches_terraform;
 
 #[test]
@@ -57,6 +58,38 @@ fn the_typescript_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
         ensure!(stdout.contains(expected), "the walk-through printed no {expected:?}:\n{stdout}");
     }
     ensure!(stdout.trim_end().ends_with("milk"), "notes-dir/todo.txt is not \"milk\":\n{stdout}");
+
+    // Section 6: `terrarium dev --build` with the TypeScript build, and terraform reattached.
+    let project = dir.path().join("notes");
+    let build = format!(
+        "node {} build src/provider.ts -o notes.wasm",
+        shell_word(
+            &artifacts.repo_root.join("guest-sdk/js/bin/terrarium-js.mjs").to_string_lossy()
+        )
+    );
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write("main.tf", &std::fs::read_to_string(project.join("main.tf"))?)?;
+    let notes_dir = ws.config_dir().join("notes-dir");
+    std::fs::create_dir(&notes_dir)?;
+    let mut command = Command::new(artifacts.terrarium()?);
+    command
+        .arg("dev")
+        .arg(project.join("notes.wasm"))
+        .args(["--source", "example.com/you/notes", "--build", &build, "--watch", "src"])
+        .arg("--allow-dir")
+        .arg(format!("{}:rw", notes_dir.display()))
+        .args(["--allow-http", &api.origin()])
+        .current_dir(&project);
+    let server = DevServer::spawn(command, "example.com/you/notes", dir.path().join("dev.log"))?;
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    let api_var = format!("notes_api={}", api.origin());
+    let plan = server.terraform(&ws, &["plan", "-input=false", "-no-color", "-var", &api_var])?;
+    plan.shows(&["# notes_note.todo will be created", "+ motd = \"hello from the API\""])?;
+    ensure!(
+        server.log_text().contains("terrarium-js: wrote"),
+        "the dev server did not build:\n{}",
+        server.log_text()
+    );
     Ok(())
 }
 
