@@ -4,6 +4,7 @@
 // grant does not exist for the provider.
 
 import { type wasiFilesystem, wasiPreopens } from './bindings.js';
+import { TerraformError } from './diagnostics.js';
 
 type Descriptor = wasiFilesystem.Descriptor;
 
@@ -13,18 +14,22 @@ const codec = globalThis as unknown as {
   TextDecoder: new () => { decode(b: Uint8Array): string };
 };
 
-/** A file-system error: `code` is WASI's error code (`no-entry`, `access`, `read-only`, ...). */
-export class FileError extends Error {
+/**
+ * A file-system error: `code` is WASI's error code (`no-entry`, `access`, `read-only`, ...).
+ * Uncaught, it is an error diagnostic that says which grant would allow the access.
+ */
+export class FileError extends TerraformError {
   constructor(
     readonly code: string,
     readonly path: string,
     action: string,
   ) {
+    const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     const hint =
       code === 'no-entry' || code === 'access' || code === 'not-permitted' || code === 'read-only'
-        ? ' (the provider sees only the directories its grants list: `terrarium install --allow-dir DIR:rw`)'
+        ? ` Terrarium shows this provider only the directories its grants list; if ${dir} should be usable, grant it: \`terrarium install --allow-dir ${dir}:rw\`.`
         : '';
-    super(`cannot ${action} ${path}: ${code}${hint}`);
+    super(`Cannot ${action} ${path}`, `${code}.${hint}`);
     this.name = 'FileError';
   }
 }

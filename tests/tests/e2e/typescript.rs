@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::workspace::run_with_timeout;
+use terrarium_tests::mirror::{allow_dir_rw, required_providers};
+use terrarium_tests::workspace::{hcl_string, run_with_timeout};
 use terrarium_tests::{Artifacts, Provider, Workspace};
 
 use crate::dev::{DevServer, shell_word};
@@ -154,4 +155,61 @@ impl ApiServer {
     fn origin(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+}
+
+/// What a TypeScript provider logs (`log.info`) reaches terraform's provider log with its
+/// fields, and a file outside its grants is an error that says which grant would allow it.
+#[test]
+fn pets_ts_logs_reach_tf_log_provider_and_ungranted_files_are_refused() -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let granted = scratch.path().canonicalize()?.join("granted");
+    let outside = scratch.path().canonicalize()?.join("outside");
+    std::fs::create_dir(&granted)?;
+    std::fs::create_dir(&outside)?;
+    let ws = Workspace::with_installs(&[(Provider::PetsTs, &allow_dir_rw(&granted))])?;
+    let config = |dir: &std::path::Path| {
+        format!(
+            "{}\nprovider \"pets\" {{\n  directory = {}\n}}\n\nresource \"pets_pet\" \"rex\" {{\n  name = \"rex\"\n}}\n",
+            required_providers(&[Provider::PetsTs]),
+            hcl_string(&dir.to_string_lossy())
+        )
+    };
+    ws.write("main.tf", &config(&granted))?;
+    ws.init()?;
+    let log = ws.root().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    let run =
+        ws.run_with_env(&apply, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", &log_path)])?;
+    ensure!(run.code == Some(0), "apply failed\n{run}");
+    let text =
+        std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    let line = text.lines().find(|l| l.contains("created a pet")).with_context(|| {
+        format!(
+            "no \"created a pet\" in the provider log:\n{}",
+            text.lines().filter(|l| l.contains("pets")).collect::<Vec<_>>().join("\n")
+        )
+    })?;
+    ensure!(
+        line.contains("pet-1") && line.contains("rex"),
+        "the log line lacks its fields: {line}"
+    );
+    ensure!(
+        granted.join("pet-1.json").is_file(),
+        "the pet was not written into the granted directory"
+    );
+
+    ws.write("main.tf", &config(&outside).replace("\"rex\"\n}", "\"max\"\n}"))?;
+    let run = ws.run(&apply)?;
+    ensure!(run.code == Some(1), "a pet outside the grants was written\n{run}");
+    ensure!(
+        run.stderr.contains("--allow-dir")
+            && run.stderr.contains(&outside.to_string_lossy().to_string()),
+        "the error does not say which grant would allow it\n{run}"
+    );
+    ensure!(
+        !outside.join("pet-1.json").exists() && std::fs::read_dir(&outside)?.next().is_none(),
+        "a file appeared outside the grants"
+    );
+    Ok(())
 }
