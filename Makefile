@@ -78,10 +78,12 @@ test: setup build-guests lint
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 	@$(MAKE) --no-print-directory test-js
 
-# The TypeScript SDK's own tests, with node's test runner (after cargo test: they drive the host
-# binary it builds).
+# The TypeScript SDK's own tests and the TypeScript pets provider's harness tests, with node's
+# test runner (after cargo test: the harness tests drive the host binary it builds).
 test-js: setup
 	cd guest-sdk/js && node_modules/.bin/tsc -p tsconfig.test.json && node --test dist-test/test/
+	cd examples/pets/typescript && TERRARIUM_BIN=$(TERRARIUM_BIN) PETS_TS_WASM=$(COMPONENT_DIR)/pets_ts.wasm \
+		node ../../../guest-sdk/js/bin/terrarium-js.mjs test
 
 # Every Rust file of the repository, the devloop template (its own workspace) included.
 RUST_SOURCES = $(shell git ls-files '*.rs' 2>/dev/null)

@@ -71,6 +71,8 @@ export interface Outcome {
   plan: Plan;
   /** Whether the step replaced the object (destroy and create) rather than update it. */
   replaced: boolean;
+  /** The attributes whose change forced the replacement (as Terraform prints paths). */
+  requiresReplace: string[];
   /** Warnings along the way. */
   diagnostics: HarnessDiagnostic[];
 }
@@ -211,7 +213,7 @@ export class Harness {
     const warnings = await this.validate(type, config);
     const plan = await this.plan(type, null, config);
     const state = await this.apply(type, null, plan, config);
-    return { state, plan, replaced: false, diagnostics: [...warnings, ...plan.diagnostics] };
+    return { state, plan, replaced: false, requiresReplace: [], diagnostics: [...warnings, ...plan.diagnostics] };
   }
 
   /**
@@ -223,11 +225,16 @@ export class Harness {
     const plan = await this.plan(type, prior, config);
     if (plan.requiresReplace.length === 0) {
       const state = await this.apply(type, prior, plan, config);
-      return { state, plan, replaced: false, diagnostics: [...warnings, ...plan.diagnostics] };
+      return { state, plan, replaced: false, requiresReplace: [], diagnostics: [...warnings, ...plan.diagnostics] };
     }
     await this.destroy(type, prior);
     const created = await this.create(type, config);
-    return { ...created, replaced: true, diagnostics: [...warnings, ...created.diagnostics] };
+    return {
+      ...created,
+      replaced: true,
+      requiresReplace: plan.requiresReplace,
+      diagnostics: [...warnings, ...created.diagnostics],
+    };
   }
 
   /** Plan and apply the destruction of `prior`. */
