@@ -47,6 +47,7 @@ resource "pets_pet" "rex" {
     name = "ann"
   }
   toys = [{ kind = "ball" }]
+  vaccines = [{ name = "rabies" }]
   collar {
     size = "m"
   }
@@ -68,6 +69,7 @@ resource "pets_pet" "rex" {
     notify = true
   }
   toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  vaccines = [{ name = "rabies" }, { name = "flu" }]
   collar {
     size = "m"
   }
@@ -88,6 +90,7 @@ resource "pets_pet" "rex" {
     notify = true
   }
   toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  vaccines = [{ name = "rabies" }, { name = "flu" }]
   collar {
     size = "l"
   }
@@ -121,6 +124,7 @@ resource "pets_pet" "rex" {
     notify = true
   }
   toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
+  vaccines = [{ name = "rabies" }, { name = "flu" }]
   collar {
     size = "l"
   }
@@ -266,7 +270,8 @@ fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
             && after["toys"][0]["color"] == "red"
             && after["collar"][0]["material"] == "leather"
             && unknown["id"] == true
-            && unknown["toys"][0]["serial"] == true,
+            && unknown["toys"][0]["serial"] == true
+            && unknown["vaccines"][0]["batch"] == true,
         "create plan: {}",
         pretty(&create.plan_json["resource_changes"])
     );
@@ -296,7 +301,11 @@ fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
             && rex["legs"] == 3
             && rex["toys"][0]["serial"] == "pet-1-toy-0"
             && rex["toys"][1]["serial"] == "pet-1-toy-1"
-            && rex["toys"][1]["color"] == "blue",
+            && rex["toys"][1]["color"] == "blue"
+            && rex["vaccines"]
+                .as_array()
+                .is_some_and(|v| v.contains(&json!({ "name": "rabies", "batch": "pet-1-rabies" }))
+                    && v.contains(&json!({ "name": "flu", "batch": "pet-1-flu" }))),
         "updated: {}",
         pretty(rex)
     );

@@ -55,6 +55,12 @@ const pet = schema({
         serial: string().computed().useStateForUnknown(),
       })
       .optional(),
+    vaccines: nested
+      .set({
+        name: string().required(),
+        batch: string().computed().useStateForUnknown(),
+      })
+      .optional(),
   },
   blocks: {
     collar: block.list(
@@ -108,10 +114,14 @@ class Pets extends Provider<typeof config> {
   functions = [new Greeting()];
 }
 
-/** Serials for the toys that have none yet: `<pet id>-toy-<index>`. */
+/**
+ * The computed values of new elements: toy serials `<pet id>-toy-<index>`, vaccine batches
+ * `<pet id>-<name>` (elements the pet had keep theirs: the plan carries them).
+ */
 function withSerials(p: Pet): Pet {
   const toys = p.toys?.map((toy, i) => (typeof toy.serial === 'string' ? toy : { ...toy, serial: `${p.id}-toy-${i}` }));
-  return { ...p, toys: toys ?? null };
+  const vaccines = p.vaccines?.map((v) => (typeof v.batch === 'string' ? v : { ...v, batch: `${p.id}-${v.name}` }));
+  return { ...p, toys: toys ?? null, vaccines: vaccines ?? null };
 }
 
 class PetResource extends Resource<typeof pet> {

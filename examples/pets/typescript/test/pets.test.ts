@@ -47,6 +47,16 @@ test('an update keeps the id and the serials of the toys it keeps; a collar size
   const resized = await h.update('pets_pet', more.state!, { ...base, collar: [{ size: 'l' }] });
   assert.equal(resized.replaced, true);
   assert.deepEqual(resized.requiresReplace, ['collar[0].size']);
+});
+
+test('an unknown inside a nested set: only the new element is planned unknown', async () => {
+  const created = (await h.create('pets_pet', { name: 'vax', vaccines: [{ name: 'rabies' }] })).state!;
+  const plan = await h.plan('pets_pet', created, { name: 'vax', vaccines: [{ name: 'rabies' }, { name: 'flu' }] });
+  const planned = (plan.planned as { vaccines: { name: string }[] }).vaccines;
+  const mask = (plan.plannedUnknown as { vaccines: unknown[] }).vaccines;
+  const flu = planned.findIndex((v) => v.name === 'flu');
+  assert.deepEqual(mask[flu], { batch: true });
+  assert.equal(mask[1 - flu], false);
   assert.notEqual(resized.state!.id, created.id);
 });
 
