@@ -76,11 +76,10 @@ build-guests: setup
 # compile wasmtime's WASI crates a second time.
 test: setup build-guests lint
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
-	@$(MAKE) --no-print-directory test-js
 
 # The TypeScript SDK's own tests and the TypeScript pets provider's harness tests, with node's
-# test runner (after cargo test: the harness tests drive the host binary it builds).
-test-js: setup
+# test runner, alone (`make test` runs them in the e2e suite: tests/tests/e2e/typescript.rs).
+test-js: setup build-guests
 	cd guest-sdk/js && node_modules/.bin/tsc -p tsconfig.test.json && node --test dist-test/test/
 	cd examples/pets/typescript && TERRARIUM_BIN=$(TERRARIUM_BIN) PETS_TS_WASM=$(COMPONENT_DIR)/pets_ts.wasm \
 		node ../../../guest-sdk/js/bin/terrarium-js.mjs test

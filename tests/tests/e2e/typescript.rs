@@ -3,6 +3,7 @@
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -17,6 +18,52 @@ use crate::inspect::inspect_matches_terraform;
 #[test]
 fn pets_ts_inspect_matches_terraform_providers_schema() -> anyhow::Result<()> {
     inspect_matches_terraform(Provider::PetsTs)
+}
+
+/// Runs `program args` in `dir` (relative to the repository) with the harness pointed at this
+/// build's host; fails with its output unless it succeeds.
+fn node_suite(
+    dir: &str,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(artifacts.repo_root.join(dir))
+        .env("TERRARIUM_BIN", artifacts.terrarium()?)
+        .env("TMPDIR", &artifacts.scratch_root)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null());
+    let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(600))?;
+    ensure!(
+        code == Some(0),
+        "{program} {} in {dir} failed (exit {code:?}):\n{stdout}{stderr}",
+        args.join(" ")
+    );
+    Ok(())
+}
+
+/// The TypeScript SDK's own unit tests (values, schemas, behaviour), in node's test runner.
+#[test]
+fn the_typescript_sdk_unit_suite_passes() -> anyhow::Result<()> {
+    node_suite("guest-sdk/js", "node_modules/.bin/tsc", &["-p", "tsconfig.test.json"], &[])?;
+    node_suite("guest-sdk/js", "node", &["--test", "dist-test/test/"], &[])
+}
+
+/// examples/pets/typescript's own tests: the built component through `terrarium harness`
+/// with `@terrarium/sdk/harness`, run by `terrarium-js test`.
+#[test]
+fn the_typescript_pets_harness_suite_passes() -> anyhow::Result<()> {
+    let component = Provider::PetsTs.component()?.context("pets_ts is a component")?;
+    node_suite(
+        "examples/pets/typescript",
+        "node",
+        &["../../../guest-sdk/js/bin/terrarium-js.mjs", "test"],
+        &[("PETS_TS_WASM", &component)],
+    )
 }
 
 /// guest-sdk/js/README.md, run as written: its `sh` blocks in order, its file blocks
