@@ -260,3 +260,35 @@ fn pets_ts_logs_reach_tf_log_provider_and_ungranted_files_are_refused() -> anyho
     );
     Ok(())
 }
+
+/// The TypeScript declarations of the WIT world in guest-sdk/js/src/wit are what jco
+/// generates from wit/ now: a WIT change without `terrarium-js wit-types` fails here.
+#[test]
+fn the_typescript_wit_declarations_are_generated_from_wit() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let fresh = tempfile::tempdir_in(&artifacts.scratch_root)?;
+    let sdk = artifacts.repo_root.join("guest-sdk/js");
+    let mut command = Command::new("node");
+    command.arg("bin/terrarium-js.mjs").arg("wit-types").arg(fresh.path()).current_dir(&sdk);
+    let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(120))?;
+    ensure!(code == Some(0), "terrarium-js wit-types failed:\n{stdout}{stderr}");
+    let files = |root: &Path| -> anyhow::Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for sub in ["", "interfaces"] {
+            for entry in std::fs::read_dir(root.join(sub))? {
+                let path = entry?.path();
+                if path.is_file() {
+                    let name = path.strip_prefix(root)?.to_string_lossy().into_owned();
+                    out.push((name, std::fs::read_to_string(&path)?));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    };
+    ensure!(
+        files(&sdk.join("src/wit"))? == files(fresh.path())?,
+        "guest-sdk/js/src/wit is not what wit/ gives; run `node guest-sdk/js/bin/terrarium-js.mjs wit-types` and commit it"
+    );
+    Ok(())
+}

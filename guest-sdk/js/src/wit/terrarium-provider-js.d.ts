@@ -10,17 +10,17 @@
 /// <reference path="./interfaces/wasi-io-error.d.ts" />
 /// <reference path="./interfaces/wasi-io-poll.d.ts" />
 /// <reference path="./interfaces/wasi-io-streams.d.ts" />
-declare module 'terrarium:provider/terrarium-provider-js@0.2.0' {
-  export type * as TerrariumProviderLifecycle020 from 'terrarium:provider/lifecycle@0.2.0'; // import terrarium:provider/lifecycle@0.2.0
-  export type * as TerrariumProviderLog020 from 'terrarium:provider/log@0.2.0'; // import terrarium:provider/log@0.2.0
-  export type * as TerrariumProviderStreams020 from 'terrarium:provider/streams@0.2.0'; // import terrarium:provider/streams@0.2.0
-  export type * as TerrariumProviderTypes020 from 'terrarium:provider/types@0.2.0'; // import terrarium:provider/types@0.2.0
+declare module 'terrarium:provider/terrarium-provider-js@0.2.1' {
+  export type * as TerrariumProviderLifecycle021 from 'terrarium:provider/lifecycle@0.2.1'; // import terrarium:provider/lifecycle@0.2.1
+  export type * as TerrariumProviderLog021 from 'terrarium:provider/log@0.2.1'; // import terrarium:provider/log@0.2.1
+  export type * as TerrariumProviderStreams021 from 'terrarium:provider/streams@0.2.1'; // import terrarium:provider/streams@0.2.1
+  export type * as TerrariumProviderTypes021 from 'terrarium:provider/types@0.2.1'; // import terrarium:provider/types@0.2.1
   export type * as WasiClocksWallClock0212 from 'wasi:clocks/wall-clock@0.2.12'; // import wasi:clocks/wall-clock@0.2.12
   export type * as WasiFilesystemPreopens0212 from 'wasi:filesystem/preopens@0.2.12'; // import wasi:filesystem/preopens@0.2.12
   export type * as WasiFilesystemTypes0212 from 'wasi:filesystem/types@0.2.12'; // import wasi:filesystem/types@0.2.12
   export type * as WasiIoError0212 from 'wasi:io/error@0.2.12'; // import wasi:io/error@0.2.12
   export type * as WasiIoPoll0212 from 'wasi:io/poll@0.2.12'; // import wasi:io/poll@0.2.12
   export type * as WasiIoStreams0212 from 'wasi:io/streams@0.2.12'; // import wasi:io/streams@0.2.12
-  export * as behaviour from 'terrarium:provider/behaviour@0.2.0'; // export terrarium:provider/behaviour@0.2.0
-  export * as provider from 'terrarium:provider/provider@0.2.0'; // export terrarium:provider/provider@0.2.0
+  export * as behaviour from 'terrarium:provider/behaviour@0.2.1'; // export terrarium:provider/behaviour@0.2.1
+  export * as provider from 'terrarium:provider/provider@0.2.1'; // export terrarium:provider/provider@0.2.1
 }

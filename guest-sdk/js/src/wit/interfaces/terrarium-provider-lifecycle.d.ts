@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/lifecycle@0.2.0' {
+declare module 'terrarium:provider/lifecycle@0.2.1' {
   /**
    * Whether Terraform has asked the provider to stop since the running call began.
    */
