@@ -358,6 +358,7 @@ fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
 }
 
 #[test]
+#[ignore = "needs the host to plan from the behaviour interface (docs/planning.md step 3)"]
 fn every_pets_implementation_behaves_as_the_spec_says() -> anyhow::Result<()> {
     let mut reference: Option<(Provider, Vec<Seen>)> = None;
     for &provider in IMPLEMENTATIONS {
