@@ -24,10 +24,10 @@ export class Hooks {
     return this.all.length - 1;
   }
 
-  get(id: number, kind: Hook['kind']): Hook {
+  get<K extends Hook['kind']>(id: number, kind: K): Extract<Hook, { kind: K }> {
     const hook = this.all[id];
     if (!hook || hook.kind !== kind) throw new Error(`the host asked for ${kind} hook ${id}, which this provider does not have`);
-    return hook;
+    return hook as Extract<Hook, { kind: K }>;
   }
 }
 

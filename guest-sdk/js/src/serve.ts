@@ -125,7 +125,6 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       const out: wit.Value[] = [];
       for (const r of requests) {
         const hook = hooks.get(r.id, 'default');
-        if (hook.kind !== 'default') continue;
         out.push(toWit(await hook.compute(fromWit(r.parentConfig)), hook.type));
       }
       return out;
@@ -135,7 +134,7 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       const out: boolean[] = [];
       for (const r of requests) {
         const hook = hooks.get(r.id, 'replace');
-        out.push(hook.kind === 'replace' && (await hook.decide(fromWit(r.prior), fromWit(r.planned))));
+        out.push(await hook.decide(fromWit(r.prior), fromWit(r.planned)));
       }
       return out;
     },
@@ -144,7 +143,6 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       const out: wit.Diagnostic[] = [];
       for (const r of requests) {
         const hook = hooks.get(r.id, 'validate');
-        if (hook.kind !== 'validate') continue;
         const path = pathFromWit(r.path);
         const run = await attempt('a custom validator', async () => {
           const message = await hook.check(fromWit(r.value), fromWit(r.parent));

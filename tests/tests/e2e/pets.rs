@@ -22,7 +22,7 @@ const PET: &str = "pets_pet.rex";
 /// One step: a configuration (after the provider block) and what to do with it.
 struct Step {
     name: &'static str,
-    body: &'static str,
+    body: String,
     action: Action,
 }
 
@@ -38,64 +38,27 @@ enum Action {
     Destroy,
 }
 
-const REX: &str = r#"
-resource "pets_pet" "rex" {
-  name   = "rex"
-  tags   = ["good", "small"]
-  secret = "chip-123"
-  owner = {
-    name = "ann"
-  }
-  toys = [{ kind = "ball" }]
-  vaccines = [{ name = "rabies" }]
-  collar {
-    size = "m"
-  }
-}
-"#;
-
-const STEPS: &[Step] = &[
-    Step { name: "create", body: REX, action: Action::Apply },
-    Step {
-        name: "update in place: legs, a new toy",
-        body: r#"
-resource "pets_pet" "rex" {
-  name   = "rex"
-  legs   = 3
-  tags   = ["good", "small"]
-  secret = "chip-123"
-  owner = {
-    name   = "ann"
-    notify = true
-  }
-  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
-  vaccines = [{ name = "rabies" }, { name = "flu" }]
-  collar {
-    size = "m"
-  }
-}
-"#,
-        action: Action::Apply,
-    },
-    Step {
-        name: "replace: a new collar size",
-        body: r#"
-resource "pets_pet" "rex" {
-  name   = "rex"
-  legs   = 3
-  tags   = ["good", "small"]
-  secret = "chip-123"
-  owner = {
-    name   = "ann"
-    notify = true
-  }
-  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
-  vaccines = [{ name = "rabies" }, { name = "flu" }]
-  collar {
-    size = "l"
-  }
+/// `pets_pet.rex` with `legs`, `notify`, its toys and vaccines, and its collar size (`None`:
+/// the attributes left to their defaults, one toy, one vaccine).
+fn rex(grown: Option<&str>) -> String {
+    let (legs, notify, toys, vaccines, size) = match grown {
+        None => ("", "", r#"[{ kind = "ball" }]"#, r#"[{ name = "rabies" }]"#, "m"),
+        Some(size) => (
+            "\n  legs   = 3",
+            "\n    notify = true",
+            r#"[{ kind = "ball" }, { kind = "rope", color = "blue" }]"#,
+            r#"[{ name = "rabies" }, { name = "flu" }]"#,
+            size,
+        ),
+    };
+    format!(
+        "\nresource \"pets_pet\" \"rex\" {{\n  name   = \"rex\"{legs}\n  tags   = [\"good\", \"small\"]\n  \
+         secret = \"chip-123\"\n  owner = {{\n    name   = \"ann\"{notify}\n  }}\n  toys = {toys}\n  \
+         vaccines = {vaccines}\n  collar {{\n    size = \"{size}\"\n  }}\n}}\n"
+    )
 }
 
+const DATA_AND_FUNCTION: &str = r#"
 data "pets_pet" "same" {
   id = pets_pet.rex.id
 }
@@ -103,56 +66,48 @@ data "pets_pet" "same" {
 output "greeting" {
   value = provider::pets::greeting(data.pets_pet.same.name)
 }
-"#,
-        action: Action::Apply,
-    },
-    Step {
-        name: "import by id",
-        body: r#"
+"#;
+
+const IMPORT: &str = r#"
 import {
   to = pets_pet.rex
   id = "pet-2"
 }
+"#;
 
-resource "pets_pet" "rex" {
-  name   = "rex"
-  legs   = 3
-  tags   = ["good", "small"]
-  secret = "chip-123"
-  owner = {
-    name   = "ann"
-    notify = true
-  }
-  toys = [{ kind = "ball" }, { kind = "rope", color = "blue" }]
-  vaccines = [{ name = "rabies" }, { name = "flu" }]
-  collar {
-    size = "l"
-  }
+fn steps() -> Vec<Step> {
+    vec![
+        Step { name: "create", body: rex(None), action: Action::Apply },
+        Step {
+            name: "update in place: legs, a new toy",
+            body: rex(Some("m")),
+            action: Action::Apply,
+        },
+        Step {
+            name: "replace: a new collar size",
+            body: rex(Some("l")) + DATA_AND_FUNCTION,
+            action: Action::Apply,
+        },
+        Step {
+            name: "import by id",
+            body: IMPORT.to_owned() + &rex(Some("l")),
+            action: Action::ForgetThenApply,
+        },
+        Step {
+            name: "invalid: an empty name, a species not in the list",
+            body: "\nresource \"pets_pet\" \"rex\" {\n  name    = \"\"\n  species = \"fish\"\n}\n"
+                .to_owned(),
+            action: Action::Fails,
+        },
+        Step {
+            name: "a function error",
+            body: "\noutput \"greeting\" {\n  value = provider::pets::greeting(\"\")\n}\n"
+                .to_owned(),
+            action: Action::Fails,
+        },
+        Step { name: "destroy", body: rex(None), action: Action::Destroy },
+    ]
 }
-"#,
-        action: Action::ForgetThenApply,
-    },
-    Step {
-        name: "invalid: an empty name, a species not in the list",
-        body: r#"
-resource "pets_pet" "rex" {
-  name    = ""
-  species = "fish"
-}
-"#,
-        action: Action::Fails,
-    },
-    Step {
-        name: "a function error",
-        body: r#"
-output "greeting" {
-  value = provider::pets::greeting("")
-}
-"#,
-        action: Action::Fails,
-    },
-    Step { name: "destroy", body: REX, action: Action::Destroy },
-];
 
 /// What one step showed, with the paths of the implementation's own directories masked.
 #[derive(Debug, PartialEq)]
@@ -217,11 +172,11 @@ fn plan_lines(run: &Run) -> String {
 /// Runs every step against `provider`; what each showed.
 fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
     let (_scratch, dir, ws) = pets_workspace(provider)?;
-    write_config(&ws, provider, &dir, REX)?;
+    write_config(&ws, provider, &dir, &rex(None))?;
     ws.init()?;
     let mut seen = Vec::new();
-    for step in STEPS {
-        write_config(&ws, provider, &dir, step.body)?;
+    for step in &steps() {
+        write_config(&ws, provider, &dir, &step.body)?;
         let context = || format!("{provider:?}, step {:?}", step.name);
         if step.action == Action::ForgetThenApply {
             ws.ok(&["state", "rm", "-no-color", PET]).with_context(context)?;
@@ -258,7 +213,7 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
 /// The spec, checked on what the first implementation showed.
 fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
     let [create, update, replace, import, invalid, function_error, destroy] = seen else {
-        anyhow::bail!("expected {} steps, saw {}", STEPS.len(), seen.len());
+        anyhow::bail!("expected {} steps, saw {}", steps().len(), seen.len());
     };
     // Create: defaults at depth planned, computed values unknown.
     let after = &create.plan_json["resource_changes"][0]["change"]["after"];
@@ -369,7 +324,7 @@ fn every_pets_implementation_behaves_as_the_spec_says() -> anyhow::Result<()> {
                 reference = Some((provider, seen));
             }
             Some((first, expected)) => {
-                for ((step, want), got) in STEPS.iter().zip(expected).zip(&seen) {
+                for ((step, want), got) in steps().iter().zip(expected).zip(&seen) {
                     let what = |part: &str| {
                         format!("{part} of step {:?}: {first:?} vs {provider:?}", step.name)
                     };
