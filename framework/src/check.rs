@@ -24,6 +24,50 @@ pub fn run_validators(
     path: &AttributePath,
     problems: &mut Vec<Diagnostic>,
 ) {
+    walk_validators(shape, config, path, &mut |v, value, cx| v.validate(value, cx, problems));
+}
+
+/// A value a hook validator ([`crate::validate::hook`]) must check: the guest's hook `id`
+/// gets the value, the object holding it and its path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookValidation {
+    /// The hook.
+    pub id: u32,
+    /// Known and not null.
+    pub value: Value,
+    /// The object holding the attribute.
+    pub parent: Value,
+    /// Where the value is.
+    pub path: AttributePath,
+}
+
+/// What the hook validators of a configuration must check, at every depth, in the order
+/// [`run_validators`] runs validators.
+pub fn hook_validations(shape: Shape<'_>, config: &Value) -> Vec<HookValidation> {
+    let mut out = Vec::new();
+    walk_validators(shape, config, &AttributePath::root(), &mut |v, value, cx| {
+        if let Some(id) = v.hook()
+            && !value.is_null()
+            && !value.contains_unknown()
+        {
+            out.push(HookValidation {
+                id,
+                value: value.clone(),
+                parent: cx.parent.clone(),
+                path: cx.path.clone(),
+            });
+        }
+    });
+    out
+}
+
+/// Calls `visit` with every attribute's validators and the value they check, at every depth.
+fn walk_validators(
+    shape: Shape<'_>,
+    config: &Value,
+    path: &AttributePath,
+    visit: &mut dyn FnMut(&dyn crate::validate::Validator, &Value, &Context<'_>),
+) {
     if !matches!(config, Value::Object(_)) {
         return;
     }
@@ -32,25 +76,25 @@ pub fn run_validators(
         let here = path.attr(a.name());
         let cx = Context { path: &here, parent: config, name: a.name() };
         for v in a.validators() {
-            v.0.validate(value, &cx, problems);
+            visit(v.0.as_ref(), value, &cx);
         }
     }
     for (name, _, inner) in shape.children() {
         let value = config.attr(name).unwrap_or(&NULL);
         let here = path.attr(name);
         match value {
-            Value::Object(_) => run_validators(inner, value, &here, problems),
+            Value::Object(_) => walk_validators(inner, value, &here, visit),
             Value::List(items) | Value::Set(items) => {
                 // A set element has no path of its own: report at the set's path.
                 let indexed = matches!(value, Value::List(_));
                 for (i, item) in items.iter().enumerate() {
                     let at = if indexed { here.index(i as i64) } else { here.clone() };
-                    run_validators(inner, item, &at, problems);
+                    walk_validators(inner, item, &at, visit);
                 }
             }
             Value::Map(m) => {
                 for (k, item) in m {
-                    run_validators(inner, item, &here.key(k.clone()), problems);
+                    walk_validators(inner, item, &here.key(k.clone()), visit);
                 }
             }
             _ => {}

@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod declared;
 mod equal;
 pub mod plan;
 pub mod schema;

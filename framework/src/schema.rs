@@ -298,6 +298,9 @@ pub enum DefaultValue {
     /// Computed from the configuration of the object holding the attribute (the resource,
     /// or one nested object or block), with the static defaults of its siblings filled in.
     Computed(fn(parent_config: &Value) -> Value),
+    /// Computed as [`Computed`](Self::Computed) is, by code the schema names by number: a
+    /// guest that declares its behaviour as data answers (see [`crate::plan::Hooks`]).
+    Hook(u32),
 }
 
 /// When a change of an attribute's value replaces the resource.
@@ -311,6 +314,9 @@ pub enum ReplaceRule {
     /// A change replaces the resource when the function, given the prior and planned
     /// values (which differ), says so.
     If(fn(prior: &Value, planned: &Value) -> bool),
+    /// As [`If`](Self::If), decided by code the schema names by number (see
+    /// [`crate::plan::Hooks`]).
+    Hook(u32),
 }
 
 impl Attribute {
@@ -517,6 +523,19 @@ impl Attribute {
             Ok(v) => self.default = Some(DefaultValue::Static(v)),
             Err(e) => self.problem = Some(format!("the default does not fit the attribute: {e}")),
         }
+        self
+    }
+
+    /// A default computed by the hook `id` (see [`crate::plan::Hooks`]): for schemas a guest
+    /// declares as data.
+    pub fn default_hook(mut self, id: u32) -> Self {
+        self.default = Some(DefaultValue::Hook(id));
+        self
+    }
+
+    /// Replacement decided by the hook `id` (see [`crate::plan::Hooks`]).
+    pub fn requires_replace_hook(mut self, id: u32) -> Self {
+        self.replace = ReplaceRule::Hook(id);
         self
     }
 

@@ -56,6 +56,12 @@ pub trait Validator: Send + Sync {
 
     /// Checks `value`, pushing an error diagnostic (at `cx.path`) for each problem.
     fn validate(&self, value: &Value, cx: &Context<'_>, problems: &mut Vec<Diagnostic>);
+
+    /// The hook that checks instead, for a validator whose code a guest declaring its
+    /// behaviour as data holds (see [`hook`]); `None` for validators that check here.
+    fn hook(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A shared, cloneable validator, as schemas hold them.
@@ -207,6 +213,29 @@ pub fn custom(
     check: impl Fn(&Value) -> Result<(), String> + Send + Sync + 'static,
 ) -> BoxedValidator {
     simple(description.into(), check)
+}
+
+/// A validator whose code is the hook `id` of a guest that declares its behaviour as data:
+/// it checks nothing here; [`crate::check::hook_validations`] lists what to ask the guest.
+pub fn hook(id: u32, description: impl Into<String>) -> BoxedValidator {
+    BoxedValidator(Arc::new(Hook { id, description: description.into() }))
+}
+
+struct Hook {
+    id: u32,
+    description: String,
+}
+
+impl Validator for Hook {
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+
+    fn validate(&self, _: &Value, _: &Context<'_>, _: &mut Vec<Diagnostic>) {}
+
+    fn hook(&self) -> Option<u32> {
+        Some(self.id)
+    }
 }
 
 /// Whether a sibling is set: `Some(true)` set, `Some(false)` null, `None` not known yet.

@@ -36,6 +36,33 @@ use crate::schema::{DefaultValue, NestedBlock, ReplaceRule, Schema};
 pub use walk::{Shape, counterparts, elements, first_unknown};
 use walk::{elements_mut, identity_key, map_objects, strip_computed};
 
+/// The code a schema names by number rather than holds ([`DefaultValue::Hook`],
+/// [`ReplaceRule::Hook`]): a guest that declares its behaviour as data answers for it. The
+/// host asks the guest what the planner asked here, then plans again with the answers.
+pub trait Hooks {
+    /// The computed default `id` for an object whose configuration (static defaults filled
+    /// in) is `parent`; `None` when not known yet, which plans the attribute as unset.
+    fn default(&self, id: u32, parent: &Value) -> Option<Value>;
+
+    /// Whether the change from `prior` to `planned` (which differ) of an attribute with the
+    /// replacement rule `id` replaces the resource; `None` when not known yet, which plans
+    /// no replacement.
+    fn replace(&self, id: u32, prior: &Value, planned: &Value) -> Option<bool>;
+}
+
+/// Answers no hook: for schemas whose code is all Rust functions.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {
+    fn default(&self, _: u32, _: &Value) -> Option<Value> {
+        None
+    }
+
+    fn replace(&self, _: u32, _: &Value, _: &Value) -> Option<bool> {
+        None
+    }
+}
+
 /// The planned state and the attributes that force replacement.
 pub fn default_plan(
     schema: &Schema,
@@ -43,11 +70,22 @@ pub fn default_plan(
     proposed: &Value,
     config: &Value,
 ) -> (Value, Vec<AttributePath>) {
+    default_plan_with(schema, prior, proposed, config, &NoHooks)
+}
+
+/// [`default_plan`] for a schema whose code is (partly) hooks, answered by `hooks`.
+pub fn default_plan_with(
+    schema: &Schema,
+    prior: &Value,
+    proposed: &Value,
+    config: &Value,
+    hooks: &dyn Hooks,
+) -> (Value, Vec<AttributePath>) {
     let shape = Shape::of(schema);
     if proposed.is_null() {
         return (Value::Null, Vec::new());
     }
-    let config_d = fill_defaults(shape, config.clone());
+    let config_d = fill_defaults_with(shape, config.clone(), hooks);
     let proposed = overlay_defaults(shape, proposed.clone(), config, &config_d);
     // Write-only values are never planned, so they never make a difference either.
     let proposed = clear_write_only(shape, proposed);
@@ -55,7 +93,7 @@ pub fn default_plan(
         return (mark_unknown(shape, proposed), Vec::new());
     }
     let mut replace = Vec::new();
-    replace_paths(shape, prior, &proposed, &AttributePath::root(), &mut replace);
+    replace_paths(shape, prior, &proposed, &AttributePath::root(), hooks, &mut replace);
     if !replace.is_empty() {
         // The replacement is a new object: plan it from the configuration alone, as a
         // create would be, rather than from a proposal that carries the old object's values.
@@ -81,6 +119,11 @@ const NULL: Value = Value::Null;
 
 /// Fills in defaults where the configuration leaves attributes null, at every depth.
 pub fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
+    fill_defaults_with(shape, value, &NoHooks)
+}
+
+/// [`fill_defaults`] with computed defaults that are hooks answered by `hooks`.
+pub fn fill_defaults_with(shape: Shape<'_>, value: Value, hooks: &dyn Hooks) -> Value {
     let Value::Object(mut object) = value else {
         return value;
     };
@@ -91,21 +134,28 @@ pub fn fill_defaults(shape: Shape<'_>, value: Value) -> Value {
             object.insert(a.name().to_string(), d.clone());
         }
     }
-    if shape.attributes.iter().any(|a| matches!(a.default_value(), Some(DefaultValue::Computed(_))))
-    {
+    if shape.attributes.iter().any(|a| {
+        matches!(a.default_value(), Some(DefaultValue::Computed(_) | DefaultValue::Hook(_)))
+    }) {
         let parent = Value::Object(object.clone());
         for a in shape.attributes {
-            if let Some(DefaultValue::Computed(compute)) = a.default_value()
-                && object.get(a.name()).is_some_and(Value::is_null)
-            {
-                object.insert(a.name().to_string(), compute(&parent));
+            if !object.get(a.name()).is_some_and(Value::is_null) {
+                continue;
+            }
+            let computed = match a.default_value() {
+                Some(DefaultValue::Computed(compute)) => Some(compute(&parent)),
+                Some(DefaultValue::Hook(id)) => hooks.default(*id, &parent),
+                _ => None,
+            };
+            if let Some(v) = computed {
+                object.insert(a.name().to_string(), v);
             }
         }
     }
     for (name, nesting, inner) in shape.children() {
         if let Some(v) = object.get_mut(name) {
             let taken = std::mem::replace(v, Value::Null);
-            *v = map_objects(nesting, taken, &|o| fill_defaults(inner, o));
+            *v = map_objects(nesting, taken, &|o| fill_defaults_with(inner, o, hooks));
         }
     }
     Value::Object(object)
@@ -347,18 +397,19 @@ fn replace_paths(
     prior: &Value,
     planned: &Value,
     path: &AttributePath,
+    hooks: &dyn Hooks,
     out: &mut Vec<AttributePath>,
 ) {
     for a in shape.attributes {
         let here = path.attr(a.name());
         let before = prior.attr(a.name()).unwrap_or(&NULL);
         let after = planned.attr(a.name()).unwrap_or(&NULL);
-        if forces_replacement(a.replace_rule(), before, after) {
+        if forces_replacement(a.replace_rule(), before, after, hooks) {
             out.push(here);
         } else if let Some((nesting, inner)) = shape.nested_attribute(a)
             && has_replace_rules(inner)
         {
-            descend(nesting, inner, before, after, &here, out);
+            descend(nesting, inner, before, after, &here, hooks, out);
         }
     }
     for b in shape.blocks {
@@ -367,19 +418,27 @@ fn replace_paths(
         let after = planned.attr(b.name()).unwrap_or(&NULL);
         let rule = if b.is_requires_replace() { ReplaceRule::Always } else { ReplaceRule::Never };
         let inner = Shape { attributes: b.block().attributes(), blocks: b.block().blocks() };
-        if forces_replacement(&rule, before, after) {
+        if forces_replacement(&rule, before, after, hooks) {
             out.push(here);
         } else if has_replace_rules(inner) {
-            descend(b.nesting(), inner, before, after, &here, out);
+            descend(b.nesting(), inner, before, after, &here, hooks, out);
         }
     }
 }
 
-fn forces_replacement(rule: &ReplaceRule, before: &Value, after: &Value) -> bool {
+fn forces_replacement(
+    rule: &ReplaceRule,
+    before: &Value,
+    after: &Value,
+    hooks: &dyn Hooks,
+) -> bool {
     match rule {
         ReplaceRule::Never => false,
         ReplaceRule::Always => !same_value(before, after),
         ReplaceRule::If(decide) => !same_value(before, after) && decide(before, after),
+        ReplaceRule::Hook(id) => {
+            !same_value(before, after) && hooks.replace(*id, before, after).unwrap_or(false)
+        }
     }
 }
 
@@ -394,20 +453,21 @@ fn descend(
     prior: &Value,
     planned: &Value,
     path: &AttributePath,
+    hooks: &dyn Hooks,
     out: &mut Vec<AttributePath>,
 ) {
     match (nesting, prior, planned) {
         (BlockNesting::Single | BlockNesting::Group, Value::Object(_), Value::Object(_)) => {
-            replace_paths(inner, prior, planned, path, out)
+            replace_paths(inner, prior, planned, path, hooks, out)
         }
         (BlockNesting::List, Value::List(p), Value::List(n)) if p.len() == n.len() => {
             for (i, (p, n)) in p.iter().zip(n).enumerate() {
-                replace_paths(inner, p, n, &path.index(i as i64), out);
+                replace_paths(inner, p, n, &path.index(i as i64), hooks, out);
             }
         }
         (BlockNesting::Map, Value::Map(p), Value::Map(n)) if p.keys().eq(n.keys()) => {
             for ((k, p), n) in p.iter().zip(n.values()) {
-                replace_paths(inner, p, n, &path.key(k.clone()), out);
+                replace_paths(inner, p, n, &path.key(k.clone()), hooks, out);
             }
         }
         (BlockNesting::Set, Value::Set(p), Value::Set(n)) => {

@@ -1,0 +1,189 @@
+use terrarium_model::schema::ObjectNesting;
+use terrarium_model::{AttributePath, Value};
+
+use super::*;
+use crate::check::hook_validations;
+use crate::plan::{Hooks, Shape, default_plan, default_plan_with};
+
+fn obj<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+fn s(text: &str) -> Value {
+    Value::string(text)
+}
+
+/// The plan edge cases: a set of nested objects with computed attributes, a list of
+/// blocks whose elements have a default, an attribute that replaces on a nested path.
+fn built() -> Schema {
+    Schema::new()
+        .attribute(Attribute::string("id").computed().use_state_for_unknown())
+        .attribute(Attribute::nested(
+            "rules",
+            ObjectNesting::Set,
+            vec![Attribute::string("port").required(), Attribute::string("rid").computed()],
+        ))
+        .attribute(Attribute::nested(
+            "endpoint",
+            ObjectNesting::Single,
+            vec![Attribute::string("host").required().requires_replace()],
+        ))
+        .block(NestedBlock::list(
+            "disk",
+            Block::new()
+                .attribute(Attribute::string("name").required().validate(validate::length(1, 8)))
+                .attribute(Attribute::string("kind").optional().computed().default(s("ssd"))),
+        ))
+}
+
+fn declared() -> Schema {
+    let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let behaviour = SchemaBehaviour {
+        attributes: vec![
+            AttributeBehaviour {
+                path: path(&["id"]),
+                use_state_for_unknown: true,
+                ..Default::default()
+            },
+            AttributeBehaviour {
+                path: path(&["endpoint", "host"]),
+                requires_replace: DeclaredReplace::Always,
+                ..Default::default()
+            },
+            AttributeBehaviour {
+                path: path(&["disk", "name"]),
+                validators: vec![DeclaredValidator::Length(1, 8)],
+                ..Default::default()
+            },
+            AttributeBehaviour {
+                path: path(&["disk", "kind"]),
+                default: Some(DeclaredDefault::Value(s("ssd"))),
+                ..Default::default()
+            },
+        ],
+        ..Default::default()
+    };
+    // What a guest in another language sends: the model schema plus the behaviour.
+    schema_with_behaviour(&built().to_model(), &behaviour).unwrap()
+}
+
+fn config(host: &str, ports: &[&str], disks: &[(&str, Value)]) -> Value {
+    obj([
+        ("id", Value::Null),
+        (
+            "rules",
+            Value::Set(ports.iter().map(|p| obj([("port", s(p)), ("rid", Value::Null)])).collect()),
+        ),
+        ("endpoint", obj([("host", s(host))])),
+        (
+            "disk",
+            Value::List(
+                disks.iter().map(|(n, k)| obj([("name", s(n)), ("kind", k.clone())])).collect(),
+            ),
+        ),
+    ])
+}
+
+#[test]
+fn a_declared_schema_plans_as_the_built_one() {
+    let prior = obj([
+        ("id", s("x")),
+        ("rules", Value::Set(vec![obj([("port", s("80")), ("rid", s("r80"))])])),
+        ("endpoint", obj([("host", s("a"))])),
+        ("disk", Value::List(vec![obj([("name", s("root")), ("kind", s("hdd"))])])),
+    ]);
+    let cases = [
+        // Create: defaults inside list elements, unknowns in the nested set.
+        (Value::Null, config("a", &["80", "443"], &[("root", Value::Null)])),
+        // An unknown set element from the configuration.
+        (prior.clone(), {
+            let mut c = config("a", &["80"], &[("root", s("hdd"))]);
+            if let Value::Object(m) = &mut c {
+                m.insert(
+                    "rules".into(),
+                    Value::Set(vec![obj([("port", Value::unknown()), ("rid", Value::Null)])]),
+                );
+            }
+            c
+        }),
+        // Replacement on a nested path.
+        (prior.clone(), config("b", &["80"], &[("root", s("hdd"))])),
+        // An update that keeps the id.
+        (prior.clone(), config("a", &["80", "8080"], &[("root", Value::Null)])),
+    ];
+    let (built, declared) = (built(), declared());
+    for (prior, config) in cases {
+        let expected = default_plan(&built, &prior, &config, &config);
+        assert_eq!(default_plan(&declared, &prior, &config, &config), expected, "{config:?}");
+    }
+    let (_, replace) =
+        default_plan(&declared, &prior, &config("b", &["80"], &[]), &config("b", &["80"], &[]));
+    assert_eq!(replace, vec![AttributePath::attribute("endpoint").attr("host")]);
+}
+
+#[test]
+fn declared_validators_run_at_depth() {
+    let config = config("a", &[], &[("much-too-long", Value::Null)]);
+    let mut problems = Vec::new();
+    crate::check::run_validators(
+        Shape::of(&declared()),
+        &config,
+        &AttributePath::root(),
+        &mut problems,
+    );
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].attribute, AttributePath::attribute("disk").index(0).attr("name"));
+}
+
+struct Answers;
+
+impl Hooks for Answers {
+    fn default(&self, id: u32, parent: &Value) -> Option<Value> {
+        (id == 7).then(|| parent.attr("name").cloned().unwrap_or(Value::Null))
+    }
+
+    fn replace(&self, id: u32, _: &Value, planned: &Value) -> Option<bool> {
+        (id == 9).then(|| planned == &s("shrink"))
+    }
+}
+
+#[test]
+fn hooks_answer_for_code_the_schema_names() {
+    let schema = Schema::new()
+        .attribute(Attribute::string("name").required())
+        .attribute(Attribute::string("label").optional().computed().default_hook(7))
+        .attribute(Attribute::string("size").required().requires_replace_hook(9))
+        .attribute(Attribute::string("even").optional().validate(validate::hook(3, "even")));
+    let config = |size: &str| {
+        obj([("name", s("n")), ("label", Value::Null), ("size", s(size)), ("even", s("2"))])
+    };
+    let (planned, _) =
+        default_plan_with(&schema, &Value::Null, &config("a"), &config("a"), &Answers);
+    assert_eq!(planned.attr("label"), Some(&s("n")));
+    let prior = obj([("name", s("n")), ("label", s("n")), ("size", s("a")), ("even", s("2"))]);
+    let (_, replace) =
+        default_plan_with(&schema, &prior, &config("shrink"), &config("shrink"), &Answers);
+    assert_eq!(replace, vec![AttributePath::attribute("size")]);
+    let (_, replace) =
+        default_plan_with(&schema, &prior, &config("grow"), &config("grow"), &Answers);
+    assert!(replace.is_empty());
+    let asked = hook_validations(Shape::of(&schema), &config("a"));
+    assert_eq!(asked.len(), 1);
+    assert_eq!((asked[0].id, &asked[0].value), (3, &s("2")));
+}
+
+#[test]
+fn a_declaration_for_no_attribute_is_refused() {
+    let behaviour = SchemaBehaviour {
+        attributes: vec![AttributeBehaviour {
+            path: vec!["endpoint".into(), "nope".into()],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let err = schema_with_behaviour(&built().to_model(), &behaviour).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the behaviour names \"endpoint.nope\", which is no attribute of the schema"
+    );
+}
