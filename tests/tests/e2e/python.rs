@@ -48,3 +48,16 @@ pub fn pytest(paths: &[&str]) -> anyhow::Result<()> {
 fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
     pytest(&["guest-sdk/python/tests/test_schema.py", "guest-sdk/python/tests/test_wire.py"])
 }
+
+/// guest-sdk/python/README.md as a newcomer follows it: written, built, tested, installed,
+/// applied by terraform, and served by `terrarium dev --build`.
+#[test]
+fn the_python_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
+    pytest(&["guest-sdk/python/tests/test_readme.py"])
+}
+
+/// examples/pets/python against SPEC.md, through `terrarium harness` (the host's planner).
+#[test]
+fn the_python_pets_pass_their_harness_tests() -> anyhow::Result<()> {
+    pytest(&["examples/pets/python"])
+}
