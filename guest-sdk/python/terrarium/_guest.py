@@ -152,8 +152,17 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return p.ReadResourceResponse(state or null(), request.private, None, wire.diagnostics(diags), None)
 
         def plan_resource_change(self, request: p.PlanResourceChangeRequest) -> p.PlanResourceChangeResponse:
-            # The host plans from the schema; the proposal is the guest's answer.
-            return p.PlanResourceChangeResponse(request.proposed_new_state, [], request.prior_private, None, [], None)
+            # A host that plans from the declared behaviour never calls this; one that does
+            # not would plan nothing of it (defaults, unknowns, replacements), so say so.
+            needs = Diagnostic(
+                "error",
+                "This provider needs a newer Terrarium",
+                "It declares its planning rules for the host to run (the behaviour interface), "
+                "and this terrarium does not run them; install a newer terrarium.",
+            )
+            return p.PlanResourceChangeResponse(
+                request.proposed_new_state, [], request.prior_private, None, wire.diagnostics([needs]), None
+            )
 
         def apply_resource_change(self, request: p.ApplyResourceChangeRequest) -> p.ApplyResourceChangeResponse:
             def run() -> Any:

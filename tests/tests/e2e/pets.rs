@@ -15,7 +15,7 @@ use terrarium_tests::workspace::hcl_string;
 use terrarium_tests::{Provider, Run, Workspace};
 
 /// Every implementation of the pets spec. A language adds its row here.
-const IMPLEMENTATIONS: &[Provider] = &[Provider::PetsTs];
+const IMPLEMENTATIONS: &[Provider] = &[Provider::PetsTs, Provider::PetsPy];
 
 const PET: &str = "pets_pet.rex";
 
