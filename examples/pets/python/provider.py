@@ -161,6 +161,7 @@ class PetData(terrarium.DataSource[PetInfo]):
         found = self.provider.load(config.id)
         if found is None:
             raise TerraformError("No such pet", f"no pet with id {config.id}", ("id",))
+        log.info("read a pet", id=config.id)
         return PetInfo(id=config.id, name=found["name"], species=found["species"], legs=found["legs"], tags=found.get("tags"))
 
 

@@ -5,7 +5,9 @@
 use std::process::Command;
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::{Artifacts, Provider};
+use terrarium_tests::mirror::{allow_dir_rw, required_providers};
+use terrarium_tests::workspace::hcl_string;
+use terrarium_tests::{Artifacts, Provider, Workspace};
 
 use crate::inspect::inspect_matches_terraform;
 
@@ -62,4 +64,45 @@ fn the_python_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
 #[ignore = "needs the host to plan from the behaviour interface (docs/planning.md step 3)"]
 fn the_python_pets_pass_their_harness_tests() -> anyhow::Result<()> {
     pytest(&["examples/pets/python"])
+}
+
+/// What needs no plan goes through terraform already: the installed Python pets read a file
+/// in their granted directory (a data source), call their function, and what they log reaches
+/// TF_LOG_PROVIDER.
+#[test]
+fn pets_py_reads_granted_files_calls_its_function_and_logs_through_terraform() -> anyhow::Result<()>
+{
+    let scratch = tempfile::tempdir()?;
+    let dir = scratch.path().canonicalize()?.join("pets");
+    std::fs::create_dir(&dir)?;
+    std::fs::write(dir.join("pet-7.json"), r#"{"name": "rex", "species": "cat", "legs": 3}"#)?;
+    let ws = Workspace::with_installs(&[(Provider::PetsPy, &allow_dir_rw(&dir))])?;
+    let config = format!(
+        "{}\nprovider \"pets\" {{\n  directory = {}\n}}\n\
+         data \"pets_pet\" \"rex\" {{\n  id = \"pet-7\"\n}}\n\
+         output \"greeting\" {{\n  value = provider::pets::greeting(data.pets_pet.rex.name)\n}}\n\
+         output \"legs\" {{\n  value = data.pets_pet.rex.legs\n}}\n",
+        required_providers(&[Provider::PetsPy]),
+        hcl_string(&dir.to_string_lossy())
+    );
+    ws.write("main.tf", &config)?;
+    ws.init()?;
+    let log = scratch.path().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    let run =
+        ws.run_with_env(&apply, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", &log_path)])?;
+    ensure!(run.code == Some(0), "apply failed\n{run}");
+    ensure!(
+        run.stdout.contains("greeting = \"Hello, rex!\"") && run.stdout.contains("legs = 3"),
+        "{run}"
+    );
+    let text =
+        std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    ensure!(
+        text.lines().any(|l| l.contains("read a pet") && l.contains("pet-7")),
+        "no \"read a pet\" in the provider log:\n{}",
+        text.lines().filter(|l| l.contains("pets")).collect::<Vec<_>>().join("\n")
+    );
+    Ok(())
 }
