@@ -202,7 +202,7 @@ fn number_to_wit(n: Number) -> wit::Number {
     }
 }
 
-fn number_from_wit(n: wit::Number) -> Number {
+pub(crate) fn number_from_wit(n: wit::Number) -> Number {
     match n {
         wit::Number::Int(i) => Number::Int(i),
         wit::Number::Float(f) => Number::Float(f),

@@ -2,6 +2,7 @@
 //! calling into it with limits, so that a guest that traps, loops or allocates without end
 //! becomes an error for one call rather than a crash or a hang.
 
+mod behaviour;
 mod bindings;
 pub mod cache;
 mod fs_guard;
@@ -19,6 +20,7 @@ use wasmtime::{
     UpdateDeadline,
 };
 
+pub use behaviour::{ProviderBehaviour, provider_behaviour_from_wit};
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
     BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION,
