@@ -6,6 +6,7 @@ pub mod grant_args;
 pub mod harness;
 pub mod inspect;
 pub mod install;
+pub mod new;
 pub mod protected;
 pub mod pulumi;
 pub mod serve;
@@ -39,6 +40,9 @@ pub enum Command {
     /// Serve a provider component to Pulumi's engine as a resource plugin (what an executable
     /// installed with `terrarium install --pulumi` does); without ENGINE, in attach mode.
     ServePulumi(pulumi::ServePulumiArgs),
+    /// Create a provider crate: a resource, a data source and a function with unit and
+    /// acceptance tests, examples, a README and a Makefile, ready to build, test and reload.
+    New(new::NewArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -72,6 +76,10 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Harness(args)) => {
             crate::logging::init_human();
             harness::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(Command::New(args)) => {
+            new::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::Inspect(args)) => {

@@ -1,0 +1,327 @@
+//! `terrarium new NAME`: a provider crate that builds, tests, reloads, documents and
+//! packages as generated: a resource, a data source and a function, unit tests with the
+//! SDK's Harness, an acceptance test with terrarium-acctest, examples for `terrarium docs`,
+//! a README and a Makefile.
+//!
+//! The templates are files beside this module (`rust/`), compiled into the binary; a
+//! template's `{{KEY}}` placeholders are filled from [`Scaffold`].
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+/// The version of the SDK crates a new provider depends on.
+const SDK_VERSION: &str = "0.1";
+
+#[derive(clap::Args, Debug)]
+pub struct NewArgs {
+    /// The provider's type name (lowercase letters and digits, e.g. `pets`): it prefixes
+    /// every resource type (`pets_example`) and names the crate `terraform-provider-NAME`.
+    pub name: String,
+    /// Where to create the crate [default: ./terraform-provider-NAME]. It must not exist or
+    /// be empty.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The language of the provider.
+    #[arg(long, value_enum, default_value_t = Language::Rust)]
+    pub lang: Language,
+    /// The source address configurations give the provider ([HOST/]NAMESPACE/NAME)
+    /// [default: example/NAME].
+    #[arg(long, value_name = "ADDRESS")]
+    pub source: Option<String>,
+    /// Depend on the SDK crates of the Terrarium checkout at DIR (by path) instead of
+    /// crates.io.
+    #[arg(long, value_name = "DIR")]
+    pub sdk_path: Option<PathBuf>,
+}
+
+/// The languages `terrarium new` can set a provider up in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Rust,
+    Python,
+    Typescript,
+}
+
+pub fn run(args: &NewArgs) -> anyhow::Result<()> {
+    let scaffold = Scaffold::from_args(args)?;
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(&scaffold.crate_name));
+    let files = match args.lang {
+        Language::Rust => rust_files(),
+        Language::Python | Language::Typescript => bail!(
+            "terrarium new --lang {}: not yet; new scaffolds Rust providers only for now \
+             (use --lang rust)",
+            language_name(args.lang)
+        ),
+    };
+    write_crate(&dir, &scaffold, &files)?;
+    println!("Created the {} provider in {}. Next:", scaffold.name, dir.display());
+    println!("  cd {}", dir.display());
+    println!("  make build   # the component");
+    println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)");
+    println!("  make dev     # hot reload while you edit");
+    Ok(())
+}
+
+fn language_name(lang: Language) -> &'static str {
+    match lang {
+        Language::Rust => "rust",
+        Language::Python => "python",
+        Language::Typescript => "typescript",
+    }
+}
+
+/// What fills the templates' placeholders.
+#[derive(Debug)]
+pub struct Scaffold {
+    /// `pets`
+    pub name: String,
+    /// `terraform-provider-pets`
+    pub crate_name: String,
+    /// `example/pets`
+    pub source: String,
+    /// The Terrarium checkout the SDK crates come from, when not crates.io.
+    pub sdk_path: Option<PathBuf>,
+}
+
+impl Scaffold {
+    pub fn from_args(args: &NewArgs) -> anyhow::Result<Scaffold> {
+        check_name(&args.name)?;
+        let source = args.source.clone().unwrap_or_else(|| format!("example/{}", args.name));
+        if source.rsplit('/').next() != Some(args.name.as_str()) || source.split('/').count() < 2 {
+            bail!(
+                "--source {source}: the address must end in the provider's name, \
+                 [HOST/]NAMESPACE/{}",
+                args.name
+            );
+        }
+        let sdk_path = match &args.sdk_path {
+            None => None,
+            Some(path) => {
+                let sdk = path.join("guest-sdk/Cargo.toml");
+                if !sdk.is_file() {
+                    bail!(
+                        "--sdk-path {}: not a Terrarium checkout (no guest-sdk/Cargo.toml in it)",
+                        path.display()
+                    );
+                }
+                Some(path.canonicalize().with_context(|| format!("resolving {}", path.display()))?)
+            }
+        };
+        Ok(Scaffold {
+            name: args.name.clone(),
+            crate_name: format!("terraform-provider-{}", args.name),
+            source,
+            sdk_path,
+        })
+    }
+
+    /// The value of placeholder `key`.
+    fn value(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "NAME" => self.name.clone(),
+            "CRATE" => self.crate_name.clone(),
+            "LIB" => self.crate_name.replace('-', "_"),
+            "STRUCT" => camel_case(&self.name),
+            "SOURCE" => self.source.clone(),
+            "SDK_DEPENDENCY" => self.dependency("terrarium-sdk", "guest-sdk"),
+            "ACCTEST_DEPENDENCY" => self.dependency("terrarium-acctest", "guest-sdk/acctest"),
+            "DEPENDENCY_NOTE" => self.dependency_note(),
+            _ => return None,
+        })
+    }
+
+    fn dependency(&self, name: &str, dir: &str) -> String {
+        match &self.sdk_path {
+            None => format!("{name} = \"{SDK_VERSION}\""),
+            Some(root) => format!(
+                "{name} = {{ version = \"{SDK_VERSION}\", path = {} }}",
+                toml_string(&root.join(dir).to_string_lossy())
+            ),
+        }
+    }
+
+    fn dependency_note(&self) -> String {
+        match &self.sdk_path {
+            None => format!(
+                "`terrarium-sdk` and `terrarium-acctest` {SDK_VERSION} come from crates.io."
+            ),
+            Some(root) => format!(
+                "`terrarium-sdk` and `terrarium-acctest` come from the Terrarium checkout at \
+                 `{}` (`terrarium new --sdk-path`). To take them from crates.io instead, drop \
+                 the `path = ...` of both in `Cargo.toml`: `terrarium-sdk = \"{SDK_VERSION}\"`, \
+                 `terrarium-acctest = \"{SDK_VERSION}\"`.",
+                root.display()
+            ),
+        }
+    }
+
+    /// `text` with every `{{KEY}}` replaced by its value.
+    pub fn render(&self, template: &str) -> anyhow::Result<String> {
+        let mut out = String::with_capacity(template.len());
+        let mut rest = template;
+        while let Some(start) = rest.find("{{") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let end = after.find("}}").context("a template has an unclosed {{")?;
+            let key = &after[..end];
+            match self.value(key) {
+                Some(value) => out.push_str(&value),
+                None => bail!("a template names an unknown placeholder {{{{{key}}}}}"),
+            }
+            rest = &after[end + 2..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+/// A provider type name Terraform accepts and every resource type can start with.
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let mut chars = name.chars();
+    let starts_with_letter = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+    if !starts_with_letter || !chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+        bail!(
+            "{name:?} is not a provider name: use lowercase letters and digits, starting with a \
+             letter (it prefixes every resource type, as in {}_example)",
+            if name.is_empty() { "NAME" } else { name }
+        );
+    }
+    Ok(())
+}
+
+fn camel_case(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|c| c.to_ascii_uppercase()).into_iter().chain(chars).collect()
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// One file of a template: where it goes in the crate, and its template text.
+type TemplateFile = (&'static str, &'static str);
+
+fn rust_files() -> Vec<TemplateFile> {
+    vec![
+        ("Cargo.toml", include_str!("rust/Cargo.toml.tmpl")),
+        ("src/lib.rs", include_str!("rust/lib.rs.tmpl")),
+        ("tests/acceptance.rs", include_str!("rust/acceptance.rs.tmpl")),
+        ("README.md", include_str!("rust/README.md.tmpl")),
+        ("Makefile", include_str!("rust/Makefile.tmpl")),
+        (".cargo/config.toml", include_str!("rust/dot-cargo/config.toml.tmpl")),
+        (".gitignore", include_str!("rust/gitignore.tmpl")),
+        ("examples/provider/provider.tf", include_str!("rust/examples/provider.tf.tmpl")),
+        (
+            "examples/resources/{{NAME}}_example/resource.tf",
+            include_str!("rust/examples/resource.tf.tmpl"),
+        ),
+        (
+            "examples/data-sources/{{NAME}}_example/data-source.tf",
+            include_str!("rust/examples/data-source.tf.tmpl"),
+        ),
+        ("examples/functions/greet/function.tf", include_str!("rust/examples/function.tf.tmpl")),
+    ]
+}
+
+/// Renders every file into `dir`, which must not exist or be empty.
+fn write_crate(dir: &Path, scaffold: &Scaffold, files: &[TemplateFile]) -> anyhow::Result<()> {
+    if dir.exists() {
+        let mut entries =
+            fs::read_dir(dir).with_context(|| format!("{} is not a directory", dir.display()))?;
+        if entries.next().is_some() {
+            bail!("{} already exists and is not empty: choose another --dir", dir.display());
+        }
+    }
+    // Render everything first: a broken template leaves no half-written crate behind.
+    let mut rendered = Vec::with_capacity(files.len());
+    for (path, template) in files {
+        rendered.push((scaffold.render(path)?, scaffold.render(template)?));
+    }
+    for (path, text) in rendered {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scaffold(name: &str) -> anyhow::Result<Scaffold> {
+        Scaffold::from_args(&NewArgs {
+            name: name.into(),
+            dir: None,
+            lang: Language::Rust,
+            source: None,
+            sdk_path: None,
+        })
+    }
+
+    #[test]
+    fn every_template_renders_with_no_placeholder_left() {
+        let s = scaffold("pets").unwrap();
+        for (path, template) in rust_files() {
+            let text = s.render(template).unwrap();
+            assert!(!text.contains("{{"), "{path}: {text}");
+            assert!(!s.render(path).unwrap().contains("{{"));
+        }
+        let cargo = s.render(include_str!("rust/Cargo.toml.tmpl")).unwrap();
+        assert!(cargo.contains("name = \"terraform-provider-pets\""));
+        assert!(cargo.contains("terrarium-sdk = \"0.1\""));
+        let lib = s.render(include_str!("rust/lib.rs.tmpl")).unwrap();
+        assert!(lib.contains("pub struct Pets;") && lib.contains("\"pets_example\""));
+    }
+
+    #[test]
+    fn bad_names_and_sources_are_refused_with_what_to_do() {
+        for bad in ["", "Pets", "1pets", "my-pets", "pets_x"] {
+            let error = scaffold(bad).unwrap_err().to_string();
+            assert!(error.contains("lowercase letters and digits"), "{bad}: {error}");
+        }
+        let error = Scaffold::from_args(&NewArgs {
+            name: "pets".into(),
+            dir: None,
+            lang: Language::Rust,
+            source: Some("example/cats".into()),
+            sdk_path: None,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("must end in the provider's name"), "{error}");
+    }
+
+    #[test]
+    fn a_path_dependency_also_says_its_crates_io_version() {
+        let mut s = scaffold("pets").unwrap();
+        s.sdk_path = Some(PathBuf::from("/src/terrarium"));
+        assert_eq!(
+            s.value("SDK_DEPENDENCY").unwrap(),
+            "terrarium-sdk = { version = \"0.1\", path = \"/src/terrarium/guest-sdk\" }"
+        );
+    }
+
+    #[test]
+    fn an_unknown_placeholder_is_a_template_bug() {
+        let s = scaffold("pets").unwrap();
+        assert!(s.render("{{NOPE}}").is_err());
+        assert!(s.render("{{NAME").is_err());
+        assert_eq!(s.render("a {{NAME}} b").unwrap(), "a pets b");
+    }
+
+    #[test]
+    fn a_non_empty_directory_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("keep"), "x").unwrap();
+        let error = write_crate(dir.path(), &scaffold("pets").unwrap(), &rust_files());
+        assert!(error.unwrap_err().to_string().contains("already exists and is not empty"));
+        assert_eq!(fs::read_to_string(dir.path().join("keep")).unwrap(), "x");
+    }
+}
