@@ -140,9 +140,13 @@ impl TestCase {
         let workspace = Workspace::with_providers(&tools, std::slice::from_ref(&self.provider))?;
         let header = self.provider.required_providers();
         let mut initialised = false;
+        // What destroy runs with: the last configuration that applied (a step that expected
+        // an error leaves an invalid one behind).
+        let mut last_applied = header.clone();
         for (i, step) in self.steps.iter().enumerate() {
             let n = i + 1;
-            workspace.write("main.tf", &format!("{header}\n{}", step.config))?;
+            let config = format!("{header}\n{}", step.config);
+            workspace.write("main.tf", &config)?;
             if !initialised {
                 workspace.init().with_context(|| format!("step {n}: init"))?;
                 initialised = true;
@@ -173,6 +177,7 @@ impl TestCase {
                 }
                 ensure!(run.code == Some(0), "step {n}: apply failed\n{run}");
             }
+            last_applied = config;
             let state = workspace.state_json().with_context(|| format!("step {n}: state"))?;
             for check in &step.checks {
                 check.run(&state).with_context(|| {
@@ -195,6 +200,7 @@ impl TestCase {
                 bail!("step {n}: the plan after apply is not empty: {pending:?}\n{run}");
             }
         }
+        workspace.write("main.tf", &last_applied)?;
         let destroy = workspace.run(&["destroy", "-input=false", "-no-color", "-auto-approve"])?;
         ensure!(destroy.code == Some(0), "destroy failed\n{destroy}");
         let state = workspace.state_json()?;

@@ -111,3 +111,24 @@ fn a_failing_check_fails_the_case() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_case_ending_in_an_expected_error_destroys_what_it_applied() -> anyhow::Result<()> {
+    random_case()?
+        .step(Step::config(
+            r#"resource "random_integer" "n" {
+  min = 1
+  max = 9
+}"#,
+        ))
+        .step(
+            Step::config(
+                r#"resource "random_integer" "n" {
+  min = 5
+  max = 1
+}"#,
+            )
+            .expect_error("max (1) must not be less than min (5)"),
+        )
+        .run()
+}
