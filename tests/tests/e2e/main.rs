@@ -24,6 +24,8 @@
 //! * `moved`: `moved` from random_string to random_password (MoveResourceState).
 //! * `query`: `terraform query` with `list "files_file"` blocks, and the configuration it generates.
 //! * `actions`: `terraform apply -invoke` of the files_touch action and its progress messages.
+//! * `scaffold`: `terrarium new` generates a provider crate outside the repository whose
+//!   `make test` (unit tests, then an acceptance test with terraform) passes as generated.
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
 //! * `compat`: a component built against WIT 0.2.0 (a checked-in fixture) served through terraform.
 //! * `terraform_versions`: the Terraform version matrix (1.6.6, 1.10.5, 1.13.5, 1.15.5): what
@@ -61,6 +63,7 @@ mod python;
 mod query;
 mod random;
 mod sandbox;
+mod scaffold;
 mod schema_calls;
 mod stop;
 mod terraform_versions;

@@ -1,0 +1,141 @@
+//! `terrarium new`: the crate it generates, in a directory outside the repository, builds to a
+//! component and passes its own tests as generated (`make test`: the Harness unit tests, then
+//! the acceptance test, a real terraform against the built component through the public
+//! terrarium-acctest). Its SDK dependencies point at this checkout (`--sdk-path`), and the
+//! workspace's lock file pins the same crate versions, so the build needs no network.
+//!
+//! The first run compiles the SDK and its dependencies twice (wasm32-wasip2 and native) into
+//! `target/scaffold` (a few minutes on two cores); later runs reuse it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, ensure};
+use terrarium_tests::Artifacts;
+use terrarium_tests::workspace::{TERRAFORM_TIMEOUT, run_with_timeout};
+
+/// The provider's name: the crate is `terraform-provider-scaffolded`.
+pub const NAME: &str = "scaffolded";
+
+/// A crate `terrarium new` generated, in a temporary directory outside the repository.
+pub struct Generated {
+    _root: tempfile::TempDir,
+    pub dir: PathBuf,
+    /// The cargo target directory its builds use (kept between test runs).
+    pub target_dir: PathBuf,
+}
+
+impl Generated {
+    /// Runs `terrarium new NAME --dir ... --sdk-path REPO` (with `extra` arguments).
+    pub fn new(extra: &[&str]) -> anyhow::Result<Generated> {
+        let artifacts = Artifacts::get()?;
+        let root = tempfile::Builder::new().prefix("terrarium-new-").tempdir()?;
+        ensure!(
+            !root.path().starts_with(&artifacts.repo_root),
+            "{} is inside the repository",
+            root.path().display()
+        );
+        let dir = root.path().join(format!("terraform-provider-{NAME}"));
+        let output = Command::new(artifacts.terrarium()?)
+            .args(["new", NAME, "--dir"])
+            .arg(&dir)
+            .arg("--sdk-path")
+            .arg(&artifacts.repo_root)
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()?;
+        ensure!(
+            output.status.success(),
+            "terrarium new failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // The same versions of serde, wit-bindgen, ... as the workspace, all in cargo's cache.
+        std::fs::copy(artifacts.repo_root.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+        let target_dir = artifacts
+            .components_dir
+            .parent()
+            .and_then(Path::parent)
+            .context("the components directory is not TARGET/wasm32-wasip2/PROFILE")?
+            .join("scaffold");
+        Ok(Generated { _root: root, dir, target_dir })
+    }
+
+    /// `make TARGET` in the crate, with this build's terraform and terrarium, offline;
+    /// its stdout and stderr, or an error with both.
+    pub fn make(&self, target: &str) -> anyhow::Result<String> {
+        let artifacts = Artifacts::get()?;
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = Command::new("make");
+        command
+            .arg(target)
+            .arg(format!("CARGO={cargo}"))
+            .arg(format!("TERRAFORM={}", artifacts.terraform.display()))
+            .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", &self.target_dir)
+            .env("CARGO_NET_OFFLINE", "true")
+            .env("RUST_LIB_BACKTRACE", "0")
+            .env_remove("TERRARIUM_BIN")
+            .env_remove("TERRARIUM_COMPONENT");
+        // Building the SDK from cold takes a while on a small machine; a hung build does not.
+        let (code, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT * 4)?;
+        ensure!(code == Some(0), "make {target} exited {code:?}\n{stdout}\n{stderr}");
+        Ok(format!("{stdout}\n{stderr}"))
+    }
+
+    /// The debug component `make build` leaves.
+    pub fn component(&self) -> PathBuf {
+        self.target_dir.join(format!("wasm32-wasip2/debug/terraform_provider_{NAME}.wasm"))
+    }
+}
+
+#[test]
+fn a_new_provider_builds_and_passes_its_own_tests_outside_the_repository() -> anyhow::Result<()> {
+    let generated = Generated::new(&[])?;
+    for file in [
+        "Cargo.toml",
+        "src/lib.rs",
+        "tests/acceptance.rs",
+        "README.md",
+        "Makefile",
+        ".cargo/config.toml",
+        "examples/resources/scaffolded_example/resource.tf",
+    ] {
+        ensure!(generated.dir.join(file).is_file(), "terrarium new wrote no {file}");
+    }
+    let output = generated.make("test")?;
+    ensure!(generated.component().is_file(), "make test built no component\n{output}");
+    // The unit tests (the SDK's Harness) and the acceptance test (terraform) all ran.
+    for line in [
+        "test tests::an_example_is_created_updated_and_replaced ... ok",
+        "test tests::the_function_greets_and_refuses_an_empty_name ... ok",
+        "test example_resource_data_source_and_function ... ok",
+    ] {
+        ensure!(output.contains(line), "no {line:?} in make test's output:\n{output}");
+    }
+    Ok(())
+}
+
+#[test]
+fn new_says_what_is_not_ready_and_refuses_to_overwrite() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let root = tempfile::tempdir()?;
+    let new = |args: &[&str]| -> anyhow::Result<(bool, String)> {
+        let output = Command::new(artifacts.terrarium()?)
+            .arg("new")
+            .args(args)
+            .current_dir(root.path())
+            .stdin(Stdio::null())
+            .output()?;
+        Ok((output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned()))
+    };
+    let (ok, stderr) = new(&["pets", "--lang", "python"])?;
+    ensure!(!ok && stderr.contains("--lang python: not yet"), "{stderr}");
+    ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang python wrote files");
+    let (ok, stderr) = new(&["pets"])?;
+    ensure!(ok, "{stderr}");
+    let (ok, stderr) = new(&["pets"])?;
+    ensure!(!ok && stderr.contains("already exists and is not empty"), "{stderr}");
+    Ok(())
+}
