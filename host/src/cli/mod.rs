@@ -2,6 +2,7 @@
 //! which means `serve`.
 
 pub mod dev;
+pub mod docs;
 pub mod grant_args;
 pub mod harness;
 pub mod inspect;
@@ -40,6 +41,9 @@ pub enum Command {
     /// Serve a provider component to Pulumi's engine as a resource plugin (what an executable
     /// installed with `terrarium install --pulumi` does); without ENGINE, in attach mode.
     ServePulumi(pulumi::ServePulumiArgs),
+    /// Write registry documentation (docs/index.md, docs/resources/*.md, ...) for a provider
+    /// component, from its schema and an examples/ directory.
+    Docs(docs::DocsArgs),
     /// Create a provider crate: a resource, a data source and a function with unit and
     /// acceptance tests, examples, a README and a Makefile, ready to build, test and reload.
     New(new::NewArgs),
@@ -76,6 +80,11 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Harness(args)) => {
             crate::logging::init_human();
             harness::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(Command::Docs(args)) => {
+            crate::logging::init_human();
+            docs::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::New(args)) => {

@@ -17,6 +17,7 @@
 //! * `hostile`: what tests/guests/hostile does to people (terminal escapes, forged log lines,
 //!   numbers Terraform cannot store, a schema nested without end) as Terraform users see it.
 //! * `dev`: `terrarium dev`: reattached plans, rebuild and hot reload of tests/guests/devloop.
+//! * `docs`: `terrarium docs` pages, and the examples' checked-in docs kept fresh.
 //! * `ephemeral`: an ephemeral random_password written through files_file's write-only
 //!   `content_wo`, never stored.
 //! * `identity`: files_file's resource identity: in state, import by identity, the upgrade of a
@@ -45,6 +46,7 @@ mod acceptance;
 mod actions;
 mod compat;
 mod dev;
+mod docs;
 mod ephemeral;
 mod etcd;
 mod faults;

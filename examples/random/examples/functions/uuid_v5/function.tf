@@ -1,0 +1,3 @@
+output "id" {
+  value = provider::random::uuid_v5("dns", "example.com")
+}

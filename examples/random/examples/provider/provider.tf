@@ -1,0 +1,9 @@
+terraform {
+  required_providers {
+    random = {
+      source = "terrarium/random"
+    }
+  }
+}
+
+provider "random" {}

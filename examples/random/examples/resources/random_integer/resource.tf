@@ -1,0 +1,4 @@
+resource "random_integer" "port" {
+  min = 1024
+  max = 65535
+}
