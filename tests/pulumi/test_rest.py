@@ -63,3 +63,32 @@ def test_an_unknown_token_names_the_known_ones(random_plugin):
         random_plugin.provider.Check(pb.CheckRequest(type="random:index/nope:Nope", news=struct({})))
     assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "random:index/string:String" in error.value.details()
+
+
+def test_terrarium_dev_serves_pulumi_in_attach_mode_and_reloads_new_builds(engine, tmp_path):
+    import shutil
+    import time
+
+    components = os.environ["TERRARIUM_COMPONENTS_DIR"]
+    component = tmp_path / "provider.wasm"
+    shutil.copy(os.path.join(components, "random_provider.wasm"), component)
+    p = Plugin([os.environ["TERRARIUM_BIN"], "dev", str(component), "--pulumi", "random"], None, stderr_path=tmp_path / "dev.stderr")
+    try:
+        p.provider.Attach(plugin_pb2.PluginAttach(address=engine.address))
+
+        def tokens():
+            schema = json.loads(p.provider.GetSchema(pb.GetSchemaRequest()).schema)
+            return set(schema["resources"])
+
+        assert "random:index/string:String" in tokens()
+        # A new build written over the component is swapped in for the next call.
+        staged = tmp_path / "next.wasm"
+        shutil.copy(os.path.join(components, "files_provider.wasm"), staged)
+        os.replace(staged, component)
+        deadline = time.monotonic() + 120
+        while "random:index/filesFile:FilesFile" not in tokens():
+            assert time.monotonic() < deadline, "the new build was not served within 120 s"
+            time.sleep(0.5)
+        assert "random:index/string:String" not in tokens()
+    finally:
+        p.stop()

@@ -25,6 +25,7 @@ use super::grant_args::{GRANT_ARG_IDS, GrantArgs};
 use super::protected;
 
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("consumer").required(true).args(["source", "pulumi"])))]
 pub struct DevArgs {
     /// The provider component to serve and to reload whenever it changes, e.g.
     /// target/wasm32-wasip2/debug/my_provider.wasm.
@@ -33,7 +34,11 @@ pub struct DevArgs {
     /// The provider's source address as configurations name it (`example/null`, or in full
     /// `registry.terraform.io/example/null`): the key in TF_REATTACH_PROVIDERS.
     #[arg(long, value_name = "ADDRESS")]
-    pub source: String,
+    pub source: Option<String>,
+    /// Serve Pulumi's engine instead, as the Pulumi plugin NAME in attach mode: prints the port
+    /// and `PULUMI_DEBUG_PROVIDERS=NAME:PORT` (docs/pulumi.md).
+    #[arg(long, value_name = "NAME", conflicts_with = "source")]
+    pub pulumi: Option<String>,
     /// A shell command that rebuilds COMPONENT, run when files under --watch change (and once
     /// at start); each successful build is reloaded, a failed one leaves the old build serving.
     #[arg(long, value_name = "COMMAND", requires = "watch")]
@@ -88,7 +93,13 @@ impl DevArgs {
 }
 
 pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
-    check_source_address(&args.source)?;
+    match (&args.source, &args.pulumi) {
+        (Some(source), _) => check_source_address(source)?,
+        (None, Some(name)) => super::install::pulumi::check_package_name(name)?,
+        (None, None) => {
+            bail!("pass --source ADDRESS to serve Terraform, or --pulumi NAME to serve Pulumi")
+        }
+    }
     for dir in &args.watch {
         if !dir.is_dir() {
             bail!("--watch {}: not a directory", dir.display());
@@ -182,6 +193,11 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
         None => None,
     };
 
+    if let Some(name) = &args.pulumi {
+        return serve_pulumi(name, live).await;
+    }
+    let source = args.source.clone().unwrap_or_default();
+
     // Reattached providers are never asked to shut down (with "Test": true), and one that is
     // must not end the session: the controller gets a switch of its own, and only a signal
     // stops the server.
@@ -193,18 +209,51 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     )
     .await;
     let BoundSocket { listener, path } = plugin::bind_unix_socket(None, None)?;
-    let reattach = reattach_value(&args.source, std::process::id(), path.as_path());
+    let reattach = reattach_value(&source, std::process::id(), path.as_path());
     println!("export TF_REATTACH_PROVIDERS={}", shell_quote(&reattach));
     println!(
         "# Run the line above in the shell where you run terraform; {} is then served from here, \
          reloaded on every build, until Ctrl-C.",
-        args.source
+        source
     );
     let _signals = stop_on_signals(&stop, &controller)?;
     tracing::info!(socket = %path.as_path().display(), "serving for Terraform's debug mode; Ctrl-C stops");
     plugin::serve_plaintext_on(listener, routes, stop).await?;
     // The socket file goes away here, before the process ends.
     drop(path);
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Serves `live` to Pulumi's engine in attach mode: the port line, then the variable that
+/// tells the engine where the plugin is; every call runs on the build serving when it starts.
+async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()> {
+    use crate::plugin::pulumi::{LISTEN_ADDRESS_VAR, bind_and_announce, listen_address};
+    let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
+    let listener = bind_and_announce(address, &mut std::io::stdout()).await?;
+    let port = listener.local_addr()?.port();
+    println!("export PULUMI_DEBUG_PROVIDERS={name}:{port}");
+    println!(
+        "# Run the line above in the shell where you run pulumi; the plugin {name} is then served \
+         from here, reloaded on every build, until Ctrl-C."
+    );
+    let service = crate::server::PulumiService::current(
+        move || {
+            live.current().provider.clone().ok_or_else(|| {
+                std::sync::Arc::from(
+                    "terrarium dev has no working build of the component yet; its log says why",
+                )
+            })
+        },
+        name,
+        super::pulumi::UNVERSIONED,
+    );
+    tracing::info!(port, "serving Pulumi's engine in attach mode; Ctrl-C stops");
+    crate::plugin::pulumi::serve_pulumi(
+        listener,
+        tonic::service::Routes::new(service.into_server()),
+    )
+    .await?;
     tracing::info!("stopped");
     Ok(())
 }
@@ -343,6 +392,18 @@ mod tests {
             Some(crate::cli::Command::Dev(args)) => Ok(args),
             other => panic!("parsed as {other:?}"),
         }
+    }
+
+    #[test]
+    fn dev_serves_terraform_or_pulumi() {
+        let pulumi = |args: &[&str]| {
+            <crate::cli::Cli as clap::Parser>::try_parse_from(
+                [&["terrarium", "dev", "p.wasm"], args].concat(),
+            )
+        };
+        assert!(pulumi(&["--pulumi", "random"]).is_ok());
+        assert!(pulumi(&[]).is_err(), "neither --source nor --pulumi");
+        assert!(pulumi(&["--pulumi", "random", "--source", "acme/w"]).is_err());
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn ok<T>(t: T) -> Reply<T> {
 /// to load, every RPC answers with the reason.
 #[derive(Clone)]
 pub struct PulumiService {
-    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>,
+    provider: Source,
     package: String,
     version: String,
     /// The engine's address, from the command line, `Handshake` or `Attach`.
@@ -74,7 +74,7 @@ impl PulumiService {
         version: impl Into<String>,
     ) -> Self {
         PulumiService {
-            provider: provider.boxed().shared(),
+            provider: Source::Loading(provider.boxed().shared()),
             package: package.into(),
             version: version.into(),
             engine: Arc::new(Mutex::new(None)),
@@ -83,6 +83,20 @@ impl PulumiService {
 
     pub fn new(provider: Arc<Dispatcher>, package: &str, version: &str) -> Self {
         Self::loading(async move { Ok(provider) }, package, version)
+    }
+
+    /// A service that serves whatever build `current` returns when a call starts (hot reload).
+    pub fn current(
+        current: impl Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync + 'static,
+        package: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        PulumiService {
+            provider: Source::Current(Arc::new(current)),
+            package: package.into(),
+            version: version.into(),
+            engine: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// The tonic service with Pulumi's message limits.
@@ -102,7 +116,11 @@ impl PulumiService {
     }
 
     async fn provider(&self) -> Result<Arc<Dispatcher>, Status> {
-        self.provider.clone().await.map_err(|message| {
+        let provider = match &self.provider {
+            Source::Loading(loading) => loading.clone().await,
+            Source::Current(current) => current(),
+        };
+        provider.map_err(|message| {
             Status::failed_precondition(format!("failed to load the provider component: {message}"))
         })
     }
@@ -133,6 +151,16 @@ struct Resource<'p> {
     name: String,
     block: &'p Block,
     ty: Type,
+}
+
+/// Where a call's provider comes from.
+#[derive(Clone)]
+enum Source {
+    /// One provider, perhaps still loading.
+    Loading(Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>),
+    /// The build serving now, asked for at the start of every call (`terrarium dev`'s hot
+    /// reload: a call keeps the build it started with).
+    Current(Arc<dyn Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync>),
 }
 
 /// The tokens of the package `package` served from `p`'s schema.
