@@ -79,7 +79,7 @@ impl Diagnostics {
     ///
     /// ```
     /// use terrarium_sdk::{Diagnostics, Result};
-    /// # #[derive(serde::Serialize)] struct Server { id: String }
+    /// # #[derive(Debug, serde::Serialize)] struct Server { id: String }
     /// fn boot(server: Server) -> Result<Server> {
     ///     // The server exists, but it did not come up.
     ///     Err(Diagnostics::error("Server failed to boot", "It did not answer in 5 minutes.")

@@ -29,7 +29,7 @@
 //! read the key nor write these files; the MAC is what still holds when something else can.
 //!
 //! An identity stands for contents only once the change time lies further back than the file
-//! system clock's granularity ([`SETTLED`]): two writes within one tick may leave it as it was.
+//! system clock's granularity (`SETTLED`): two writes within one tick may leave it as it was.
 //! A file changed more recently is waited for, briefly, before it is read and its identity
 //! recorded.
 

@@ -4,7 +4,7 @@
 //! Pulumi's model is mapped onto Terraform's here, in the host, as Terraform's core does it for
 //! Terraform: property values are converted with the schema ([`values`]), names and tokens
 //! follow the bridge's conventions ([`names`]), the proposed new state and the attribute-level
-//! diff are computed beside the plan ([`change`]), and the package schema is generated from the
+//! diff are computed beside the plan (`change`), and the package schema is generated from the
 //! Terraform schema ([`schema`]). The component never learns which engine it serves.
 //!
 //! * `Check` validates (ValidateResourceConfig) and returns the inputs as given.
