@@ -18,7 +18,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::dispatch::Dispatcher;
 use crate::plugin::{self, BoundSocket, Shutdown};
 use crate::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
-use crate::runtime::{Runtime, RuntimeSettings};
+use crate::runtime::{DEV_COMPILER, Runtime, RuntimeSettings};
 use crate::sandbox::{Grants, ProtectedPath, Refuse};
 
 use super::grant_args::{GRANT_ARG_IDS, GrantArgs};
@@ -105,8 +105,12 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
             bail!("--watch {}: not a directory", dir.display());
         }
     }
+    // Dev builds are compiled quickly rather than into the fastest code, the first one too
+    // (a debug build of an SDK provider takes seconds to optimise); the cache keeps it apart
+    // from the optimised code of an installed copy.
     let mut settings = RuntimeSettings {
         log_module: "provider.terrarium-dev".into(),
+        compiler: DEV_COMPILER,
         ..RuntimeSettings::default()
     };
     if args.no_cache {
@@ -177,9 +181,8 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     }
 
     // Each new build is compiled once and never seen again: caching it would only leave one
-    // dead entry per save in the user's cache directory. It serves a few commands until the
-    // next save, so it is compiled quickly rather than into the fastest code.
-    let reload_settings = RuntimeSettings { cache_dir: None, optimize_code: false, ..settings };
+    // dead entry per save in the user's cache directory.
+    let reload_settings = RuntimeSettings { cache_dir: None, ..settings };
     let reloader = Arc::new(Reloader::new(live.clone(), component.clone(), reload_settings));
     let _component_watch = watch::watch_component(reloader.clone(), watch::COMPONENT_QUIET)
         .with_context(|| format!("cannot watch {} for new builds", component.display()))?;

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, InstancePre, Linker};
 use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, Store,
-    UpdateDeadline,
+    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    RegallocAlgorithm, Store, Strategy, UpdateDeadline,
 };
 
 pub use behaviour::{ProviderBehaviour, provider_behaviour_from_wit};
@@ -61,10 +61,67 @@ pub struct RuntimeSettings {
     pub cache_dir: Option<PathBuf>,
     /// What the user granted the component (directories, environment, HTTP origins).
     pub sandbox: Arc<Sandbox>,
-    /// Whether Cranelift optimises the generated code. `terrarium dev` turns it off for
-    /// reloaded builds: they run for minutes, and compiling without optimisations takes
-    /// roughly half the time, which is most of a reload.
-    pub optimize_code: bool,
+    /// Which compiler makes native code of the component: the one that makes the fastest
+    /// code for installed providers (compiled once, cached), a quick one for `terrarium dev`,
+    /// whose builds are compiled on every save and serve a few commands each.
+    pub compiler: Compiler,
+}
+
+/// The compiler `terrarium dev` compiles the builds it serves with: each is compiled on every
+/// save and serves a few commands, so compiling quickly matters more than fast code.
+/// (BENCHMARKS.md measures each compiler.) Winch is wasmtime's baseline compiler for x86-64;
+/// elsewhere Cranelift does the quickest compilation it can.
+pub const DEV_COMPILER: Compiler =
+    if cfg!(target_arch = "x86_64") { Compiler::Baseline } else { Compiler::UnoptimizedSinglePass };
+
+/// Which of wasmtime's compilers makes native code of a component, and how hard it works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compiler {
+    /// Cranelift with its optimisations: the fastest code and the slowest compilation.
+    Optimizing,
+    /// Cranelift without optimisations.
+    Unoptimized,
+    /// Cranelift without optimisations, with its single-pass register allocator.
+    UnoptimizedSinglePass,
+    /// Winch, wasmtime's baseline compiler: one pass over each function, no optimisations.
+    Baseline,
+}
+
+impl Compiler {
+    /// Every compiler, for benchmarks.
+    pub const ALL: [Compiler; 4] = [
+        Compiler::Optimizing,
+        Compiler::Unoptimized,
+        Compiler::UnoptimizedSinglePass,
+        Compiler::Baseline,
+    ];
+
+    /// A short name for logs and benchmark tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compiler::Optimizing => "Cranelift, optimizing",
+            Compiler::Unoptimized => "Cranelift, opt-level none",
+            Compiler::UnoptimizedSinglePass => "Cranelift, opt-level none, single-pass regalloc",
+            Compiler::Baseline => "Winch",
+        }
+    }
+
+    fn configure(self, config: &mut Config) {
+        let (strategy, opt_level) = match self {
+            Compiler::Optimizing => (Strategy::Cranelift, OptLevel::Speed),
+            Compiler::Unoptimized | Compiler::UnoptimizedSinglePass => {
+                (Strategy::Cranelift, OptLevel::None)
+            }
+            // Winch compiles the component's functions; Cranelift still compiles the
+            // component-model trampolines, which need no optimising either.
+            Compiler::Baseline => (Strategy::Winch, OptLevel::None),
+        };
+        config.strategy(strategy);
+        config.cranelift_opt_level(opt_level);
+        if self == Compiler::UnoptimizedSinglePass {
+            config.cranelift_regalloc_algorithm(RegallocAlgorithm::SinglePass);
+        }
+    }
 }
 
 /// Terraform's default parallelism (10), plus room for validation and function calls made
@@ -94,7 +151,7 @@ impl Default for RuntimeSettings {
                 cache::default_dir()
             },
             sandbox: Arc::new(Sandbox::default()),
-            optimize_code: true,
+            compiler: Compiler::Optimizing,
         }
     }
 }
@@ -394,7 +451,7 @@ struct EngineShape {
     max_memory_bytes: usize,
     max_table_elements: usize,
     pool_size: usize,
-    optimize_code: bool,
+    compiler: Compiler,
 }
 
 impl EngineShape {
@@ -403,7 +460,7 @@ impl EngineShape {
             max_memory_bytes: settings.max_memory_bytes,
             max_table_elements: settings.max_table_elements,
             pool_size: settings.instance_pool_size.max(1),
-            optimize_code: settings.optimize_code,
+            compiler: settings.compiler,
         }
     }
 }
@@ -460,10 +517,10 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
     if let Some((_, engine)) = engines.iter().find(|(s, _)| *s == shape) {
         return Ok(engine.clone());
     }
-    // The optimisation level is a compiler flag, so it is part of the cache key too.
-    let optimization = if shape.optimize_code { OptLevel::Speed } else { OptLevel::None };
+    // The compiler and its flags are part of the engine's compatibility hash, and so of the
+    // cache key too.
     let mut config = base_config();
-    config.cranelift_opt_level(optimization);
+    shape.compiler.configure(&mut config);
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling_config(shape)));
     let engine = match Engine::new(&config) {
         Ok(engine) => engine,
@@ -472,7 +529,7 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
             // `ulimit -v`), allocating per instance still works, only slower.
             tracing::warn!(error = %format!("{e:#}"), "cannot reserve the instance pool; allocating instances on demand");
             let mut config = base_config();
-            config.cranelift_opt_level(optimization);
+            shape.compiler.configure(&mut config);
             Engine::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?
         }
     };

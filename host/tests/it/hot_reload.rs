@@ -8,9 +8,8 @@
 //! `reloads_under_load_through_the_dev_server_fail_no_call` runs the `terrarium dev` executable
 //! and calls it over its plaintext socket, as a reattached Terraform does.
 //!
-//! `reload_latency` prints the time from a component file changing to the first call served by
-//! the new build; run it with `cargo test -p terrarium --test it hot_reload::reload_latency --
-//! --nocapture`.
+//! How long a reload takes is measured by `make bench BENCH_ARGS=reload` (bench/src/reload.rs),
+//! not here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ use terrarium::dispatch::Dispatcher;
 use terrarium::proto::tfplugin6 as pb;
 use terrarium::proto::tfplugin6::provider_server::Provider as _;
 use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
-use terrarium::runtime::{Runtime, RuntimeSettings};
+use terrarium::runtime::{Compiler, Runtime, RuntimeSettings};
 use terrarium_model::{Type, Value};
 use tonic::Request;
 
@@ -99,7 +98,7 @@ async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
     let provider = Dispatcher::start(Arc::new(runtime)).await.expect("the first build starts");
     let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
     // As `terrarium dev` does: new builds are compiled without optimisations.
-    let reload_settings = RuntimeSettings { optimize_code: false, ..settings };
+    let reload_settings = RuntimeSettings { compiler: Compiler::Baseline, ..settings };
     let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), reload_settings));
     let watch =
         watch::watch_component(reloader, watch::COMPONENT_QUIET).expect("watch the component");
@@ -165,17 +164,6 @@ fn msgpack(value: &Value, ty: &Type) -> Vec<u8> {
 
 fn empty_object() -> Vec<u8> {
     msgpack(&Value::Object(BTreeMap::new()), &Type::object(Vec::<(String, Type)>::new()))
-}
-
-/// A provider configuration with every attribute null, for whatever schema `dev` serves.
-fn null_configuration(dev: &Dev) -> Vec<u8> {
-    let provider = dev.live.current().provider.clone().expect("a build is serving");
-    let ty = provider.schema().provider.block.implied_type();
-    let Type::Object(object) = &ty else {
-        panic!("the provider configuration is not an object: {ty:?}")
-    };
-    let value = Value::Object(object.attributes.keys().map(|k| (k.clone(), Value::Null)).collect());
-    msgpack(&value, &ty)
 }
 
 fn summaries(diagnostics: &[pb::Diagnostic]) -> Vec<&str> {
@@ -438,84 +426,6 @@ async fn reloads_under_load_fail_no_call() {
     );
 }
 
-/// Prints the time from a component file changing to the first call served by the new build:
-/// the watcher's quiet period, reading, compiling (each build is new, so nothing comes from
-/// the cache; without optimisations, as `terrarium dev` compiles reloaded builds), instantiating, reading the schema, replaying the configuration, and the call;
-/// and, for comparison, how long compiling that component alone takes. Compilation grows with
-/// the component's size, so small and large components are measured: the test fixtures and
-/// examples as `make build` builds them, plus, when they have been built, the release build of
-/// examples/null (`make bench`) and tests/guests/devloop (by the `dev` end-to-end test).
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn reload_latency() {
-    let target =
-        component("faulty_provider").ancestors().nth(3).expect("target directory").to_path_buf();
-    let optional = [
-        target.join("wasm32-wasip2/release/null_provider.wasm"),
-        target.join("tmp/devloop-target/wasm32-wasip2/debug/devloop_provider.wasm"),
-    ];
-    let mut components: Vec<PathBuf> = ["faulty_provider", "null_provider", "random_provider"]
-        .map(component)
-        .into_iter()
-        .collect();
-    // Optional builds may be left over from an older WIT world; those are not measured.
-    // Optional builds may be left over from an older WIT world (the export name is in the
-    // binary as text); those are not measured.
-    let export = terrarium::runtime::PROVIDER_EXPORT.as_bytes();
-    components.extend(optional.into_iter().filter(|p| p.exists()).filter(|p| {
-        let current =
-            std::fs::read(p).is_ok_and(|bytes| bytes.windows(export.len()).any(|w| w == export));
-        if !current {
-            println!("reload latency: skipping {}, built for another WIT world", p.display());
-        }
-        current
-    }));
-    for path in components {
-        let dir = tempfile::tempdir().unwrap();
-        let original = std::fs::read(&path).unwrap();
-        let dev = dev(dir.path(), &original, settings(None, 4)).await;
-        let config = null_configuration(&dev);
-        dev.configure(config.clone()).await;
-        let mut samples = Vec::new();
-        for round in 1..=5u64 {
-            let build = variant(&original, &format!("latency-{round}"));
-            let written = Instant::now();
-            rename_over(&dev.path, &build);
-            // The first call that starts on the new generation is served by the new build.
-            loop {
-                let generation = dev.live.current().number;
-                let diagnostics = dev.validate_provider_config(config.clone()).await;
-                assert!(diagnostics.is_empty(), "{diagnostics:?}");
-                if generation > round {
-                    samples.push(written.elapsed());
-                    break;
-                }
-                assert!(written.elapsed() < Duration::from_secs(120), "no reload within 120 s");
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-        }
-        let compile_started = Instant::now();
-        let unoptimized = RuntimeSettings { optimize_code: false, ..settings(None, 4) };
-        Runtime::from_bytes(&variant(&original, "compile-only"), &path, unoptimized)
-            .expect("compiles");
-        let compile = compile_started.elapsed();
-        samples.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        eprintln!(
-            "reload latency, {} ({} KiB): median {:.0} ms (min {:.0}, max {:.0}) over {} reloads, \
-             file renamed over -> first call served by the new build; compiling it alone takes {:.0} ms; \
-             the watcher's quiet period is {} ms",
-            path.strip_prefix(&target).unwrap_or(&path).display(),
-            original.len() / 1024,
-            ms(samples[samples.len() / 2]),
-            ms(samples[0]),
-            ms(samples[samples.len() - 1]),
-            samples.len(),
-            ms(compile),
-            watch::COMPONENT_QUIET.as_millis(),
-        );
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -770,7 +680,7 @@ fn a_build_read_mid_write_is_read_again_once_written() {
     let path = dir.path().join("provider.wasm");
     let whole = std::fs::read(component("null_provider")).unwrap();
     let half = whole[..whole.len() / 2].to_vec();
-    let settings = RuntimeSettings { optimize_code: false, ..settings(None, 1) };
+    let settings = RuntimeSettings { compiler: Compiler::Baseline, ..settings(None, 1) };
 
     // What the reader saw (half a build) differs from the file now (the whole build).
     std::fs::write(&path, &whole).unwrap();
