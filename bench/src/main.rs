@@ -1,19 +1,25 @@
-//! Side-by-side benchmarks of Terrarium (the `terrarium` host serving examples/null) against
-//! the Go null provider 2.1.2, in one run, on one machine. `make bench` builds what it needs
-//! and runs this; BENCHMARKS.md explains every figure.
+//! Benchmarks of Terrarium: side by side with the native providers it replaces (the Go null
+//! provider 2.1.2, and a terraform-plugin-framework provider as a harder baseline), in one run,
+//! on one machine; hot reload under each of wasmtime's compilers; scale. `make bench` builds
+//! what it needs and runs this; BENCHMARKS.md explains every figure.
 //!
-//! Every comparison alternates the two providers run by run (ours, Go, Go, ours, ...) so that
-//! a change in machine load hits both alike, and reports medians.
+//! Every comparison alternates the providers run by run (ours, Go, Go, ours, ...) so that a
+//! change in machine load hits both alike, and reports medians.
 //!
-//! Arguments: `--runs N` (default 5), `--sizes 1,100,1000`, `--skip-terraform`,
-//! `--skip-list-stream`; `list-stream` runs only the ListResource streaming section
-//! (list_stream.rs).
+//! Arguments: sections to run (default: all of them, in this order): `start`, `round-trip`,
+//! `concurrent`, `terraform`, `scale`, `reload`, `list-stream`; `--runs N` (default 5),
+//! `--sizes 1,100,1000,10000` (terraform plan/apply sizes).
 //! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, NULL_COMPONENT,
-//! FAULTY_COMPONENT, HOSTILE_COMPONENT, GO_NULL, TERRAFORM, BENCH_DIR. `list-stream` needs only
+//! NULL_DEBUG_COMPONENT, FAULTY_COMPONENT, HOSTILE_COMPONENT, SLOW_COMPONENT, GO_NULL,
+//! FRAMEWORK_PROVIDER, TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO. `list-stream` needs only
 //! the host and the hostile component, and finds them next to this executable when unset.
 
+mod author;
 mod list_stream;
 mod plugin_client;
+mod reload;
+mod scale;
+mod start;
 mod terraform;
 
 use std::collections::BTreeMap;
@@ -29,10 +35,16 @@ use plugin_client::{Launch, Protocol, RunningPlugin};
 pub struct Setup {
     terrarium: PathBuf,
     null_component: PathBuf,
+    null_debug_component: PathBuf,
     faulty_component: PathBuf,
+    slow_component: PathBuf,
     go_null: PathBuf,
+    framework_provider: PathBuf,
     terraform: PathBuf,
     dir: PathBuf,
+    /// Where the author's crates (guest-sdk/README.md) are made and built; kept across runs.
+    author_dir: PathBuf,
+    repo: PathBuf,
     runs: usize,
     sizes: Vec<usize>,
 }
@@ -47,27 +59,24 @@ fn env_path(key: &str) -> anyhow::Result<PathBuf> {
     Ok(p)
 }
 
+/// The sections, in the order they run.
+const SECTIONS: [&str; 7] =
+    ["start", "round-trip", "concurrent", "terraform", "scale", "reload", "list-stream"];
+
 /// The command line.
 struct Args {
     runs: usize,
     sizes: Vec<usize>,
-    skip_terraform: bool,
-    skip_list_stream: bool,
-    /// `list-stream`: only the ListResource streaming section.
-    only_list_stream: bool,
+    sections: Vec<&'static str>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
     let mut runs = 5;
-    let mut sizes = vec![1, 100, 1000];
-    let mut skip_terraform = false;
-    let mut skip_list_stream = false;
-    let mut only_list_stream = false;
+    let mut sizes = vec![1, 100, 1000, 10_000];
+    let mut sections = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "list-stream" => only_list_stream = true,
-            "--skip-list-stream" => skip_list_stream = true,
             "--runs" => {
                 runs = args.next().context("--runs needs a number")?.parse().context("--runs")?
             }
@@ -80,17 +89,23 @@ fn parse_args() -> anyhow::Result<Args> {
                     .collect::<Result<_, _>>()
                     .context("--sizes")?
             }
-            "--skip-terraform" => skip_terraform = true,
-            other => bail!(
-                "unknown argument {other:?} (known: list-stream, --runs N, --sizes 1,100,1000, --skip-terraform, \
-                 --skip-list-stream)"
-            ),
+            other => match SECTIONS.iter().find(|s| **s == other) {
+                Some(section) => sections.push(*section),
+                None => bail!(
+                    "unknown argument {other:?} (known: --runs N, --sizes 1,100,1000,10000, and the \
+                     sections {})",
+                    SECTIONS.join(", ")
+                ),
+            },
         }
     }
     if runs == 0 {
         bail!("--runs must be at least 1");
     }
-    Ok(Args { runs, sizes, skip_terraform, skip_list_stream, only_list_stream })
+    if sections.is_empty() {
+        sections = SECTIONS.to_vec();
+    }
+    Ok(Args { runs, sizes, sections })
 }
 
 /// A build artifact: `key` from the environment, else `default` (a path in the cargo target
@@ -138,11 +153,12 @@ pub fn median(values: &mut [f64]) -> f64 {
     if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
 }
 
-/// One line of the result table.
+/// One line of a result table.
 pub struct Row {
     what: String,
     ours: f64,
-    go: Option<f64>,
+    /// What `ours` is compared with (the table says what that is).
+    baseline: Option<f64>,
     unit: &'static str,
     /// The target and whether it is met, as text.
     target: String,
@@ -150,9 +166,29 @@ pub struct Row {
 
 impl Row {
     fn ratio(&self) -> String {
-        match self.go {
-            Some(go) if go > 0.0 => format!("{:.2}", self.ours / go),
+        match self.baseline {
+            Some(baseline) if baseline > 0.0 => format!("{:.2}", self.ours / baseline),
             _ => "-".into(),
+        }
+    }
+}
+
+/// One section's table: its rows, and the names of the two columns they compare.
+pub struct Table {
+    title: String,
+    ours: String,
+    baseline: String,
+    rows: Vec<Row>,
+}
+
+impl Table {
+    /// A table against the Go null provider 2.1.2.
+    fn against_go(title: &str, rows: Vec<Row>) -> Table {
+        Table {
+            title: title.into(),
+            ours: "terrarium".into(),
+            baseline: "Go null 2.1.2".into(),
+            rows,
         }
     }
 }
@@ -167,20 +203,29 @@ fn fmt(v: f64, unit: &str) -> String {
     }
 }
 
-fn print_table(rows: &[Row]) {
+fn print_table(table: &Table) {
     println!();
-    println!("| measurement | terrarium | Go null 2.1.2 | ratio | target |");
+    println!("### {}", table.title);
+    println!();
+    println!("| measurement | {} | {} | ratio | target |", table.ours, table.baseline);
     println!("|---|---:|---:|---:|---|");
-    for r in rows {
+    for r in &table.rows {
         println!(
             "| {} | {} | {} | {} | {} |",
             r.what,
             fmt(r.ours, r.unit),
-            r.go.map(|g| fmt(g, r.unit)).unwrap_or_else(|| "-".into()),
+            r.baseline.map(|g| fmt(g, r.unit)).unwrap_or_else(|| "-".into()),
             r.ratio(),
             r.target
         );
     }
+}
+
+/// The 1, 5 and 15 minute load averages, as `uptime` shows them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|e| format!("unknown ({e})"))
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -188,38 +233,64 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 fn main() -> anyhow::Result<()> {
-    let Args { runs, sizes, skip_terraform, skip_list_stream, only_list_stream } = parse_args()?;
+    let Args { runs, sizes, sections } = parse_args()?;
     let tokio =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    if only_list_stream {
+    if sections == ["list-stream"] {
         let (list, _scratch) = list_setup(runs)?;
         return tokio.block_on(list_stream::run(&list));
     }
     let setup = Setup {
         terrarium: env_path("TERRARIUM_BIN")?,
         null_component: env_path("NULL_COMPONENT")?,
+        null_debug_component: env_path("NULL_DEBUG_COMPONENT")?,
         faulty_component: env_path("FAULTY_COMPONENT")?,
+        slow_component: env_path("SLOW_COMPONENT")?,
         go_null: env_path("GO_NULL")?,
+        framework_provider: env_path("FRAMEWORK_PROVIDER")?,
         terraform: env_path("TERRAFORM")?,
         dir: PathBuf::from(std::env::var_os("BENCH_DIR").context("BENCH_DIR is not set")?),
+        author_dir: PathBuf::from(
+            std::env::var_os("BENCH_AUTHOR_DIR").context("BENCH_AUTHOR_DIR is not set")?,
+        ),
+        repo: env_path("REPO")?,
         runs,
         sizes,
     };
     // Checked before anything runs, so that a missing artifact does not cost a whole run.
-    let list = if skip_list_stream { None } else { Some(list_setup(runs)?) };
+    let list = if sections.contains(&"list-stream") { Some(list_setup(runs)?) } else { None };
     std::fs::create_dir_all(&setup.dir)?;
-    let mut rows = Vec::new();
-
-    eprintln!("== cold start (exec to handshake line, and to the first GetProviderSchema answer)");
-    rows.extend(tokio.block_on(cold_start(&setup))?);
-    eprintln!("== one ReadResource round trip (4 KB state, gRPC over mutual TLS)");
-    rows.extend(tokio.block_on(read_resource_round_trip(&setup))?);
-    eprintln!("== ten concurrent calls that each wait 200 ms in the guest");
-    rows.extend(tokio.block_on(concurrent_calls(&setup))?);
-    if !skip_terraform {
-        rows.extend(terraform::run_all(&setup)?);
+    println!("# terrarium-bench {}", sections.join(" "));
+    println!();
+    println!("- load average before: {}", load_average());
+    let mut tables = Vec::new();
+    let mut authors = author::Builds::new(&setup.repo, &setup.author_dir);
+    for section in &sections {
+        match *section {
+            "start" => tables.extend(tokio.block_on(start::run(&setup, &mut authors))?),
+            "round-trip" => {
+                eprintln!("== one ReadResource round trip (4 KB state, gRPC over mutual TLS)");
+                let rows = tokio.block_on(read_resource_round_trip(&setup))?;
+                tables.push(Table::against_go("ReadResource round trip", rows));
+            }
+            "concurrent" => {
+                eprintln!("== ten concurrent calls that each wait 200 ms in the guest");
+                let rows = tokio.block_on(concurrent_calls(&setup))?;
+                tables.push(Table::against_go("Concurrent calls", rows));
+            }
+            "terraform" => {
+                let rows = terraform::run_all(&setup)?;
+                tables.push(Table::against_go("terraform plan and apply, N null_resources", rows));
+            }
+            "scale" => tables.extend(scale::run(&setup, &mut authors)?),
+            "reload" => tables.extend(tokio.block_on(reload::run(&setup, &mut authors))?),
+            _ => {}
+        }
     }
-    print_table(&rows);
+    println!("- load average after: {}", load_average());
+    for table in &tables {
+        print_table(table);
+    }
     if let Some((list, _scratch)) = list {
         tokio.block_on(list_stream::run(&list))?;
     }
@@ -242,84 +313,6 @@ fn ours_launch(
 fn go_launch(setup: &Setup) -> Launch {
     // The Go null provider 2.1.2 (SDK v1) speaks protocol 5 only.
     Launch::new(&setup.go_null, Protocol::V5)
-}
-
-async fn cold_start(setup: &Setup) -> anyhow::Result<Vec<Row>> {
-    let warm_cache = tempfile::tempdir_in(&setup.dir)?;
-    // Fill the cache once.
-    RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(warm_cache.path())))
-        .await?
-        .ready()
-        .await?
-        .stop()
-        .await;
-
-    let (
-        mut ours_warm_hs,
-        mut ours_warm_ready,
-        mut ours_cold_hs,
-        mut ours_cold_ready,
-        mut go_hs,
-        mut go_ready,
-    ) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-    for i in 0..setup.runs.max(5) * 2 {
-        let go_first = i % 2 == 1;
-        for which in if go_first { ["go", "warm", "cold"] } else { ["warm", "cold", "go"] } {
-            let cold_cache;
-            let launch = match which {
-                "go" => go_launch(setup),
-                "warm" => ours_launch(setup, &setup.null_component, Some(warm_cache.path())),
-                _ => {
-                    cold_cache = tempfile::tempdir_in(&setup.dir)?;
-                    ours_launch(setup, &setup.null_component, Some(cold_cache.path()))
-                }
-            };
-            let started = Instant::now();
-            let plugin = RunningPlugin::start(&launch).await?;
-            let handshake = started.elapsed();
-            let plugin = plugin.ready().await?;
-            let ready = started.elapsed();
-            plugin.stop().await;
-            let (hs, rd) = match which {
-                "go" => (&mut go_hs, &mut go_ready),
-                "warm" => (&mut ours_warm_hs, &mut ours_warm_ready),
-                _ => (&mut ours_cold_hs, &mut ours_cold_ready),
-            };
-            hs.push(handshake.as_secs_f64() * 1e3);
-            rd.push(ready.as_secs_f64() * 1e3);
-        }
-    }
-    let warm_hs = median(&mut ours_warm_hs);
-    Ok(vec![
-        Row {
-            what: "cold start, exec → handshake line, warm cache".into(),
-            ours: warm_hs,
-            go: Some(median(&mut go_hs)),
-            unit: "ms",
-            target: format!("≤ 10 ms: {}", verdict(warm_hs <= 10.0)),
-        },
-        Row {
-            what: "cold start, exec → handshake line, cold cache".into(),
-            ours: median(&mut ours_cold_hs),
-            go: Some(median(&mut go_hs.clone())),
-            unit: "ms",
-            target: "-".into(),
-        },
-        Row {
-            what: "exec → first GetProviderSchema answered, warm cache".into(),
-            ours: median(&mut ours_warm_ready),
-            go: Some(median(&mut go_ready)),
-            unit: "ms",
-            target: "-".into(),
-        },
-        Row {
-            what: "exec → first GetProviderSchema answered, cold cache (compiles)".into(),
-            ours: median(&mut ours_cold_ready),
-            go: Some(median(&mut go_ready.clone())),
-            unit: "ms",
-            target: "-".into(),
-        },
-    ])
 }
 
 /// The null_resource state type, the same in both providers.
@@ -377,7 +370,7 @@ async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     Ok(vec![Row {
         what: format!("ReadResource round trip, 4 KB state (median of {ROUND_TRIPS})"),
         ours: median(&mut ours_t),
-        go: Some(median(&mut go_t)),
+        baseline: Some(median(&mut go_t)),
         unit: "µs",
         target: "-".into(),
     }])
@@ -409,14 +402,14 @@ async fn concurrent_calls(setup: &Setup) -> anyhow::Result<Vec<Row>> {
         Row {
             what: "10 concurrent 200 ms guest calls, pool warm (median of batches)".into(),
             ours: steady,
-            go: None,
+            baseline: None,
             unit: "ms",
             target: format!("≤ 300 ms: {}", verdict(steady <= 300.0)),
         },
         Row {
             what: "10 concurrent 200 ms guest calls, first batch (instances created)".into(),
             ours: first,
-            go: None,
+            baseline: None,
             unit: "ms",
             target: format!("≤ 300 ms: {}", verdict(first <= 300.0)),
         },

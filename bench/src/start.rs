@@ -1,0 +1,206 @@
+//! Provider starts, as Terraform makes three or four of them per command: exec to the
+//! handshake line, exec to the first GetProviderSchema answered, and the CPU time and peak
+//! memory of the process by then. Ours (examples/null, release, with a warm and a cold
+//! compiled-component cache) against the Go null provider 2.1.2 and a
+//! terraform-plugin-framework provider; and ours with a 33 MB component, whose compiled
+//! artifact is mapped, against the same start when its cache record is missing (the component
+//! read and hashed, as every start did before).
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+
+use crate::author::{Builds, Profiles};
+use crate::plugin_client::{Launch, Protocol, RunningPlugin};
+use crate::{Row, Setup, Table, go_launch, median, ours_launch, verdict};
+
+/// What one start cost.
+#[derive(Default)]
+struct Samples {
+    handshake_ms: Vec<f64>,
+    ready_ms: Vec<f64>,
+    cpu_ms: Vec<f64>,
+    rss_mb: Vec<f64>,
+}
+
+impl Samples {
+    fn medians(&mut self) -> (f64, f64, f64, f64) {
+        (
+            median(&mut self.handshake_ms),
+            median(&mut self.ready_ms),
+            median(&mut self.cpu_ms),
+            median(&mut self.rss_mb),
+        )
+    }
+}
+
+/// CPU time (user and system, every thread still alive) of a process, in milliseconds, from
+/// the scheduler's nanosecond counters.
+fn cpu_ms(pid: u32) -> anyhow::Result<f64> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let stat = std::fs::read_to_string(task?.path().join("schedstat")).unwrap_or_default();
+        total += stat.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+    }
+    Ok(total as f64 / 1e6)
+}
+
+/// Peak resident memory of a process so far, in MB (MiB, as /usr/bin/time reports).
+fn peak_rss_mb(pid: u32) -> anyhow::Result<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .context("no VmHWM in /proc/PID/status")?;
+    Ok(kb / 1024.0)
+}
+
+/// Starts `launch`, waits for the first GetProviderSchema answer, stops it.
+async fn start_once(launch: &Launch, samples: &mut Samples) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let plugin = RunningPlugin::start(launch).await?;
+    let handshake = started.elapsed();
+    let plugin = plugin.ready().await?;
+    let ready = started.elapsed();
+    let pid = plugin.pid().context("the provider exited")?;
+    samples.cpu_ms.push(cpu_ms(pid)?);
+    samples.rss_mb.push(peak_rss_mb(pid)?);
+    plugin.stop().await;
+    samples.handshake_ms.push(handshake.as_secs_f64() * 1e3);
+    samples.ready_ms.push(ready.as_secs_f64() * 1e3);
+    Ok(())
+}
+
+fn framework_launch(setup: &Setup) -> Launch {
+    Launch::new(&setup.framework_provider, Protocol::V6)
+}
+
+/// Removes the cache's records, so that the next start reads and hashes the component.
+fn forget_records(cache_home: &Path) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(cache_home.join("terrarium"))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "rec") {
+            std::fs::remove_file(path)?;
+        }
+    }
+    Ok(())
+}
+
+pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Table>> {
+    let big = authors.debug(Profiles::CargoNew)?.component.clone();
+    let big_size = std::fs::metadata(&big)?.len() as f64 / f64::from(1 << 20);
+    eprintln!("== provider starts (exec to handshake line, to the first GetProviderSchema answer)");
+    let warm_cache = tempfile::tempdir_in(&setup.dir)?;
+    // Fill the cache once, for both components (the big one takes a while to optimise).
+    for component in [&setup.null_component, &big] {
+        RunningPlugin::start(&ours_launch(setup, component, Some(warm_cache.path())))
+            .await?
+            .ready()
+            .await?
+            .stop()
+            .await;
+    }
+    let kinds = ["warm", "cold", "go", "framework", "big", "big-unrecorded"];
+    let mut samples: [Samples; 6] = std::array::from_fn(|_| Samples::default());
+    for i in 0..setup.runs.max(5) * 2 {
+        // Alternate the order run by run, so that load hits every kind alike.
+        let order: Vec<usize> =
+            if i % 2 == 0 { (0..kinds.len()).collect() } else { (0..kinds.len()).rev().collect() };
+        for k in order {
+            let cold_cache;
+            let launch = match kinds[k] {
+                "go" => go_launch(setup),
+                "framework" => framework_launch(setup),
+                "warm" => ours_launch(setup, &setup.null_component, Some(warm_cache.path())),
+                "cold" => {
+                    cold_cache = tempfile::tempdir_in(&setup.dir)?;
+                    ours_launch(setup, &setup.null_component, Some(cold_cache.path()))
+                }
+                "big" => ours_launch(setup, &big, Some(warm_cache.path())),
+                _ => {
+                    forget_records(warm_cache.path())?;
+                    ours_launch(setup, &big, Some(warm_cache.path()))
+                }
+            };
+            start_once(&launch, &mut samples[k]).await?;
+        }
+    }
+    let [warm, cold, go, framework, big, unrecorded] = samples.each_mut().map(Samples::medians);
+    let row = |what: &str, ours: f64, baseline: Option<f64>, unit, target: String| Row {
+        what: what.into(),
+        ours,
+        baseline,
+        unit,
+        target,
+    };
+    let against = |base: (f64, f64, f64, f64)| {
+        vec![
+            row(
+                "exec → handshake line, warm cache",
+                warm.0,
+                Some(base.0),
+                "ms",
+                format!("≤ 10 ms: {}", verdict(warm.0 <= 10.0)),
+            ),
+            row("exec → handshake line, cold cache", cold.0, Some(base.0), "ms", "-".into()),
+            row(
+                "exec → first GetProviderSchema answered, warm cache",
+                warm.1,
+                Some(base.1),
+                "ms",
+                "-".into(),
+            ),
+            row(
+                "exec → first GetProviderSchema answered, cold cache (compiles)",
+                cold.1,
+                Some(base.1),
+                "ms",
+                "-".into(),
+            ),
+            row(
+                "CPU time by the first GetProviderSchema answer, warm cache",
+                warm.2,
+                Some(base.2),
+                "ms",
+                "-".into(),
+            ),
+            row(
+                "peak RSS by the first GetProviderSchema answer, warm cache",
+                warm.3,
+                Some(base.3),
+                "MB",
+                format!("ratio ≤ 1: {}", verdict(warm.3 <= base.3)),
+            ),
+        ]
+    };
+    let big_label = format!("{big_size:.1} MB component (the author's cargo-new debug build)");
+    Ok(vec![
+        Table::against_go("Provider start: examples/null against the Go null provider", against(go)),
+        Table {
+            title: "A harder baseline: a terraform-plugin-framework provider (workato 0.16.0, protocol 6)"
+                .into(),
+            ours: "terrarium (examples/null)".into(),
+            baseline: "workato 0.16.0".into(),
+            rows: against(framework),
+        },
+        Table {
+            title: format!("Big components: a {big_label}, warm cache"),
+            ours: "artifact mapped (record hit)".into(),
+            baseline: "component read and hashed (no record)".into(),
+            rows: vec![
+                row(
+                    "exec → handshake line",
+                    big.0,
+                    Some(unrecorded.0),
+                    "ms",
+                    format!("≤ 5 ms: {}", verdict(big.0 <= 5.0)),
+                ),
+                row("exec → first GetProviderSchema answered", big.1, Some(unrecorded.1), "ms", "-".into()),
+                row("CPU time by the first GetProviderSchema answer", big.2, Some(unrecorded.2), "ms", "-".into()),
+                row("peak RSS by the first GetProviderSchema answer", big.3, Some(unrecorded.3), "MB", "-".into()),
+            ],
+        },
+    ])
+}
