@@ -22,6 +22,7 @@ use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
 use terrarium::runtime::{Compiler, DEV_COMPILER, Runtime, RuntimeSettings};
 use terrarium::server::ProviderService;
 use terrarium_model::{Type, Value};
+use terrarium_plugin_client::rebuilt;
 use tokio::io::AsyncBufReadExt as _;
 use tonic::Request;
 
@@ -46,31 +47,6 @@ fn settings(compiler: Compiler) -> RuntimeSettings {
     }
 }
 
-/// `bytes` with a custom section appended: the same code, but a different build to the host.
-fn variant(bytes: &[u8], tag: &str) -> Vec<u8> {
-    fn leb128(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let name = b"terrarium-bench-build";
-    let mut payload = Vec::new();
-    leb128(name.len(), &mut payload);
-    payload.extend_from_slice(name);
-    payload.extend_from_slice(tag.as_bytes());
-    let mut out = bytes.to_vec();
-    out.push(0); // custom section id
-    leb128(payload.len(), &mut out);
-    out.extend_from_slice(&payload);
-    out
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -87,7 +63,7 @@ fn size_text(bytes: usize) -> String {
 fn compile_ms(bytes: &[u8], path: &Path, compiler: Compiler, runs: usize) -> anyhow::Result<f64> {
     let mut samples = Vec::new();
     for run in 0..runs {
-        let build = variant(bytes, &format!("compile-{run}"));
+        let build = rebuilt(bytes, &format!("compile-{run}"));
         let started = Instant::now();
         Runtime::from_bytes(&build, path, settings(compiler))?;
         samples.push(ms(started.elapsed()));
@@ -151,7 +127,7 @@ async fn reload_ms(
     let config = dev.null_configuration()?;
     let mut samples = Vec::new();
     for round in 1..=runs as u64 {
-        let build = variant(bytes, &format!("reload-{round}"));
+        let build = rebuilt(bytes, &format!("reload-{round}"));
         let partial = path.with_extension("wasm.partial");
         std::fs::write(&partial, &build)?;
         let written = Instant::now();

@@ -25,6 +25,7 @@ use terrarium::proto::tfplugin6::provider_server::Provider as _;
 use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
 use terrarium::runtime::{Compiler, Runtime, RuntimeSettings};
 use terrarium_model::{Type, Value};
+use terrarium_plugin_client::rebuilt;
 use tonic::Request;
 
 fn component(name: &str) -> PathBuf {
@@ -33,31 +34,6 @@ fn component(name: &str) -> PathBuf {
     let path = target.join(format!("wasm32-wasip2/debug/{name}.wasm"));
     assert!(path.exists(), "{} is missing: build the guests first (`make build`)", path.display());
     path
-}
-
-/// `bytes` with a custom section appended: the same code, but a different build to the host.
-fn variant(bytes: &[u8], tag: &str) -> Vec<u8> {
-    fn leb128(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let name = b"terrarium-test-build";
-    let mut payload = Vec::new();
-    leb128(name.len(), &mut payload);
-    payload.extend_from_slice(name);
-    payload.extend_from_slice(tag.as_bytes());
-    let mut out = bytes.to_vec();
-    out.push(0); // custom section id
-    leb128(payload.len(), &mut out);
-    out.extend_from_slice(&payload);
-    out
 }
 
 /// Writes a new build the way `cargo` and most tools do: to a temporary file renamed over
@@ -266,7 +242,7 @@ async fn the_recorded_configuration_is_replayed_into_the_new_build() {
 
     // Same code, new bytes: without the carried-over configuration its instances would say
     // "unconfigured", since nothing sends ConfigureProvider again.
-    write_in_place(&dev.path, &variant(&faulty, "second"));
+    write_in_place(&dev.path, &rebuilt(&faulty, "second"));
     assert_eq!(dev.wait_past(1).await, 2);
     let values =
         futures::future::join_all((0..3).map(|_| apply_faulty(&dev.service, &ty, "slow"))).await;
@@ -316,7 +292,7 @@ async fn a_build_that_fails_to_load_is_not_swapped_in_and_the_next_call_warns() 
     }
 
     // A good build after broken ones is swapped in.
-    rename_over(&dev.path, &variant(&null, "fixed"));
+    rename_over(&dev.path, &rebuilt(&null, "fixed"));
     assert_eq!(dev.wait_past(1).await, 2);
 }
 
@@ -333,7 +309,7 @@ async fn reloads_under_load_fail_no_call() {
     let null = std::fs::read(component("null_provider")).unwrap();
     // Two builds alternate; after the first round both come from the compiled-component
     // cache, so the swaps come quickly while the calls run.
-    let builds = [null.clone(), variant(&null, "b")];
+    let builds = [null.clone(), rebuilt(&null, "b")];
     let dev = Arc::new(dev(dir.path(), &builds[0], settings(Some(&cache), 8)).await);
     dev.configure(empty_object()).await;
 
@@ -574,7 +550,7 @@ async fn reloads_under_load_through_the_dev_server_fail_no_call() {
         |log: &Path| std::fs::read_to_string(log).unwrap_or_default().matches("reloaded:").count();
     let mut swaps = 0;
     while swaps < SWAPS || calls.load(Ordering::Relaxed) < CALLS {
-        rename_over(&path, &variant(&faulty, &format!("swap-{swaps}")));
+        rename_over(&path, &rebuilt(&faulty, &format!("swap-{swaps}")));
         let deadline = Instant::now() + Duration::from_secs(120);
         while reloads(&log) <= swaps {
             assert!(

@@ -2,16 +2,19 @@
 //! provider process: the client certificate go-plugin's AutoMTLS makes ([`ClientIdentity`]),
 //! the handshake line a plugin prints ([`Handshake`]), the TLS client configuration go-plugin
 //! uses ([`tls_config`]), a connector that dials the plugin's Unix socket ([`PluginConnector`])
-//! and a launcher that starts a provider the way Terraform does ([`launch`]).
+//! and a launcher that starts a provider the way Terraform does ([`launch`]); and new builds of
+//! a component for hot-reload tests ([`rebuilt`]).
 //!
 //! Used by the host's integration tests and by `bench/`; the gRPC clients for the protocol
 //! itself come from the caller.
 
+mod build;
 mod connect;
 mod handshake;
 mod identity;
 mod launch;
 
+pub use build::rebuilt;
 pub use connect::{PluginConnector, Trust, connect, connect_lazy, tls_config};
 pub use handshake::Handshake;
 pub use identity::ClientIdentity;
