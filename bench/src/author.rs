@@ -65,14 +65,19 @@ fn block_after<'a>(readme: &'a str, heading: &str, language: &str) -> anyhow::Re
 /// SDK, and without its profile sections for [`Profiles::CargoNew`].
 fn cargo_toml_additions(readme: &str, sdk: &Path, profiles: Profiles) -> anyhow::Result<String> {
     let toml = block_after(readme, "1.", "toml")?;
-    let sdk_line = "terrarium-sdk = { path = \"../terrarium/guest-sdk\" }";
-    if !toml.contains(sdk_line) {
+    // Whatever the README's line says (a registry version, or a path for a checkout), the
+    // bench builds against this repository's SDK.
+    let sdk_line = format!("terrarium-sdk = {{ path = \"{}\" }}", sdk.display());
+    if !toml.lines().any(|l| l.starts_with("terrarium-sdk =")) {
         bail!(
-            "the README's Cargo.toml no longer has the line {sdk_line}; update bench/src/author.rs"
+            "the README's Cargo.toml no longer has a terrarium-sdk line; update bench/src/author.rs"
         );
     }
-    let toml =
-        toml.replace(sdk_line, &format!("terrarium-sdk = {{ path = \"{}\" }}", sdk.display()));
+    let toml: String = toml
+        .lines()
+        .map(|l| if l.starts_with("terrarium-sdk =") { sdk_line.as_str() } else { l })
+        .map(|l| format!("{l}\n"))
+        .collect();
     Ok(match profiles {
         Profiles::Readme => toml,
         Profiles::CargoNew => {
