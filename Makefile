@@ -29,7 +29,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 LOCKED := $(if $(CI),--locked,)
 
 # Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
-GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider slow-provider files-provider etcd-provider
+GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider slow-provider files-provider etcd-provider pets-rs
 # Of those, the test fixtures: guests only, with no native tests, so `make test` skips
 # building them natively.
 GUEST_FIXTURES := faulty-provider hostile-provider slow-provider
@@ -88,7 +88,7 @@ test-js: setup build-guests
 # Each example's documentation directory and its component; tests/tests/e2e/docs.rs fails
 # when a checked-in page differs from what `terrarium docs` writes now.
 DOCUMENTED := null:null_provider random:random_provider files:files_provider etcd:etcd_provider \
-	pets/typescript:pets_ts pets/python:pets_py
+	pets/rust:pets_rs pets/typescript:pets_ts pets/python:pets_py
 
 docs: build
 	@for pair in $(DOCUMENTED); do \

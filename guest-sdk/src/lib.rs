@@ -130,6 +130,7 @@ pub mod function;
 pub mod http;
 pub mod identity;
 mod identity_schema;
+pub mod json;
 mod kind;
 pub mod list;
 pub mod log;

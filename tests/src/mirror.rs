@@ -31,14 +31,17 @@ pub enum Provider {
     /// examples/random as built against WIT `terrarium:provider@0.2.0`, checked in under
     /// tests/fixtures/wit-0.2.0/ and never rebuilt: what a user's old component looks like.
     RandomWit020,
-    /// examples/pets/typescript: pets in a granted directory, written with the TypeScript SDK.
+    /// examples/pets/rust: pets in a granted directory (examples/pets/SPEC.md), written with
+    /// the Rust SDK: the conformance suite's reference, planning in the guest.
+    PetsRs,
+    /// examples/pets/typescript: the same pets, written with the TypeScript SDK.
     PetsTs,
     /// examples/pets/python: the same pets, written with the Python SDK.
     PetsPy,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 11] = [
+    pub const ALL: [Provider; 12] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -48,6 +51,7 @@ impl Provider {
         Provider::Files,
         Provider::Etcd,
         Provider::RandomWit020,
+        Provider::PetsRs,
         Provider::PetsTs,
         Provider::PetsPy,
     ];
@@ -64,7 +68,9 @@ impl Provider {
             Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
-            Provider::PetsTs | Provider::PetsPy => "registry.terraform.io/terrarium/pets",
+            Provider::PetsRs | Provider::PetsTs | Provider::PetsPy => {
+                "registry.terraform.io/terrarium/pets"
+            }
         }
     }
 
@@ -88,6 +94,7 @@ impl Provider {
             | Provider::Files
             | Provider::Etcd
             | Provider::RandomWit020
+            | Provider::PetsRs
             | Provider::PetsTs
             | Provider::PetsPy => "0.1.0",
         }
@@ -103,6 +110,7 @@ impl Provider {
             Provider::Slow => Some("slow_provider"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
+            Provider::PetsRs => Some("pets_rs"),
             Provider::PetsTs => Some("pets_ts"),
             Provider::PetsPy => Some("pets_py"),
             Provider::GoNull | Provider::RandomWit020 => None,

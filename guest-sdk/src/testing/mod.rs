@@ -69,7 +69,7 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
-use terrarium_model::{AttributePath, Diagnostic, Number, Severity, Value};
+use terrarium_model::{AttributePath, Diagnostic, Severity, Value};
 
 use crate::kind::find_type;
 use crate::provider::Provider;
@@ -762,16 +762,7 @@ fn absent_blocks(shape: Shape<'_>, value: Value) -> Value {
 }
 
 /// JSON as a value: arrays become lists and objects maps, which [`conform`] reshapes.
-pub fn from_json(json: &Json) -> Value {
-    match json {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => Number::parse(&n.to_string()).map_or(Value::Null, Value::Number),
-        Json::String(s) => Value::String(s.clone()),
-        Json::Array(items) => Value::List(items.iter().map(from_json).collect()),
-        Json::Object(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
-    }
-}
+pub use crate::json::value_from_json as from_json;
 
 /// What Terraform proposes: the configuration, with the prior value of every computed
 /// attribute the configuration leaves null, nested objects matched to their prior selves

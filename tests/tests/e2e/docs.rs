@@ -12,11 +12,12 @@ use terrarium_tests::Artifacts;
 
 /// Each documented example's directory under examples/ and its component (the Makefile's
 /// DOCUMENTED).
-const DOCUMENTED: [(&str, &str); 6] = [
+const DOCUMENTED: [(&str, &str); 7] = [
     ("null", "null_provider"),
     ("random", "random_provider"),
     ("files", "files_provider"),
     ("etcd", "etcd_provider"),
+    ("pets/rust", "pets_rs"),
     ("pets/typescript", "pets_ts"),
     ("pets/python", "pets_py"),
 ];
@@ -114,5 +115,29 @@ fn a_resource_page_shows_the_schema_as_the_registry_does() -> anyhow::Result<()>
         "functions/uuid_v5.md:\n{function}"
     );
     ensure!(out.path().join("index.md").is_file(), "no index.md");
+    Ok(())
+}
+
+/// The pets provider is one provider in three languages (examples/pets/SPEC.md): its
+/// generated documentation, schema and descriptions included, is the same in each.
+#[test]
+fn the_pets_docs_are_the_same_in_every_language() -> anyhow::Result<()> {
+    let examples = Artifacts::get()?.repo_root.join("examples/pets");
+    let reference = files(&examples.join("rust/docs"))?;
+    ensure!(!reference.is_empty(), "examples/pets/rust/docs has no pages");
+    for language in ["typescript", "python"] {
+        let pages = files(&examples.join(language).join("docs"))?;
+        for (name, page) in &reference {
+            ensure!(
+                pages.get(name) == Some(page),
+                "examples/pets/{language}/docs/{name} differs from the Rust one's (or is missing)"
+            );
+        }
+        ensure!(
+            pages.len() == reference.len(),
+            "examples/pets/{language}/docs has pages the Rust one has not: {:?}",
+            pages.keys().filter(|k| !reference.contains_key(*k)).collect::<Vec<_>>()
+        );
+    }
     Ok(())
 }
