@@ -78,7 +78,7 @@ def test_the_readme_takes_a_newcomer_from_an_empty_directory_to_terraform_apply(
     assert args[:2] == ["terrarium", "dev"]
     log = tmp_path / "dev.log"
     with open(log, "w") as stderr:
-        dev = subprocess.Popen([terrarium, *args[2:]], cwd=project, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        dev = subprocess.Popen([terrarium, *args[1:]], cwd=project, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
     try:
         first = dev.stdout.readline()
         assert first.startswith("export TF_REATTACH_PROVIDERS="), first + log.read_text()

@@ -35,7 +35,7 @@ impl Dispatcher {
         .await
     }
 
-    fn action_request(
+    async fn action_request(
         &self,
         subject: Subject<'_>,
         request: &ActionRequest,
@@ -43,12 +43,7 @@ impl Dispatcher {
         let ty = self.action_type(&request.type_name)?;
         Ok(guest::ActionRequest {
             type_name: request.type_name.clone(),
-            config: runtime::value_to_wit(&self.decode(
-                subject,
-                "configuration",
-                &request.config,
-                ty,
-            )?),
+            config: self.configuration_with_defaults(subject, &request.config, ty).await?,
             client: client_capabilities(request.client),
         })
     }
@@ -56,7 +51,7 @@ impl Dispatcher {
     pub async fn plan_action(&self, request: &ActionRequest) -> PlanActionResponse {
         let subject = Subject { rpc: "PlanAction", kind: KIND, name: &request.type_name };
         let run = async || -> Result<PlanActionResponse, Vec<Diagnostic>> {
-            let wit_request = self.action_request(subject, request)?;
+            let wit_request = self.action_request(subject, request).await?;
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_plan_action(s, &wit_request).await
@@ -75,7 +70,7 @@ impl Dispatcher {
     pub async fn invoke_action(&self, request: &ActionRequest, events: mpsc::Sender<ActionEvent>) {
         let subject = Subject { rpc: "InvokeAction", kind: KIND, name: &request.type_name };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let wit_request = self.action_request(subject, request)?;
+            let wit_request = self.action_request(subject, request).await?;
             let progress = events.clone();
             let report = Box::new(move |message: String| {
                 let progress = progress.clone();

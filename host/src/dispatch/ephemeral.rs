@@ -55,12 +55,7 @@ impl Dispatcher {
             let ty = self.ephemeral_resource_type(&request.type_name)?;
             let wit_request = guest::OpenEphemeralResourceRequest {
                 type_name: request.type_name.clone(),
-                config: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "configuration",
-                    &request.config,
-                    ty,
-                )?),
+                config: self.configuration_with_defaults(subject, &request.config, ty).await?,
                 client: client_capabilities(request.client),
             };
             let r = self

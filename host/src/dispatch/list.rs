@@ -48,12 +48,8 @@ impl Dispatcher {
         let subject = Subject { rpc: RPC, kind: KIND, name: &request.type_name };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
             let config_type = self.list_resource_type(&request.type_name)?;
-            let config = runtime::value_to_wit(&self.decode(
-                subject,
-                "configuration",
-                &request.config,
-                config_type,
-            )?);
+            let config =
+                self.configuration_with_defaults(subject, &request.config, config_type).await?;
             // Schemas::new made sure a list resource has a resource type and an identity.
             let item_types = ItemTypes {
                 type_name: request.type_name.clone(),

@@ -18,6 +18,7 @@
 
 mod action;
 mod data_source;
+mod declared;
 mod ephemeral;
 mod list;
 mod pool;
@@ -33,7 +34,7 @@ use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 use wasmtime::Store;
 
 use crate::codec;
-use crate::runtime::{self, GuestError, HostState, Runtime, guest, wit};
+use crate::runtime::{self, GuestError, HostState, Runtime, guest, wit, wit_behaviour};
 use pool::InstancePool;
 pub use schemas::Schemas;
 use types::DynamicValue;
@@ -69,6 +70,9 @@ pub struct Dispatcher {
     schemas: Schemas,
     /// Diagnostics the guest reported with its schema (shown by GetProviderSchema).
     schema_diagnostics: Vec<Diagnostic>,
+    /// Set when the component declares its behaviour: the host then plans and validates
+    /// for it with the framework's rules.
+    declared: Option<declared::Declared>,
     pool: InstancePool,
 }
 
@@ -94,8 +98,23 @@ impl Dispatcher {
         let (schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
             .map_err(|e| StartError::Schema(e.to_string()))?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
+        let declared = if instance.declares_behaviour() {
+            let behaviour = instance
+                .call_behaviour(async |b: &wit_behaviour::Guest, s: &mut Store<HostState>| {
+                    b.call_get_behaviour(s).await
+                })
+                .await?;
+            let behaviour = runtime::provider_behaviour_from_wit(behaviour)
+                .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?;
+            Some(
+                declared::Declared::new(schemas.provider_schema(), behaviour)
+                    .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?,
+            )
+        } else {
+            None
+        };
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
-        Ok(Dispatcher { runtime, schemas, schema_diagnostics, pool })
+        Ok(Dispatcher { runtime, schemas, schema_diagnostics, declared, pool })
     }
 
     pub fn schema(&self) -> &ProviderSchema {
@@ -158,6 +177,8 @@ impl Dispatcher {
     /// diagnostic for an unknown type), handed to the guest's `validate`, whose diagnostics
     /// are the answer.
     ///
+    /// A component that declares its behaviour has its declared validators run first.
+    ///
     /// Before the guest looks, the host refuses values for attributes only the provider may
     /// set (computed, neither required nor optional) in `block`, the schema of the
     /// configuration, as Terraform's own SDKs do: otherwise the value passes validation and
@@ -182,6 +203,9 @@ impl Dispatcher {
                 .into_iter()
                 .map(|path| configured_computed_only(subject, path))
                 .collect();
+            if let Some(schema) = self.declared(subject) {
+                diagnostics.extend(self.run_declared_validators(subject, schema, &config).await?);
+            }
             let config = runtime::value_to_wit(&config);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -238,15 +262,35 @@ fn encode_checked(
     ty: &Type,
     known: Knownness,
 ) -> Result<DynamicValue, Vec<Diagnostic>> {
-    let value = runtime::value_from_wit(value).map_err(|e| {
+    let value = value_from_guest(subject, what, value)?;
+    encode_value_checked(subject, what, &value, ty, known)
+}
+
+/// A value the guest returned, in the host's model.
+fn value_from_guest(
+    subject: Subject<'_>,
+    what: &str,
+    value: wit::Value,
+) -> Result<Value, Vec<Diagnostic>> {
+    runtime::value_from_wit(value).map_err(|e| {
         vec![invalid_result(
             subject,
             what,
             AttributePath::root(),
             &format!("the value is malformed: {e}"),
         )]
-    })?;
-    let mut diags: Vec<Diagnostic> = codec::check(&value, ty)
+    })
+}
+
+/// [`encode_checked`] for a value already in the host's model.
+fn encode_value_checked(
+    subject: Subject<'_>,
+    what: &str,
+    value: &Value,
+    ty: &Type,
+    known: Knownness,
+) -> Result<DynamicValue, Vec<Diagnostic>> {
+    let mut diags: Vec<Diagnostic> = codec::check(value, ty)
         .into_iter()
         .map(|m| invalid_result(subject, what, m.path, &m.message))
         .collect();
@@ -260,14 +304,14 @@ fn encode_checked(
         ),
     };
     if let Some(message) = unknown_refused {
-        collect_unknowns(&value, &AttributePath::root(), &mut |path| {
+        collect_unknowns(value, &AttributePath::root(), &mut |path| {
             diags.push(invalid_result(subject, what, path, message));
         });
     }
     if !diags.is_empty() {
         return Err(diags);
     }
-    codec::encode_msgpack(&value, ty).map(DynamicValue::msgpack).map_err(|e| {
+    codec::encode_msgpack(value, ty).map(DynamicValue::msgpack).map_err(|e| {
         vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))]
     })
 }

@@ -12,7 +12,7 @@ use wasmtime::Store;
 
 use super::{Dispatcher, Subject, guest_error_diagnostic, types};
 use crate::guest_text::{self, Lines};
-use crate::runtime::{self, GuestError, GuestInstance, HostState, guest};
+use crate::runtime::{self, GuestError, GuestInstance, HostState, guest, wit_behaviour};
 
 /// The instances of one provider and the configuration they must see.
 ///
@@ -120,6 +120,18 @@ impl Dispatcher {
     ) -> Result<R, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, needs_configuration(subject.rpc)).await?;
         let result = lease.pooled.instance.call(f).await;
+        self.settle(subject, lease, result)
+    }
+
+    /// [`call`](Self::call) for the hooks of a component that declares its behaviour
+    /// (`behaviour` interface), on an instance leased the same way.
+    pub(super) async fn call_behaviour<R>(
+        &self,
+        subject: Subject<'_>,
+        f: impl AsyncFnOnce(&wit_behaviour::Guest, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Vec<Diagnostic>> {
+        let mut lease = self.lease(subject, needs_configuration(subject.rpc)).await?;
+        let result = lease.pooled.instance.call_behaviour(f).await;
         self.settle(subject, lease, result)
     }
 

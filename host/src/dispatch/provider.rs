@@ -14,18 +14,19 @@ impl Dispatcher {
     pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = runtime::value_to_wit(&self.decode(
-                subject,
-                "configuration",
-                config,
-                self.schemas.provider(),
-            )?);
+            let config = self.decode(subject, "configuration", config, self.schemas.provider())?;
+            let mut diagnostics = match self.declared(subject) {
+                Some(schema) => self.run_declared_validators(subject, schema, &config).await?,
+                None => Vec::new(),
+            };
+            let config = runtime::value_to_wit(&config);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_validate_provider_config(s, &config).await
                 })
                 .await?;
-            Ok(runtime::diagnostics_from_wit(diags))
+            diagnostics.extend(runtime::diagnostics_from_wit(diags));
+            Ok(diagnostics)
         };
         run().await.unwrap_or_else(|d| d)
     }

@@ -1,17 +1,36 @@
 //! Managed resource RPCs: validate, read, plan, apply, import, upgrade (state and identity),
 //! move, generate configuration. Identities travel beside states, in the type's identity schema.
 
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::{Diagnostic, Type, Value};
 use wasmtime::Store;
 
 use super::types::*;
 use super::{
-    Dispatcher, Knownness, Subject, answer, client_capabilities, deferred_from_wit, encode_checked,
-    known_type,
+    Dispatcher, Knownness, Subject, answer, client_capabilities, declared, deferred_from_wit,
+    encode_checked, encode_value_checked, known_type, value_from_guest,
 };
-use crate::runtime::{self, HostState, guest, wit};
+use crate::runtime::{self, HostState, guest, wit, wit_behaviour};
 
 const KIND: &str = "resource";
+
+/// The values of a PlanResourceChange request, decoded.
+struct PlanValues {
+    prior: Value,
+    proposed: Value,
+    config: Value,
+    provider_meta: Option<wit::Value>,
+    prior_identity: Option<wit::Value>,
+}
+
+/// A plan of a component that declares its behaviour, before its checks.
+struct DeclaredPlan {
+    planned: Value,
+    requires_replace: Vec<terrarium_model::AttributePath>,
+    private: Vec<u8>,
+    deferred: Option<DeferredReason>,
+    diagnostics: Vec<Diagnostic>,
+    identity: Option<wit::Value>,
+}
 
 impl Dispatcher {
     fn resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
@@ -213,36 +232,36 @@ impl Dispatcher {
         let subject = Subject { rpc: "PlanResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<PlanResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
-            let wit_request = guest::PlanResourceChangeRequest {
-                type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "prior state",
-                    &request.prior_state,
-                    ty,
-                )?),
-                proposed_new_state: runtime::value_to_wit(&self.decode(
+            let values = PlanValues {
+                prior: self.decode(subject, "prior state", &request.prior_state, ty)?,
+                proposed: self.decode(
                     subject,
                     "proposed new state",
                     &request.proposed_new_state,
                     ty,
-                )?),
-                config: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "configuration",
-                    &request.config,
-                    ty,
-                )?),
-                prior_private: request.prior_private.clone(),
+                )?,
+                config: self.decode(subject, "configuration", &request.config, ty)?,
                 provider_meta: self
                     .decode_provider_meta(subject, request.provider_meta.as_ref())?,
-                client: client_capabilities(request.client),
                 prior_identity: self.decode_identity(
                     subject,
                     "prior identity",
                     &request.type_name,
                     request.prior_identity.as_ref(),
                 )?,
+            };
+            if let Some(schema) = self.declared(subject) {
+                return self.plan_declared(subject, schema, ty, request, values).await;
+            }
+            let wit_request = guest::PlanResourceChangeRequest {
+                type_name: request.type_name.clone(),
+                prior_state: runtime::value_to_wit(&values.prior),
+                proposed_new_state: runtime::value_to_wit(&values.proposed),
+                config: runtime::value_to_wit(&values.config),
+                prior_private: request.prior_private.clone(),
+                provider_meta: values.provider_meta,
+                client: client_capabilities(request.client),
+                prior_identity: values.prior_identity,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -282,6 +301,106 @@ impl Dispatcher {
         answer(run()).await
     }
 
+    /// PlanResourceChange for a component that declares its behaviour: the host's default
+    /// plan (its hooks answered by the guest), adjusted by the guest's plan hook when the
+    /// type asks for one, then checked as Terraform will check it.
+    async fn plan_declared(
+        &self,
+        subject: Subject<'_>,
+        schema: &terrarium_framework::schema::Schema,
+        ty: &Type,
+        request: &PlanResourceChangeRequest,
+        values: PlanValues,
+    ) -> Result<PlanResourceChangeResponse, Vec<Diagnostic>> {
+        let PlanValues { prior, proposed, config, provider_meta, prior_identity } = values;
+        let (planned, requires_replace) =
+            self.declared_default_plan(subject, schema, &prior, &proposed, &config).await?;
+        let destroy = proposed.is_null();
+        let hooked = self.declared_plan_hook(&request.type_name);
+        let mut plan = if hooked {
+            let wit_request = wit_behaviour::PlanResourceRequest {
+                type_name: request.type_name.clone(),
+                prior_state: runtime::value_to_wit(&prior),
+                planned_state: runtime::value_to_wit(&planned),
+                requires_replace: requires_replace.iter().map(runtime::path_to_wit).collect(),
+                config: runtime::value_to_wit(&config),
+                prior_private: request.prior_private.clone(),
+                provider_meta,
+                client: client_capabilities(request.client),
+                prior_identity,
+            };
+            let r = self
+                .call_behaviour(
+                    subject,
+                    async |b: &wit_behaviour::Guest, s: &mut Store<HostState>| {
+                        b.call_plan_resource(s, &wit_request).await
+                    },
+                )
+                .await?;
+            DeclaredPlan {
+                planned: value_from_guest(subject, "planned state", r.planned_state)?,
+                requires_replace: r
+                    .requires_replace
+                    .into_iter()
+                    .map(runtime::path_from_wit)
+                    .collect(),
+                private: r.planned_private,
+                deferred: deferred_from_wit(r.deferred),
+                diagnostics: runtime::diagnostics_from_wit(r.diagnostics),
+                identity: r.planned_identity,
+            }
+        } else {
+            // The object keeps its identity unless it is created or replaced.
+            let keeps_identity = destroy || (!prior.is_null() && requires_replace.is_empty());
+            DeclaredPlan {
+                planned,
+                requires_replace,
+                private: request.prior_private.clone(),
+                deferred: None,
+                diagnostics: Vec::new(),
+                identity: if keeps_identity { prior_identity } else { None },
+            }
+        };
+        if !destroy && !terrarium_model::has_errors(&plan.diagnostics) {
+            plan.diagnostics.extend(declared::check_declared_plan(
+                schema,
+                &request.type_name,
+                hooked,
+                &config,
+                &plan.planned,
+            ));
+        }
+        let planned_state = if terrarium_model::has_errors(&plan.diagnostics) {
+            None
+        } else {
+            encode_value_checked(
+                subject,
+                "planned state",
+                &plan.planned,
+                ty,
+                Knownness::MayBeUnknown,
+            )
+            .map_err(|d| plan.diagnostics.extend(d))
+            .ok()
+        };
+        let planned_identity = self.encode_identity_result(
+            subject,
+            "planned identity",
+            &request.type_name,
+            plan.identity,
+            Knownness::KnownOrNull,
+            &mut plan.diagnostics,
+        );
+        Ok(PlanResourceChangeResponse {
+            planned_state,
+            requires_replace: plan.requires_replace,
+            planned_private: plan.private,
+            deferred: plan.deferred,
+            diagnostics: plan.diagnostics,
+            planned_identity,
+        })
+    }
+
     pub async fn apply_resource_change(
         &self,
         request: &ApplyResourceChangeRequest,
@@ -289,26 +408,21 @@ impl Dispatcher {
         let subject = Subject { rpc: "ApplyResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<ApplyResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
+            let declared = self.declared(subject);
+            let prior = self.decode(subject, "prior state", &request.prior_state, ty)?;
+            let planned = self.decode(subject, "planned state", &request.planned_state, ty)?;
+            let config = self.decode(subject, "configuration", &request.config, ty)?;
+            let for_guest = match declared {
+                Some(schema) if !planned.is_null() => {
+                    declared::planned_for_apply(schema, planned.clone(), &config)
+                }
+                _ => planned.clone(),
+            };
             let wit_request = guest::ApplyResourceChangeRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "prior state",
-                    &request.prior_state,
-                    ty,
-                )?),
-                planned_state: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "planned state",
-                    &request.planned_state,
-                    ty,
-                )?),
-                config: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "configuration",
-                    &request.config,
-                    ty,
-                )?),
+                prior_state: runtime::value_to_wit(&prior),
+                planned_state: runtime::value_to_wit(&for_guest),
+                config: runtime::value_to_wit(&config),
                 planned_private: request.planned_private.clone(),
                 provider_meta: self
                     .decode_provider_meta(subject, request.provider_meta.as_ref())?,
@@ -327,15 +441,32 @@ impl Dispatcher {
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
             // Even a failed apply reports the state it left behind, so Terraform records
             // partial progress; only a value that does not fit the schema is withheld.
-            let new_state =
-                match encode_checked(subject, "new state", r.new_state, ty, Knownness::WhollyKnown)
-                {
-                    Ok(v) => Some(v),
-                    Err(d) => {
-                        diagnostics.extend(d);
-                        None
+            let new_state = value_from_guest(subject, "new state", r.new_state).and_then(|new| {
+                let new = match declared {
+                    Some(schema) if !planned.is_null() => {
+                        let method = if prior.is_null() { "create" } else { "update" };
+                        let failed = terrarium_model::has_errors(&diagnostics);
+                        declared::settle_applied(
+                            schema,
+                            &request.type_name,
+                            method,
+                            &planned,
+                            new,
+                            failed,
+                            &mut diagnostics,
+                        )
                     }
+                    _ => new,
                 };
+                encode_value_checked(subject, "new state", &new, ty, Knownness::WhollyKnown)
+            });
+            let new_state = match new_state {
+                Ok(v) => Some(v),
+                Err(d) => {
+                    diagnostics.extend(d);
+                    None
+                }
+            };
             let new_identity = self.encode_identity(
                 subject,
                 "new identity",

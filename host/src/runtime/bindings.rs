@@ -253,6 +253,17 @@ pub fn path_from_wit(path: Vec<wit::PathStep>) -> AttributePath {
     )
 }
 
+pub fn path_to_wit(path: &AttributePath) -> Vec<wit::PathStep> {
+    path.0
+        .iter()
+        .map(|s| match s {
+            PathStep::Attribute(a) => wit::PathStep::Attribute(a.clone()),
+            PathStep::Key(k) => wit::PathStep::Key(k.clone()),
+            PathStep::Index(i) => wit::PathStep::Index(*i),
+        })
+        .collect()
+}
+
 /// A guest's diagnostics, made safe to show and capped ([`crate::guest_text::diagnostics`]):
 /// every guest diagnostic enters the host here.
 pub fn diagnostics_from_wit(diags: Vec<wit::Diagnostic>) -> Vec<Diagnostic> {

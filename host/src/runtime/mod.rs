@@ -24,8 +24,9 @@ pub use behaviour::{ProviderBehaviour, provider_behaviour_from_wit};
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
     BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION,
-    client_capabilities, diagnostics_from_wit, guest, path_from_wit, provider_schema_from_wit,
-    schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour, wit_streams,
+    client_capabilities, diagnostics_from_wit, guest, path_from_wit, path_to_wit,
+    provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour,
+    wit_streams,
 };
 pub use host_state::{
     GuestOutput, HostState, LimitHit, MAX_HEADER_MAP_BYTES, MAX_HOST_RESOURCES, MemoryBudget,
