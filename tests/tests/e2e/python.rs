@@ -54,14 +54,12 @@ fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
 /// guest-sdk/python/README.md as a newcomer follows it: written, built, tested, installed,
 /// applied by terraform, and served by `terrarium dev --build`.
 #[test]
-#[ignore = "needs the host to plan from the behaviour interface (docs/planning.md step 3)"]
 fn the_python_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
     pytest(&["guest-sdk/python/tests/test_readme.py"])
 }
 
 /// examples/pets/python against SPEC.md, through `terrarium harness` (the host's planner).
 #[test]
-#[ignore = "needs the host to plan from the behaviour interface (docs/planning.md step 3)"]
 fn the_python_pets_pass_their_harness_tests() -> anyhow::Result<()> {
     pytest(&["examples/pets/python"])
 }
