@@ -11,6 +11,7 @@ const PROTO_FILES: &[&str] = &[
     "tfplugin6.proto",
     "tfplugin5.proto",
     "pulumi/provider.proto",
+    "pulumi/engine.proto",
     "grpc_controller.proto",
     "grpc_stdio.proto",
     "grpc_broker.proto",

@@ -39,7 +39,11 @@ def test_a_random_string_lives_through_create_read_replace_and_delete(random_plu
     inputs = {"length": 12, "special": False, "minUpper": 2}
     checked = check(p, STRING, "s", inputs)
     assert list(checked.failures) == []
-    assert plain(checked.inputs) == inputs
+    # The checked inputs carry the defaults the provider plans (`upper = true`, ...).
+    assert plain(checked.inputs) == {
+        **inputs, "upper": True, "lower": True, "numeric": True,
+        "minLower": 0, "minNumeric": 0, "minSpecial": 0,
+    }
 
     # The shapes pulumi-terraform-bridge's recorded exchanges show (dynamic/testdata/
     # TestPrimitiveTypes/*.golden): a preview has no ID and computed values, `id` included.
@@ -113,6 +117,20 @@ def test_sensitive_results_and_secret_inputs_stay_secret(random_plugin):
     # A secret input comes back as a secret output.
     s = create(p, STRING, "secret-length", {"length": secret(8)})
     assert is_secret(plain(s.properties)["length"]) and reveal(plain(s.properties)["length"]) == 8
+
+
+def test_check_fills_in_defaults_and_keeps_what_was_given(random_plugin):
+    p = random_plugin
+    given = {"length": secret(8), "upper": False, "keepers": {"a": "1"}}
+    checked = plain(check(p, PASSWORD, "pw", given).inputs)
+    # Given values stay as given (secrets too); only what the inputs leave out is filled in.
+    assert checked["length"] == secret(8) and checked["upper"] is False and checked["keepers"] == {"a": "1"}
+    assert checked["lower"] is True and checked["minSpecial"] == 0
+    # Computed values and optional ones without a default are not inputs.
+    assert "result" not in checked and "overrideSpecial" not in checked
+    # With unknown inputs the defaults are still known.
+    unknown = plain(check(p, STRING, "u", {"length": UNKNOWN}).inputs)
+    assert unknown["length"] == UNKNOWN and unknown["special"] is True
 
 
 def test_a_validation_error_names_its_property(random_plugin):
@@ -198,3 +216,38 @@ def test_cancel_during_a_slow_create_returns_promptly(installed, engine, tmp_pat
         p.stop()
     # The component's own log records reach the plugin's stderr, which the engine shows.
     assert "slow_server started" in log.read_text()
+
+
+def init_failure(error):
+    """The pulumirpc.ErrorResourceInitFailed detail of a failed call, as the engine reads it
+    (google.rpc.Status in the `grpc-status-details-bin` trailer)."""
+    from google.rpc import status_pb2
+
+    details = dict(error.trailing_metadata() or ()).get("grpc-status-details-bin")
+    assert details, f"no error details: {error.details()}"
+    status = status_pb2.Status.FromString(details)
+    assert status.code == error.code().value[0] and status.message == error.details()
+    found = [d for d in status.details if d.Is(pb.ErrorResourceInitFailed.DESCRIPTOR)]
+    assert len(found) == 1, status.details
+    failed = pb.ErrorResourceInitFailed()
+    found[0].Unpack(failed)
+    return failed
+
+
+def test_a_create_that_fails_part_way_reports_what_it_made(installed, engine, tmp_path):
+    from conftest import start
+
+    p = start([str(installed["slow"])], engine, tmp_path, "slow-fail")
+    try:
+        inputs = {"bootSeconds": 1, "failBoot": True}
+        with pytest.raises(grpc.RpcError) as failed:
+            create(p, "slow:index/server:Server", "broken", inputs)
+        assert "Server failed to boot" in failed.value.details()
+        partial = init_failure(failed.value)
+        # The server was started: the engine records it with its ID and state, to replace it.
+        assert partial.id == "server-1"
+        assert plain(partial.properties) == {"id": "server-1", "bootSeconds": 1, "failBoot": True, "ready": False}
+        assert plain(partial.inputs) == inputs
+        assert any("Server failed to boot" in r for r in partial.reasons)
+    finally:
+        p.stop()

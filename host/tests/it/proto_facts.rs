@@ -143,7 +143,12 @@ fn tfplugin5_matches_the_published_protocol_field_by_field() {
 #[test]
 fn pulumi_provider_matches_the_published_protocol_field_by_field() {
     check_files(
-        &["pulumi/provider.proto", "pulumi/plugin.proto", "pulumi/alias.proto"],
+        &[
+            "pulumi/provider.proto",
+            "pulumi/plugin.proto",
+            "pulumi/alias.proto",
+            "pulumi/engine.proto",
+        ],
         "pulumi.facts",
     );
 }

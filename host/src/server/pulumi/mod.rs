@@ -146,6 +146,14 @@ impl PulumiService {
     }
 }
 
+/// What ApplyResourceChange left: the new state, and the error if the provider failed after
+/// making (or changing) the object.
+struct Applied {
+    state: Value,
+    private: Vec<u8>,
+    error: Option<Status>,
+}
+
 /// A managed resource type a token names, with its schema.
 struct Resource<'p> {
     name: String,
@@ -315,6 +323,40 @@ fn resource_id(state: &Value, urn: &str) -> String {
     }
 }
 
+/// `google.rpc.Status`, the message gRPC carries error details in (`grpc-status-details-bin`).
+#[derive(Clone, PartialEq, prost::Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<prost_types::Any>,
+}
+
+/// A create or update that failed after making or changing the object: the error with the
+/// `pulumirpc.ErrorResourceInitFailed` detail, from which the engine records the object (its
+/// ID and the state the provider reported) before it reports the error.
+fn init_failed(error: Status, id: String, properties: Struct, inputs: Option<Struct>) -> Status {
+    use prost::Message as _;
+    let detail = pb::ErrorResourceInitFailed {
+        id,
+        properties: Some(properties),
+        reasons: vec![error.message().to_string()],
+        inputs,
+        refresh_before_update: false,
+    };
+    let status = RpcStatus {
+        code: error.code() as i32,
+        message: error.message().to_string(),
+        details: vec![prost_types::Any {
+            type_url: "type.googleapis.com/pulumirpc.ErrorResourceInitFailed".into(),
+            value: detail.encode_to_vec(),
+        }],
+    };
+    Status::with_details(error.code(), error.message(), status.encode_to_vec().into())
+}
+
 /// Runs `call` within the engine's `timeout` (seconds; 0 means none).
 async fn within<T>(what: &str, timeout: f64, call: impl Future<Output = T>) -> Result<T, Status> {
     if timeout > 0.0 && timeout.is_finite() {
@@ -358,7 +400,9 @@ impl Resource<'_> {
         Ok((planned, r.planned_private, r.requires_replace))
     }
 
-    /// ApplyResourceChange; returns the new state and its private state.
+    /// ApplyResourceChange; returns the new state and its private state, and the error when
+    /// the provider failed but reported the state it left behind (a create or update that got
+    /// part way), which the engine must record.
     async fn apply(
         &self,
         p: &Dispatcher,
@@ -366,7 +410,7 @@ impl Resource<'_> {
         planned: &Value,
         config: &Value,
         planned_private: Vec<u8>,
-    ) -> Result<(Value, Vec<u8>), Status> {
+    ) -> Result<Applied, Status> {
         let r = p
             .apply_resource_change(&dt::ApplyResourceChangeRequest {
                 type_name: self.name.clone(),
@@ -377,8 +421,14 @@ impl Resource<'_> {
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("applying {}", self.name), &r.diagnostics)?;
-        Ok((unpack(r.new_state.as_ref(), &self.ty)?, r.private))
+        let checked = check_diagnostics(&format!("applying {}", self.name), &r.diagnostics);
+        let state = match (&checked, unpack(r.new_state.as_ref(), &self.ty)) {
+            (Ok(()), state) => state?,
+            // What was left behind is worth recording only when the provider could say.
+            (Err(_), Ok(state)) if !state.is_null() => state,
+            (Err(e), _) => return Err(e.clone()),
+        };
+        Ok(Applied { state, private: r.private, error: checked.err() })
     }
 
     /// ReadResource of `state`; `None` when the resource is gone.
@@ -427,18 +477,23 @@ impl PulumiService {
             let (planned, private, _) =
                 r.plan(&p, &prior.value, &config.value, private_of(olds)).await?;
             if preview {
-                return Ok((planned, private));
+                return Ok(Applied { state: planned, private, error: None });
             }
             r.apply(&p, &prior.value, &planned, &config.value, private).await
         };
         let what = if olds.is_some() { "Update" } else { "Create" };
-        let (state, private) = within(&format!("{what} of {urn}"), timeout, work).await??;
+        let applied = within(&format!("{what} of {urn}"), timeout, work).await??;
+        let state = &applied.state;
         let id = if preview && !matches!(state.attr("id"), Some(Value::String(_))) {
             String::new()
         } else {
-            resource_id(&state, urn)
+            resource_id(state, urn)
         };
-        Ok((id, outputs(&state, block, ty, &secrets, &private, preview)))
+        let properties = outputs(state, block, ty, &secrets, &applied.private, preview);
+        match applied.error {
+            None => Ok((id, properties)),
+            Some(error) => Err(init_failed(error, id, properties, news.cloned())),
+        }
     }
 }
 
@@ -679,7 +734,24 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let diagnostics = p
             .validate_resource_config(&type_name, &msgpack(&config.value, &ty)?, Default::default())
             .await;
-        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics) })
+        let failures = check_failures(diagnostics);
+        if !failures.is_empty() {
+            return ok(pb::CheckResponse { inputs: request.news, failures });
+        }
+        // The defaults are what the provider plans for a new object from these inputs. A plan
+        // that fails here says nothing the plan of Diff or Create will not say with its
+        // context (a prior state), so the inputs then stay as given.
+        let resource = Resource { name: type_name, block, ty: ty.clone() };
+        let inputs = match resource.plan(&p, &Value::Null, &config.value, Vec::new()).await {
+            Ok((planned, _, _)) => {
+                with_defaults(request.news.unwrap_or_default(), &config.value, &planned, block, &ty)
+            }
+            Err(status) => {
+                tracing::debug!("Check of {}: no defaults: {}", request.urn, status.message());
+                request.news.unwrap_or_default()
+            }
+        };
+        ok(pb::CheckResponse { inputs: Some(inputs), failures: Vec::new() })
     }
 
     async fn diff(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
@@ -808,13 +880,17 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let resource = self.resource(&p, &token)?;
         let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
         let private = private_of(r.properties.as_ref());
-        within(
+        let applied = within(
             &format!("Delete of {}", r.urn),
             r.timeout,
             resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
         )
         .await??;
-        ok(())
+        // A failed delete leaves the object as the engine knows it: the error is enough.
+        match applied.error {
+            Some(error) => Err(error),
+            None => ok(()),
+        }
     }
 
     async fn construct(&self, _: Request<pb::ConstructRequest>) -> Reply<pb::ConstructResponse> {
@@ -972,6 +1048,42 @@ fn json_to_pb(json: &serde_json::Value) -> Pb {
         }),
     };
     Pb { kind: Some(kind) }
+}
+
+/// `news` with the defaults the plan filled in: every optional attribute the inputs leave null
+/// that the planned state holds wholly known and not null (a secret where the schema marks it
+/// sensitive). Nested blocks keep what was given.
+fn with_defaults(
+    news: Struct,
+    config: &Value,
+    planned: &Value,
+    block: &Block,
+    ty: &Type,
+) -> Struct {
+    let defaults: std::collections::BTreeMap<String, Value> = block
+        .attributes
+        .iter()
+        .filter(|a| a.optional && !a.write_only)
+        .filter(|a| config.attr(&a.name).is_none_or(Value::is_null))
+        .filter_map(|a| {
+            let v = planned.attr(&a.name)?;
+            (!v.is_null() && !v.contains_unknown()).then(|| (a.name.clone(), v.clone()))
+        })
+        .collect();
+    if defaults.is_empty() {
+        return news;
+    }
+    let secret = |p: &AttributePath| change::is_sensitive(block, p);
+    let written = values::to_struct(
+        &Value::Object(defaults),
+        ty,
+        &Writer { secret: &secret, unknowns: false },
+    );
+    let mut news = news;
+    for (k, v) in written.fields {
+        news.fields.entry(k).or_insert(v);
+    }
+    news
 }
 
 /// The inputs a resource read from the provider stands for: its configurable attributes. On a
