@@ -127,8 +127,61 @@ pub fn enabled(level: Level) -> bool {
 /// was), if `level` passes the installed threshold. `module` becomes `@module`;
 /// `fields` follow in order. A field that reuses a reserved hclog key
 /// (`@level`, ...) is written as `_@level` so it cannot forge the record.
+/// When a forwarder is installed ([`forward`]) it gets the record first.
 pub fn emit(level: Level, module: &str, message: &str, fields: &[(String, Value)]) {
+    if level > output().filter {
+        return;
+    }
+    if let Some(forwarder) = FORWARDER.get() {
+        let record = Record {
+            level,
+            module: module.to_string(),
+            message: message.to_string(),
+            fields: fields.to_vec(),
+        };
+        if let Err(record) = forwarder(record) {
+            write_local(&record);
+        }
+        return;
+    }
     if let Some(line) = render(output(), level, module, message, fields) {
+        write_line(&mut std::io::stderr().lock(), &line);
+    }
+}
+
+/// One record of [`emit`], owned, as a forwarder gets it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub level: Level,
+    pub module: String,
+    pub message: String,
+    pub fields: Vec<(String, Value)>,
+}
+
+impl Record {
+    /// The record as one line of text without its level: `module: message key=value ...`.
+    pub fn text(&self) -> String {
+        human_text(&self.module, &self.message, self.fields.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+}
+
+/// Takes a record somewhere else than stderr, or hands it back to be written there.
+type Forwarder = Box<dyn Fn(Record) -> Result<(), Record> + Send + Sync>;
+
+static FORWARDER: OnceLock<Forwarder> = OnceLock::new();
+
+/// Sends every record of [`emit`] to `forwarder` from now on (a Pulumi plugin sends its
+/// component's records to the engine); a record it hands back is written to stderr. Only the
+/// first call installs one.
+pub fn forward(forwarder: impl Fn(Record) -> Result<(), Record> + Send + Sync + 'static) {
+    let _ = FORWARDER.set(Box::new(forwarder));
+}
+
+/// Writes `record` to stderr in the installed format, whatever forwarder is installed.
+pub fn write_local(record: &Record) {
+    if let Some(line) =
+        render(output(), record.level, &record.module, &record.message, &record.fields)
+    {
         write_line(&mut std::io::stderr().lock(), &line);
     }
 }
@@ -207,7 +260,16 @@ pub fn human_line<'a>(
     message: &str,
     fields: impl IntoIterator<Item = (&'a str, &'a Value)>,
 ) -> String {
-    let mut line = format!("{level:>5} {module}: {message}");
+    format!("{level:>5} {}\n", human_text(module, message, fields))
+}
+
+/// `module: message key=value ...`, the text of a plain-text record after its level.
+fn human_text<'a>(
+    module: &str,
+    message: &str,
+    fields: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> String {
+    let mut line = format!("{module}: {message}");
     for (key, value) in fields {
         line.push(' ');
         line.push_str(key);
@@ -217,7 +279,6 @@ pub fn human_line<'a>(
             other => line.push_str(&other.to_string()),
         }
     }
-    line.push('\n');
     line
 }
 

@@ -8,6 +8,8 @@ import time
 import grpc
 import pytest
 
+from pulumi.runtime.proto import engine_pb2
+
 from engine import UNKNOWN, empty_pb2, is_secret, plain, provider_pb2 as pb, reveal, secret, struct, urn
 
 STRING = "random:index/string:String"
@@ -212,10 +214,48 @@ def test_cancel_during_a_slow_create_returns_promptly(installed, engine, tmp_pat
         assert not worker.is_alive(), "Create did not return after Cancel"
         if "created" in outcome:
             assert plain(outcome["created"].properties)["ready"] is False
+        # The component's own log records reach the engine through its Log RPC, not stderr
+        # (sent as they come, so perhaps a moment after the call that logged them).
+        deadline = time.monotonic() + 60
+        while not [r for r in engine.logs if "slow_server started" in r.message]:
+            assert time.monotonic() < deadline, [r.message for r in engine.logs]
+            time.sleep(0.1)
     finally:
         p.stop()
-    # The component's own log records reach the plugin's stderr, which the engine shows.
-    assert "slow_server started" in log.read_text()
+    started = [r for r in engine.logs if "slow_server started" in r.message]
+    assert started[0].severity == engine_pb2.INFO
+    assert "slow_server started" not in log.read_text()
+
+
+def test_without_an_engine_the_component_logs_to_stderr(tmp_path):
+    import os
+
+    from engine import Plugin
+
+    component = os.path.join(os.environ["TERRARIUM_COMPONENTS_DIR"], "slow_provider.wasm")
+    stderr = tmp_path / "attach.stderr"
+    p = Plugin([os.environ["TERRARIUM_BIN"], "serve-pulumi", "--name", "slow", "--component", component], None, stderr_path=stderr)
+    try:
+        create(p, "slow:index/server:Server", "s", {"bootSeconds": 0})
+    finally:
+        p.stop()
+    assert "slow_server started" in stderr.read_text()
+
+
+def test_the_plugin_stops_when_its_engine_is_gone(installed, tmp_path):
+    from engine import Engine, Plugin
+
+    own = Engine()
+    p = Plugin([str(installed["random"])], own, env={"TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS": "1"}, stderr_path=tmp_path / "gone.stderr")
+    try:
+        assert p.provider.GetPluginInfo(empty_pb2.Empty()).version
+        own.stop()
+        # As Pulumi's own plugins: the engine's health is asked for, and its absence ends the
+        # plugin on its own (no signal is sent).
+        assert p.process.wait(timeout=120) == 0
+    finally:
+        p.stop()
+    assert "is gone" in (tmp_path / "gone.stderr").read_text()
 
 
 def init_failure(error):

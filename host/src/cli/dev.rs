@@ -252,9 +252,12 @@ async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()>
         super::pulumi::UNVERSIONED,
     );
     tracing::info!(port, "serving Pulumi's engine in attach mode; Ctrl-C stops");
+    // The component's logs stay in this terminal, as `terrarium dev` shows them for
+    // Terraform; the plugin outlives the engines that attach to it.
     crate::plugin::pulumi::serve_pulumi(
         listener,
         tonic::service::Routes::new(service.into_server()),
+        std::future::pending(),
     )
     .await?;
     tracing::info!("stopped");

@@ -12,8 +12,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use futures::FutureExt as _;
 
-use crate::plugin::pulumi::{LISTEN_ADDRESS_VAR, bind_and_announce, listen_address, serve_pulumi};
+use crate::plugin::pulumi::{
+    ENGINE_CHECK_VAR, LISTEN_ADDRESS_VAR, bind_and_announce, engine_check_interval, engine_gone,
+    listen_address, serve_pulumi,
+};
 use crate::runtime::RuntimeSettings;
 use crate::sandbox::GRANTS_FILE_NAME;
 use crate::server::PulumiService;
@@ -82,6 +86,7 @@ pub fn run_installed(
 pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
     crate::logging::init_human();
     let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
+    let check_interval = engine_check_interval(std::env::var(ENGINE_CHECK_VAR).ok().as_deref())?;
     let mut settings = RuntimeSettings {
         log_module: format!("provider.pulumi-resource-{}", args.name),
         ..RuntimeSettings::default()
@@ -119,13 +124,23 @@ pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
             name.clone(),
             version,
         );
-        match &engine {
-            Some(engine) => service.set_engine_address(engine),
-            None => eprintln!(
-                "Serving the Pulumi plugin {name} in attach mode on port {port}. Tell Pulumi's engine about it with\n\n  PULUMI_DEBUG_PROVIDERS={name}:{port}\n"
-            ),
-        }
-        serve_pulumi(listener, tonic::service::Routes::new(service.into_server())).await
+        // The component's log records go to the engine once it is known.
+        service.engine().forward_logs();
+        // The engine that started the plugin is watched: when it is gone, so is the plugin.
+        // An attached plugin outlives the engines that attach to it.
+        let gone = match &engine {
+            Some(engine) => {
+                service.set_engine_address(engine);
+                engine_gone(engine.clone(), check_interval).boxed()
+            }
+            None => {
+                eprintln!(
+                    "Serving the Pulumi plugin {name} in attach mode on port {port}. Tell Pulumi's engine about it with\n\n  PULUMI_DEBUG_PROVIDERS={name}:{port}\n"
+                );
+                std::future::pending().boxed()
+            }
+        };
+        serve_pulumi(listener, tonic::service::Routes::new(service.into_server()), gone).await
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     served?;

@@ -161,6 +161,16 @@ pub enum PluginError {
         given: String,
     },
 
+    /// TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS is not a whole number of seconds.
+    #[error(
+        "TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS={given:?} is not a number of seconds; give a whole \
+         number of at least 1, or unset it"
+    )]
+    EngineCheckInterval {
+        /// The value as given.
+        given: String,
+    },
+
     /// The TCP port a Pulumi plugin serves on could not be bound.
     #[error("cannot listen on {address}: {source}")]
     BindTcp {

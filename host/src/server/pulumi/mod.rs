@@ -22,7 +22,7 @@ pub mod schema;
 pub mod values;
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -38,6 +38,7 @@ use crate::codec;
 use crate::dispatch::Dispatcher;
 use crate::dispatch::types as dt;
 use crate::plugin::MAX_MESSAGE_SIZE;
+use crate::plugin::pulumi::EngineLink;
 use crate::proto::pulumirpc as pb;
 use names::{Member, Tokens};
 use values::{Decoded, Failure, Writer};
@@ -63,8 +64,8 @@ pub struct PulumiService {
     provider: Source,
     package: String,
     version: String,
-    /// The engine's address, from the command line, `Handshake` or `Attach`.
-    engine: Arc<Mutex<Option<String>>>,
+    /// The engine, once known from the command line, `Handshake` or `Attach`.
+    engine: EngineLink,
 }
 
 impl PulumiService {
@@ -77,7 +78,7 @@ impl PulumiService {
             provider: Source::Loading(provider.boxed().shared()),
             package: package.into(),
             version: version.into(),
-            engine: Arc::new(Mutex::new(None)),
+            engine: EngineLink::default(),
         }
     }
 
@@ -95,7 +96,7 @@ impl PulumiService {
             provider: Source::Current(Arc::new(current)),
             package: package.into(),
             version: version.into(),
-            engine: Arc::new(Mutex::new(None)),
+            engine: EngineLink::default(),
         }
     }
 
@@ -106,13 +107,13 @@ impl PulumiService {
             .max_encoding_message_size(MAX_MESSAGE_SIZE)
     }
 
-    /// The engine this plugin serves, once known.
-    pub fn engine_address(&self) -> Option<String> {
-        self.engine.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    /// The engine this plugin serves (its address once known, where logs go).
+    pub fn engine(&self) -> &EngineLink {
+        &self.engine
     }
 
     pub fn set_engine_address(&self, address: &str) {
-        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(address.to_string());
+        self.engine.set_address(address);
     }
 
     async fn provider(&self) -> Result<Arc<Dispatcher>, Status> {
