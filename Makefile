@@ -47,10 +47,13 @@ $(COMPONENT_DIR)/pets_ts.wasm: $(JS_GUEST_SOURCES) $(shell git ls-files examples
 # Python guests, built with the Python SDK (guest-sdk/python) and componentize-py from the
 # virtualenv scripts/setup makes. Each build takes 10-50 s, so make rebuilds one only when its
 # module, the SDK or the WIT changed.
-PY_GUESTS := pets_py
+# web_py is the Python SDK's HTTP test fixture (guest-sdk/python/tests/test_http.py).
+PY_GUESTS := pets_py web_py
 PY_GUEST_SOURCES = $(shell git ls-files guest-sdk/python/terrarium wit 2>/dev/null)
 $(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider.py
 	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build examples/pets/python/provider.py -o $(abspath $@)
+$(COMPONENT_DIR)/web_py.wasm: $(PY_GUEST_SOURCES) guest-sdk/python/tests/web/web.py
+	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build guest-sdk/python/tests/web/web.py -o $(abspath $@)
 
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0

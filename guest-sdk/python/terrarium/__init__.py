@@ -8,7 +8,7 @@ See guest-sdk/python/README.md.
 from .diagnostics import Diagnostic, FunctionError, Key, TerraformError, warn
 from .provider import DataSource, EphemeralResource, Function, Provider, Resource, function
 from .schema import attribute, block
-from . import log, validators
+from . import http, log, validators
 from .values import UNKNOWN, is_unknown, to_json
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "block",
     "export",
     "function",
+    "http",
     "is_unknown",
     "log",
     "to_json",

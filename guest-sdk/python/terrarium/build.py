@@ -1,14 +1,24 @@
 """Builds a provider module into a component: ``python -m terrarium.build provider.py -o
 pets.wasm``. Runs componentize-py (from PyPI) against Terrarium's WIT world, with the
-module's directory and this SDK on the Python path."""
+module's directory and this SDK on the Python path.
+
+The world is Terrarium's provider world plus ``wasi:http/outgoing-handler``, so that
+:mod:`terrarium.http` can make requests (the host lets through only the origins the user
+granted). The WASI WIT comes from where the host's own HTTP support comes from: the
+``wasmtime-wasi-http`` crate the checkout's ``Cargo.lock`` names (found with ``cargo
+metadata``), or a directory of WASI WIT packages named by ``TERRARIUM_WASI_WIT``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 SDK_DIR = Path(__file__).resolve().parent.parent
@@ -16,6 +26,12 @@ SDK_DIR = Path(__file__).resolve().parent.parent
 WORLD = "terrarium-provider-with-behaviour"
 #: The world of a WIT without the behaviour interface (the guest answers plans itself).
 PLAIN_WORLD = "terrarium-provider"
+#: The world this build composes: ``WORLD`` plus outgoing HTTP.
+GUEST_WORLD = "terrarium:python-guest/provider"
+
+
+class BuildError(Exception):
+    """Why a component cannot be built, said so that the reader knows what to do."""
 
 
 def wit_dir() -> Path:
@@ -24,29 +40,100 @@ def wit_dir() -> Path:
     return Path(found)
 
 
+def package_version(wit_file: Path, package: str) -> str:
+    """The version in ``package <package>@<version>;`` of a WIT file."""
+    found = re.search(rf"^package {re.escape(package)}@([0-9][^;\s]*);", wit_file.read_text(), re.M)
+    if not found:
+        raise BuildError(f"{wit_file} does not declare the package {package}@<version>")
+    return found.group(1)
+
+
+def wasi_wit_dir(wit: Path) -> Path:
+    """A directory of WASI WIT packages (``http.wit``, ``io.wit``, ...): ``TERRARIUM_WASI_WIT``,
+    else ``wit/deps`` of the ``wasmtime-wasi-http`` crate of the checkout that holds ``wit``:
+    the WIT of the very wasi:http the host serves."""
+    given = os.environ.get("TERRARIUM_WASI_WIT")
+    if given:
+        return Path(given)
+    manifest = wit.resolve().parent / "Cargo.toml"
+    cargo = shutil.which("cargo")
+    if not manifest.is_file() or not cargo:
+        raise BuildError(
+            f"no WASI WIT for wasi:http: {wit} is not in a Terrarium checkout with cargo on the PATH; "
+            "set TERRARIUM_WASI_WIT to a directory of WASI 0.2 WIT packages (http.wit, io.wit, ...)"
+        )
+    done = subprocess.run(
+        [cargo, "metadata", "--format-version", "1", "--manifest-path", str(manifest)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise BuildError(f"`cargo metadata` failed in {manifest.parent}, so no WASI WIT was found:\n{done.stderr}")
+    for package in json.loads(done.stdout)["packages"]:
+        if package["name"] == "wasmtime-wasi-http":
+            deps = Path(package["manifest_path"]).parent / "wit" / "deps"
+            if (deps / "http.wit").is_file():
+                return deps
+    raise BuildError(
+        f"the crate wasmtime-wasi-http of {manifest} has no wit/deps/http.wit; "
+        "set TERRARIUM_WASI_WIT to a directory of WASI 0.2 WIT packages"
+    )
+
+
+def componentize_args(wit: Path, into: Path) -> list[str]:
+    """componentize-py's ``-d``/``-w`` arguments for a provider, with the composed WIT laid
+    out in the directory ``into``. Terrarium's interfaces keep their short module names
+    (``wit_world.imports.types``), the WASI ones are ``wasi_http_types`` and ``wasi_io_streams``."""
+    if not (wit / "provider.wit").is_file():
+        raise BuildError(f"no Terrarium WIT at {wit}; set TERRARIUM_WIT to the repository's wit/ directory")
+    if not (wit / "behaviour.wit").is_file():
+        return ["-d", str(wit), "-w", PLAIN_WORLD]
+    wasi = wasi_wit_dir(wit)
+    ours = package_version(wit / "provider.wit", "terrarium:provider")
+    http = package_version(wasi / "http.wit", "wasi:http")
+    io = package_version(wasi / "io.wit", "wasi:io")
+    deps = into / "deps"
+    deps.mkdir(parents=True)
+    (deps / "terrarium").symlink_to(wit.resolve(), target_is_directory=True)
+    for package in sorted(wasi.glob("*.wit")):
+        (deps / package.name).symlink_to(package.resolve())
+    (into / "world.wit").write_text(
+        f"package {GUEST_WORLD.split('/')[0]};\n\n"
+        f"world {GUEST_WORLD.split('/')[1]} {{\n"
+        f"    include terrarium:provider/{WORLD}@{ours};\n"
+        f"    import wasi:http/outgoing-handler@{http};\n"
+        "}\n"
+    )
+    names = {
+        f"terrarium:provider/types@{ours}": "types",
+        f"terrarium:provider/streams@{ours}": "streams",
+        f"wasi:http/types@{http}": "wasi_http_types",
+        f"wasi:io/streams@{io}": "wasi_io_streams",
+    }
+    renames = [a for interface, name in names.items() for a in ("--import-interface-name", f"{interface}={name}")]
+    return ["-d", str(into), "-w", GUEST_WORLD, *renames]
+
+
 def componentize_py() -> str:
     beside = Path(sys.executable).parent / "componentize-py"
     found = str(beside) if beside.exists() else shutil.which("componentize-py")
     if not found:
-        sys.exit("terrarium.build: componentize-py not found; install it: pip install componentize-py==0.25.1")
+        raise BuildError("componentize-py not found; install it: pip install componentize-py==0.25.1")
     return found
 
 
 def build(module: Path, output: Path) -> None:
-    wit = wit_dir()
-    if not (wit / "provider.wit").is_file():
-        sys.exit(f"terrarium.build: no Terrarium WIT at {wit}; set TERRARIUM_WIT to the repository's wit/ directory")
     if not module.is_file() or module.suffix != ".py":
-        sys.exit(f"terrarium.build: {module} is not a Python file")
-    world = WORLD if (wit / "behaviour.wit").is_file() else PLAIN_WORLD
-    command = [
-        componentize_py(), "-d", str(wit), "-w", world, "componentize", module.stem,
-        "-p", str(module.resolve().parent), "-p", str(SDK_DIR), "-o", str(output),
-    ]  # fmt: skip
-    output.parent.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        raise BuildError(f"{module} is not a Python file")
+    with tempfile.TemporaryDirectory(prefix="terrarium-wit-") as scratch:
+        world = componentize_args(wit_dir(), Path(scratch) / "wit")
+        command = [
+            componentize_py(), *world, "componentize", module.stem,
+            "-p", str(module.resolve().parent), "-p", str(SDK_DIR), "-o", str(output),
+        ]  # fmt: skip
+        output.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
-        sys.exit(f"terrarium.build: componentize-py failed for {module}:\n{done.stdout}")
+        raise BuildError(f"componentize-py failed for {module}:\n{done.stdout}")
 
 
 def main() -> None:
@@ -54,7 +141,10 @@ def main() -> None:
     parser.add_argument("module", type=Path, help="the provider module (it ends with `Provider = terrarium.export(...)`)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the component to write (.wasm)")
     args = parser.parse_args()
-    build(args.module, args.output)
+    try:
+        build(args.module, args.output)
+    except BuildError as e:
+        sys.exit(f"terrarium.build: {e}")
 
 
 if __name__ == "__main__":

@@ -51,6 +51,14 @@ fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
     pytest(&["guest-sdk/python/tests/test_schema.py", "guest-sdk/python/tests/test_wire.py"])
 }
 
+/// `terrarium.http` in a built component, through the harness: a granted origin (a real
+/// local server) is reached, with a request body; an ungranted one is refused by the sandbox
+/// with a diagnostic naming the grant, and its server sees no request.
+#[test]
+fn the_python_sdk_reaches_granted_http_origins_only() -> anyhow::Result<()> {
+    pytest(&["guest-sdk/python/tests/test_http.py"])
+}
+
 /// guest-sdk/python/README.md as a newcomer follows it: written, built, tested, installed,
 /// applied by terraform, and served by `terrarium dev --build`.
 #[test]
