@@ -29,10 +29,10 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 LOCKED := $(if $(CI),--locked,)
 
 # Guest components built to wasm32-wasip2. Test fixtures that are guests belong here too.
-GUEST_PACKAGES := null-provider random-provider faulty-provider hostile-provider slow-provider files-provider etcd-provider pets-rs
+GUEST_PACKAGES := null-provider random-provider declaring-provider faulty-provider hostile-provider slow-provider files-provider etcd-provider pets-rs
 # Of those, the test fixtures: guests only, with no native tests, so `make test` skips
 # building them natively.
-GUEST_FIXTURES := faulty-provider hostile-provider slow-provider
+GUEST_FIXTURES := declaring-provider faulty-provider hostile-provider slow-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 

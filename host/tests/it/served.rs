@@ -36,6 +36,10 @@ pub(crate) fn hostile() -> PathBuf {
     guest("hostile_provider.wasm", "hostile-provider")
 }
 
+pub(crate) fn declaring() -> PathBuf {
+    guest("declaring_provider.wasm", "declaring-provider")
+}
+
 pub(crate) fn faulty() -> PathBuf {
     guest("faulty_provider.wasm", "faulty-provider")
 }

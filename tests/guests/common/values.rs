@@ -52,6 +52,7 @@ pub fn null_value() -> Value {
     Value { nodes: vec![Node::Null] }
 }
 
+#[allow(dead_code, reason = "not every fixture plans unknowns")]
 pub fn unknown() -> Node {
     Node::Unknown(Refinements {
         nullable: None,
