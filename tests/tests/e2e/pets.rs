@@ -21,6 +21,15 @@ const IMPLEMENTATIONS: &[Provider] = &[Provider::PetsRs, Provider::PetsTs, Provi
 
 const PET: &str = "pets_pet.rex";
 
+/// What happens to the pet's file behind terraform's back.
+#[derive(Clone, Copy, PartialEq)]
+enum Drift {
+    /// `legs` becomes 5.
+    Edited,
+    /// The file is deleted.
+    Deleted,
+}
+
 /// One step: a configuration (after the provider block) and what to do with it.
 struct Step {
     name: &'static str,
@@ -36,6 +45,11 @@ enum Action {
     Fails,
     /// `terraform state rm` of the pet, then plan and apply the configuration (an import).
     ForgetThenApply,
+    /// The pet's file changed outside terraform, then plan and apply (the drift undone).
+    DriftThenApply(Drift),
+    /// Plan only, with a relative `directory` in the provider block; the step expects error
+    /// diagnostics.
+    FailsInRelativeDirectory,
     /// `terraform destroy`.
     Destroy,
 }
@@ -77,6 +91,23 @@ import {
 }
 "#;
 
+const GHOST_IMPORT: &str = r#"
+import {
+  to = pets_pet.ghost
+  id = "pet-9"
+}
+
+resource "pets_pet" "ghost" {
+  name = "ghost"
+}
+"#;
+
+const GHOST_DATA: &str = r#"
+data "pets_pet" "ghost" {
+  id = "pet-9"
+}
+"#;
+
 fn steps() -> Vec<Step> {
     vec![
         Step { name: "create", body: rex(None), action: Action::Apply },
@@ -96,6 +127,16 @@ fn steps() -> Vec<Step> {
             action: Action::ForgetThenApply,
         },
         Step {
+            name: "drift: the pet's file edited outside terraform",
+            body: rex(Some("l")),
+            action: Action::DriftThenApply(Drift::Edited),
+        },
+        Step {
+            name: "drift: the pet's file deleted outside terraform",
+            body: rex(Some("l")),
+            action: Action::DriftThenApply(Drift::Deleted),
+        },
+        Step {
             name: "invalid: an empty name, a species not in the list",
             body: "\nresource \"pets_pet\" \"rex\" {\n  name    = \"\"\n  species = \"fish\"\n}\n"
                 .to_owned(),
@@ -106,6 +147,21 @@ fn steps() -> Vec<Step> {
             body: "\noutput \"greeting\" {\n  value = provider::pets::greeting(\"\")\n}\n"
                 .to_owned(),
             action: Action::Fails,
+        },
+        Step {
+            name: "import of a pet that does not exist",
+            body: rex(Some("l")) + GHOST_IMPORT,
+            action: Action::Fails,
+        },
+        Step {
+            name: "a data source for a pet that does not exist",
+            body: rex(Some("l")) + GHOST_DATA,
+            action: Action::Fails,
+        },
+        Step {
+            name: "a relative directory",
+            body: rex(Some("l")),
+            action: Action::FailsInRelativeDirectory,
         },
         Step { name: "destroy", body: rex(None), action: Action::Destroy },
     ]
@@ -171,6 +227,22 @@ fn plan_lines(run: &Run) -> String {
         .join("\n")
 }
 
+/// Changes the stored file of the pet in the state behind terraform's back.
+fn drift_behind_terraform(ws: &Workspace, dir: &Path, drift: Drift) -> anyhow::Result<()> {
+    let state = ws.state_json()?;
+    let id = state_values(&state, PET)?["id"].as_str().context("the pet has no id")?.to_owned();
+    let file = dir.join(format!("{id}.json"));
+    match drift {
+        Drift::Edited => {
+            let mut stored: Value = serde_json::from_str(&fs::read_to_string(&file)?)?;
+            stored["legs"] = json!(5);
+            fs::write(&file, stored.to_string())?;
+        }
+        Drift::Deleted => fs::remove_file(&file)?,
+    }
+    Ok(())
+}
+
 /// Runs every step against `provider`; what each showed.
 fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
     let (_scratch, dir, ws) = pets_workspace(provider)?;
@@ -178,13 +250,21 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
     ws.init()?;
     let mut seen = Vec::new();
     for step in &steps() {
-        write_config(&ws, provider, &dir, &step.body)?;
+        let directory = match step.action {
+            Action::FailsInRelativeDirectory => Path::new("pets"),
+            _ => &dir,
+        };
+        write_config(&ws, provider, directory, &step.body)?;
         let context = || format!("{provider:?}, step {:?}", step.name);
-        if step.action == Action::ForgetThenApply {
-            ws.ok(&["state", "rm", "-no-color", PET]).with_context(context)?;
+        match step.action {
+            Action::ForgetThenApply => {
+                ws.ok(&["state", "rm", "-no-color", PET]).with_context(context)?;
+            }
+            Action::DriftThenApply(drift) => drift_behind_terraform(&ws, &dir, drift)?,
+            _ => {}
         }
         let (human_plan, plan_json, diagnostics) = match step.action {
-            Action::Fails => {
+            Action::Fails | Action::FailsInRelativeDirectory => {
                 let run = ws.run(&["plan", "-input=false", "-json"]).with_context(context)?;
                 ensure!(run.code == Some(1), "{}: the plan did not fail\n{run}", context());
                 let diagnostics = run
@@ -200,7 +280,7 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
                     .with_context(context)?;
                 (masked(&plan_lines(&run), &ws, &dir), Value::Null, Vec::new())
             }
-            Action::Apply | Action::ForgetThenApply => {
+            Action::Apply | Action::ForgetThenApply | Action::DriftThenApply(_) => {
                 let (run, plan) = ws.plan_json(&[]).with_context(context)?;
                 ws.ok(&["apply", "-input=false", "-no-color", "tfplan"]).with_context(context)?;
                 (masked(&plan_lines(&run), &ws, &dir), masked_json(plan, &ws, &dir), Vec::new())
@@ -214,7 +294,21 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
 
 /// The spec, checked on what the first implementation showed.
 fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
-    let [create, update, replace, import, invalid, function_error, destroy] = seen else {
+    let [
+        create,
+        update,
+        replace,
+        import,
+        edited,
+        deleted,
+        invalid,
+        function_error,
+        missing_import,
+        missing_data,
+        relative,
+        destroy,
+    ] = seen
+    else {
         anyhow::bail!("expected {} steps, saw {}", steps().len(), seen.len());
     };
     // Create: defaults at depth planned, computed values unknown.
@@ -286,6 +380,32 @@ fn check_spec(seen: &[Seen]) -> anyhow::Result<()> {
         state_values(&import.state, PET)? == state_values(&replace.state, PET)?,
         "imported state differs"
     );
+    // Drift: an edited file is the new state, which the plan changes back; a deleted one
+    // is created again, with the next id.
+    ensure!(
+        edited.human_plan.contains("pets_pet.rex will be updated in-place")
+            && edited.human_plan.contains("~ legs")
+            && edited.human_plan.contains("5 -> 3"),
+        "{}",
+        edited.human_plan
+    );
+    let rex = state_values(&edited.state, PET)?;
+    ensure!(rex["id"] == "pet-2" && rex["legs"] == 3, "after the edit: {}", pretty(rex));
+    ensure!(deleted.human_plan.contains("pets_pet.rex will be created"), "{}", deleted.human_plan);
+    let rex = state_values(&deleted.state, PET)?;
+    ensure!(rex["id"] == "pet-3", "after the deletion: {}", pretty(rex));
+    // What the spec says of missing pets and relative directories.
+    for (step, summary, detail) in [
+        (missing_import, "Cannot import", "no pet with id pet-9"),
+        (missing_data, "No such pet", "no pet with id pet-9"),
+        (relative, "Relative directory", "pets is relative; use an absolute path."),
+    ] {
+        ensure!(
+            step.diagnostics.iter().any(|d| d["summary"] == summary && d["detail"] == detail),
+            "no {summary:?} diagnostic: {}",
+            pretty(&Value::from(step.diagnostics.clone()))
+        );
+    }
     // Diagnostics name the attributes.
     let summaries: Vec<(&str, &str)> = invalid
         .diagnostics
@@ -345,7 +465,13 @@ fn conformance(implementations: &[Provider]) -> anyhow::Result<()> {
                             anyhow::bail!("{}: {diff}", what(part));
                         }
                     }
-                    ensure!(want.diagnostics == got.diagnostics, "{}", what("diagnostics"));
+                    ensure!(
+                        want.diagnostics == got.diagnostics,
+                        "{}\n{}\n---\n{}",
+                        what("diagnostics"),
+                        pretty(&Value::from(want.diagnostics.clone())),
+                        pretty(&Value::from(got.diagnostics.clone()))
+                    );
                 }
             }
         }
