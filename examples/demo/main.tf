@@ -1,5 +1,6 @@
-# The configuration `make demo` runs: both example providers, each a WebAssembly component
-# served by terrarium. Nothing here knows that: it is ordinary Terraform.
+# The configuration `make demo` runs: the example providers, each a WebAssembly component
+# served by terrarium (pets is written in TypeScript, the others in Rust). Nothing here knows
+# that: it is ordinary Terraform.
 
 terraform {
   required_providers {
@@ -18,7 +19,31 @@ terraform {
       source  = "terrarium/files"
       version = "0.1.0"
     }
+    # examples/pets/typescript: pets as JSON files in pets/, a provider written in TypeScript.
+    pets = {
+      source  = "terrarium/pets"
+      version = "0.1.0"
+    }
   }
+}
+
+provider "pets" {
+  directory = "${abspath(path.module)}/pets"
+}
+
+# Defaults at depth (species, legs, owner.notify, toy colors), computed ids: planned by the
+# host from the schema the TypeScript provider declares.
+resource "pets_pet" "rex" {
+  name  = "rex"
+  owner = { name = "terrarium" }
+  toys  = [{ kind = "ball" }]
+  collar {
+    size = "m"
+  }
+}
+
+output "pet_greeting" {
+  value = provider::pets::greeting(pets_pet.rex.name)
 }
 
 variable "greeting" {
