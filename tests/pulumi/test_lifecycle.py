@@ -291,3 +291,25 @@ def test_a_create_that_fails_part_way_reports_what_it_made(installed, engine, tm
         assert any("Server failed to boot" in r for r in partial.reasons)
     finally:
         p.stop()
+
+
+def test_numbers_beyond_2_53_travel_exactly_as_text(random_plugin, engine):
+    p = random_plugin
+    # 2^53 + 1: a Pulumi number (a 64-bit float) would round it to 2^53.
+    big = "9007199254740993"
+    inputs = {"min": big, "max": big}
+    created = create(p, INTEGER, "big", inputs)
+    outputs = plain(created.properties)
+    assert created.id == big
+    assert outputs["result"] == big and outputs["min"] == big and outputs["max"] == big
+    # Given back, the text reads as the exact number: no change, no drift.
+    assert diff(p, INTEGER, "big", created.id, created.properties, inputs).changes == pb.DiffResponse.DIFF_NONE
+    read = p.provider.Read(pb.ReadRequest(id=created.id, urn=urn(INTEGER, "big"), type=INTEGER, properties=created.properties, inputs=struct(inputs)))
+    assert plain(read.properties)["result"] == big
+    # The engine is told which property and why.
+    deadline = time.monotonic() + 60
+    while not [r for r in engine.logs if "result = 9007199254740993" in r.message]:
+        assert time.monotonic() < deadline, [r.message for r in engine.logs]
+        time.sleep(0.1)
+    warning = [r for r in engine.logs if "result = 9007199254740993" in r.message][0]
+    assert warning.severity == engine_pb2.WARNING and "string" in warning.message

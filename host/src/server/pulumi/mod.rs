@@ -219,14 +219,15 @@ fn unpack(dv: Option<&dt::DynamicValue>, ty: &Type) -> Result<Value, Status> {
     }
 }
 
-/// Diagnostics with errors as one gRPC error; warnings are logged.
-fn check_diagnostics(what: &str, diagnostics: &[Diagnostic]) -> Result<(), Status> {
+/// Diagnostics with errors as one gRPC error; warnings are logged. `ty` names the properties
+/// of the diagnostics' paths.
+fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Result<(), Status> {
     let mut errors = Vec::new();
     for d in diagnostics {
         let at = if d.attribute.is_root() {
             String::new()
         } else {
-            format!(" (at {})", values::property_path(&d.attribute))
+            format!(" (at {})", values::property_path(&d.attribute, ty))
         };
         match d.severity {
             Severity::Error => errors.push(format!("{}: {}{at}", d.summary, d.detail)),
@@ -240,13 +241,14 @@ fn check_diagnostics(what: &str, diagnostics: &[Diagnostic]) -> Result<(), Statu
     }
 }
 
-/// Validation diagnostics as Pulumi check failures (errors only; warnings are logged).
-fn check_failures(diagnostics: Vec<Diagnostic>) -> Vec<pb::CheckFailure> {
+/// Validation diagnostics as Pulumi check failures (errors only; warnings are logged), their
+/// paths named as the properties of `ty`.
+fn check_failures(diagnostics: Vec<Diagnostic>, ty: &Type) -> Vec<pb::CheckFailure> {
     diagnostics
         .into_iter()
         .filter_map(|d| match d.severity {
             Severity::Error => Some(pb::CheckFailure {
-                property: values::property_path(&d.attribute),
+                property: values::property_path(&d.attribute, ty),
                 reason: if d.detail.is_empty() {
                     d.summary
                 } else {
@@ -262,13 +264,13 @@ fn check_failures(diagnostics: Vec<Diagnostic>) -> Vec<pb::CheckFailure> {
 }
 
 /// Required properties the inputs leave out, as check failures.
-fn missing_required(block: &Block, config: &Value) -> Vec<pb::CheckFailure> {
+fn missing_required(block: &Block, ty: &Type, config: &Value) -> Vec<pb::CheckFailure> {
     let mut paths = Vec::new();
     change::missing_required(block, config, &AttributePath::root(), &mut paths);
     paths
         .into_iter()
         .map(|path| {
-            let property = values::property_path(&path);
+            let property = values::property_path(&path, ty);
             pb::CheckFailure { reason: format!("missing required property {property:?}"), property }
         })
         .collect()
@@ -291,9 +293,11 @@ fn private_of(properties: Option<&Struct>) -> Vec<u8> {
     }
 }
 
-/// Outputs of a resource: its state in Pulumi's names, secret where the schema or the inputs
-/// say so, with the private state beside it.
+/// Outputs of a resource (or a data source) `what`: its state in Pulumi's names, secret where
+/// the schema or the inputs say so, with the private state beside it. A number a Pulumi number
+/// cannot hold exactly is written as its decimal text, with a warning naming it.
 fn outputs(
+    what: &str,
     state: &Value,
     block: &Block,
     ty: &Type,
@@ -301,6 +305,14 @@ fn outputs(
     private: &[u8],
     preview: bool,
 ) -> Struct {
+    for (path, n) in values::inexact_numbers(state) {
+        let message = format!(
+            "{what}: {} = {n} is more than a Pulumi number (a 64-bit float) holds exactly, so it \
+             is passed as the string \"{n}\"; give it back as a string to keep it exact",
+            values::property_path(&path, ty)
+        );
+        crate::logging::emit(tracing::Level::WARN, "terrarium.pulumi", &message, &[]);
+    }
     let secret = |p: &AttributePath| secrets.contains(p) || change::is_sensitive(block, p);
     let mut s = values::to_struct(state, ty, &Writer { secret: &secret, unknowns: preview });
     if !private.is_empty() {
@@ -396,7 +408,7 @@ impl Resource<'_> {
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("planning {}", self.name), &r.diagnostics)?;
+        check_diagnostics(&format!("planning {}", self.name), &self.ty, &r.diagnostics)?;
         let planned = unpack(r.planned_state.as_ref(), &self.ty)?;
         Ok((planned, r.planned_private, r.requires_replace))
     }
@@ -422,7 +434,8 @@ impl Resource<'_> {
                 ..Default::default()
             })
             .await;
-        let checked = check_diagnostics(&format!("applying {}", self.name), &r.diagnostics);
+        let checked =
+            check_diagnostics(&format!("applying {}", self.name), &self.ty, &r.diagnostics);
         let state = match (&checked, unpack(r.new_state.as_ref(), &self.ty)) {
             (Ok(()), state) => state?,
             // What was left behind is worth recording only when the provider could say.
@@ -447,7 +460,7 @@ impl Resource<'_> {
                 ..Default::default()
             })
             .await;
-        check_diagnostics(&format!("reading {}", self.name), &r.diagnostics)?;
+        check_diagnostics(&format!("reading {}", self.name), &self.ty, &r.diagnostics)?;
         let new_state = unpack(r.new_state.as_ref(), &self.ty)?;
         Ok(if new_state.is_null() { None } else { Some((new_state, r.private)) })
     }
@@ -490,7 +503,7 @@ impl PulumiService {
         } else {
             resource_id(state, urn)
         };
-        let properties = outputs(state, block, ty, &secrets, &applied.private, preview);
+        let properties = outputs(urn, state, block, ty, &secrets, &applied.private, preview);
         match applied.error {
             None => Ok((id, properties)),
             Some(error) => Err(init_failed(error, id, properties, news.cloned())),
@@ -550,7 +563,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             }
         };
         let diagnostics = p.validate_provider_config(&msgpack(&config.value, &ty)?).await;
-        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics) })
+        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics, &ty) })
     }
 
     async fn diff_config(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
@@ -597,7 +610,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 client: Default::default(),
             })
             .await;
-        check_diagnostics("configuring the provider", &diagnostics)?;
+        check_diagnostics("configuring the provider", &ty, &diagnostics)?;
         ok(pb::ConfigureResponse {
             accept_secrets: true,
             supports_preview: true,
@@ -626,12 +639,13 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                         });
                     }
                 };
-                let missing = missing_required(&s.block, &config.value);
+                let missing = missing_required(&s.block, &ty, &config.value);
                 if !missing.is_empty() {
                     return ok(pb::InvokeResponse { r#return: None, failures: missing });
                 }
                 let encoded = msgpack(&config.value, &ty)?;
-                let failures = check_failures(p.validate_data_source_config(name, &encoded).await);
+                let failures =
+                    check_failures(p.validate_data_source_config(name, &encoded).await, &ty);
                 if !failures.is_empty() {
                     return ok(pb::InvokeResponse { r#return: None, failures });
                 }
@@ -642,9 +656,10 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                         ..Default::default()
                     })
                     .await;
-                check_diagnostics(&format!("reading data source {name}"), &r.diagnostics)?;
+                check_diagnostics(&format!("reading data source {name}"), &ty, &r.diagnostics)?;
                 let state = unpack(r.state.as_ref(), &ty)?;
-                let result = outputs(&state, &s.block, &ty, &config.secrets, &[], false);
+                let result =
+                    outputs(&request.tok, &state, &s.block, &ty, &config.secrets, &[], false);
                 ok(pb::InvokeResponse { r#return: Some(result), failures: Vec::new() })
             }
             Some(Member::Function(name)) => {
@@ -687,7 +702,12 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     let property = error
                         .argument
                         .and_then(|i| params.get(usize::try_from(i).ok()?))
-                        .map(|param| names::camel_case(&param.name))
+                        .map(|param| {
+                            values::property_path(
+                                &AttributePath::root().attr(param.name.clone()),
+                                &arg_ty,
+                            )
+                        })
                         .unwrap_or_default();
                     return ok(pb::InvokeResponse {
                         r#return: None,
@@ -728,14 +748,14 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
             }
         };
-        let missing = missing_required(block, &config.value);
+        let missing = missing_required(block, &ty, &config.value);
         if !missing.is_empty() {
             return ok(pb::CheckResponse { inputs: request.news, failures: missing });
         }
         let diagnostics = p
             .validate_resource_config(&type_name, &msgpack(&config.value, &ty)?, Default::default())
             .await;
-        let failures = check_failures(diagnostics);
+        let failures = check_failures(diagnostics, &ty);
         if !failures.is_empty() {
             return ok(pb::CheckResponse { inputs: request.news, failures });
         }
@@ -777,13 +797,15 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 (change::Change::Update, false) => pb::property_diff::Kind::Update,
                 (change::Change::Update, true) => pb::property_diff::Kind::UpdateReplace,
             };
-            let top = change::top_level(&path).map(names::camel_case).unwrap_or_default();
+            let top = change::top_level(&path)
+                .map(|name| values::property_path(&AttributePath::root().attr(name), &resource.ty))
+                .unwrap_or_default();
             if replace {
                 replaces.insert(top.clone());
             }
             diffs.insert(top);
             detailed.insert(
-                values::property_path(&path),
+                values::property_path(&path, &resource.ty),
                 pb::PropertyDiff { kind: kind as i32, input_diff: false },
             );
         }
@@ -837,7 +859,11 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     ..Default::default()
                 })
                 .await;
-            check_diagnostics(&format!("importing {type_name} {:?}", r.id), &imported.diagnostics)?;
+            check_diagnostics(
+                &format!("importing {type_name} {:?}", r.id),
+                &ty,
+                &imported.diagnostics,
+            )?;
             let Some(first) = imported.imported.into_iter().find(|i| i.type_name == type_name)
             else {
                 return Err(Status::not_found(format!(
@@ -854,7 +880,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             // Gone: an empty ID tells the engine.
             return ok(pb::ReadResponse::default());
         };
-        let properties = outputs(&state, block, &ty, &secrets, &private, false);
+        let properties = outputs(&r.urn, &state, block, &ty, &secrets, &private, false);
         let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
         ok(pb::ReadResponse {
             id: resource_id(&state, &r.urn),

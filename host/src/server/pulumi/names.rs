@@ -10,19 +10,24 @@
 
 use std::collections::BTreeMap;
 
-/// `min_length` -> `minLength`; names without underscores stay as they are.
+/// `min_length` -> `minLength`, as the bridge cases names: underscores between words go and
+/// the ASCII letter after them is upper-cased; leading underscores stay (`_private`), a
+/// trailing one stays one (`end__` -> `end_`); names without underscores stay as they are.
 pub fn camel_case(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
+    let mut started = false;
     let mut upper_next = false;
-    for (i, c) in snake.chars().enumerate() {
-        if c == '_' && i > 0 {
+    for c in snake.chars() {
+        if c == '_' && started {
             upper_next = true;
-        } else if upper_next {
-            out.extend(c.to_uppercase());
-            upper_next = false;
-        } else {
-            out.push(c);
+            continue;
         }
+        started |= c != '_';
+        out.push(if upper_next { c.to_ascii_uppercase() } else { c });
+        upper_next = false;
+    }
+    if upper_next {
+        out.push('_');
     }
     out
 }
@@ -174,6 +179,11 @@ mod tests {
         assert_eq!(camel_case("uuid_v5"), "uuidV5");
         assert_eq!(camel_case("length"), "length");
         assert_eq!(camel_case("_private"), "_private");
+        assert_eq!(camel_case("__private_key"), "__privateKey");
+        assert_eq!(camel_case("double__under"), "doubleUnder");
+        assert_eq!(camel_case("end__"), "end_");
+        assert_eq!(camel_case("v_2"), "v2");
+        assert_eq!(camel_case("größe_ähnlich"), "größeähnlich");
         assert_eq!(pascal_case("password"), "Password");
     }
 

@@ -207,21 +207,32 @@ impl Generator<'_> {
         self.register(base, side, Json::Object(object))
     }
 
+    /// The token of `object`, registered as `base` unless a different type has that name:
+    /// then `{base}Output` for an output type, then the first of `{base}2`, `{base}3`, ...
+    /// (`{base}Output2`, ...) that is free or the same type. Two places whose names meet
+    /// (`foo_bar` in `Thing`, `bar` in `ThingFoo`, or colliding property names) so never share
+    /// a type that is not theirs.
     fn register(&mut self, base: &str, side: Side, object: Json) -> String {
-        let token = format!("{}:index/{base}:{base}", self.package);
-        match self.types.get(&token) {
-            Some(existing) if *existing != object && side == Side::Output => {
-                let base = format!("{base}Output");
-                let token = format!("{}:index/{base}:{base}", self.package);
-                self.types.insert(token.clone(), object);
-                token
-            }
-            Some(_) => token,
-            None => {
-                self.types.insert(token.clone(), object);
-                token
+        let first = base.to_string();
+        let named = match side {
+            Side::Input => first.clone(),
+            Side::Output => format!("{base}Output"),
+        };
+        let numbered = (2u32..).map(|n| format!("{named}{n}"));
+        for candidate in
+            std::iter::once(first).chain(std::iter::once(named.clone())).chain(numbered)
+        {
+            let token = format!("{}:index/{candidate}:{candidate}", self.package);
+            match self.types.get(&token) {
+                Some(existing) if *existing != object => continue,
+                Some(_) => return token,
+                None => {
+                    self.types.insert(token.clone(), object);
+                    return token;
+                }
             }
         }
+        unreachable!("the numbered names never run out")
     }
 
     fn attribute(&mut self, a: &Attribute, base: &str) -> Map<String, Json> {
@@ -296,4 +307,60 @@ fn describe(spec: &mut Map<String, Json>, text: &str) {
 
 fn deprecation(message: &str) -> Json {
     Json::String(if message.is_empty() { "Deprecated.".to_string() } else { message.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use terrarium_model::schema::{NestedBlock, Schema};
+
+    use super::*;
+
+    fn attribute(name: &str, ty: Type) -> Attribute {
+        Attribute {
+            name: name.into(),
+            ty: AttributeType::Type(ty),
+            optional: true,
+            ..Attribute::default()
+        }
+    }
+
+    fn nested(name: &str, inner: Attribute) -> NestedBlock {
+        NestedBlock {
+            type_name: name.into(),
+            nesting: BlockNesting::Single,
+            block: Block { attributes: vec![inner], ..Block::default() },
+            min_items: 0,
+            max_items: 0,
+        }
+    }
+
+    #[test]
+    fn colliding_names_keep_their_own_properties_and_types() {
+        // `foo_bar` and `fooBar` would both be `fooBar`, and their types both `ThingFooBar`.
+        let block = Block {
+            attributes: vec![
+                attribute("min_length", Type::Number),
+                attribute("minLength", Type::String),
+            ],
+            block_types: vec![
+                nested("foo_bar", attribute("a", Type::String)),
+                nested("fooBar", attribute("b", Type::Bool)),
+            ],
+            ..Block::default()
+        };
+        let mut schema = ProviderSchema::default();
+        schema.resources.insert("p_thing".into(), Schema { block, version: 0 });
+        let none: Vec<String> = Vec::new();
+        let tokens = Tokens::new("p", schema.resources.keys(), &none, &none);
+        let json = package_schema(&schema, &tokens, "1.0.0");
+        let thing = &json["resources"]["p:index/thing:Thing"]["inputProperties"];
+        assert_eq!(thing["min_length"]["type"], "number");
+        assert_eq!(thing["minLength"]["type"], "string");
+        let type_of = |property: &str| {
+            let reference = thing[property]["$ref"].as_str().unwrap_or_default();
+            json["types"][reference.trim_start_matches("#/types/")]["properties"].clone()
+        };
+        assert_eq!(type_of("foo_bar")["a"]["type"], "string", "{json:#}");
+        assert_eq!(type_of("fooBar")["b"]["type"], "boolean", "{json:#}");
+    }
 }

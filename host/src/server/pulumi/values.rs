@@ -59,19 +59,21 @@ pub fn from_struct(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Ve
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let value = Pb { kind: Some(Kind::StructValue(Struct { fields })) };
-    let mut reader = Reader { secrets: &mut decoded.secrets, failures: &mut failures };
+    let mut reader = Reader { root: ty, secrets: &mut decoded.secrets, failures: &mut failures };
     decoded.value = reader.read(&value, ty, &AttributePath::root());
     if failures.is_empty() { Ok(decoded) } else { Err(failures) }
 }
 
 struct Reader<'a> {
+    /// The type of the whole value, which names the properties of failures.
+    root: &'a Type,
     secrets: &'a mut BTreeSet<AttributePath>,
     failures: &'a mut Vec<Failure>,
 }
 
 impl Reader<'_> {
     fn fail(&mut self, path: &AttributePath, reason: String) -> Value {
-        self.failures.push(Failure { property: property_path(path), reason });
+        self.failures.push(Failure { property: property_path(path, self.root), reason });
         Value::Null
     }
 
@@ -101,8 +103,8 @@ impl Reader<'_> {
                                 "unknown property {key:?}; the properties are: {}",
                                 known.join(", ")
                             );
-                            self.failures
-                                .push(Failure { property: property_path_named(&at, key), reason });
+                            let property = property_path_named(&at, key, self.root);
+                            self.failures.push(Failure { property, reason });
                             continue;
                         };
                         let at = path.attr(name.clone());
@@ -308,7 +310,12 @@ impl Writer<'_> {
             (Value::Unknown(_), _) if self.unknowns => Kind::StringValue(UNKNOWN.into()),
             (Value::Unknown(_), _) => Kind::NullValue(0),
             (Value::Bool(b), _) => Kind::BoolValue(*b),
-            (Value::Number(n), _) => Kind::NumberValue(n.as_f64()),
+            // A number a Pulumi number (f64) cannot hold exactly travels as its decimal
+            // text, which reads back exactly where the schema says number.
+            (Value::Number(n), _) => match exact_f64(n) {
+                Some(f) => Kind::NumberValue(f),
+                None => Kind::StringValue(n.to_string()),
+            },
             (Value::String(s), _) => Kind::StringValue(s.clone()),
             (Value::Dynamic(d), _) => return self.write(&d.value, &d.ty, path),
             (Value::Object(m), Type::Object(o)) => {
@@ -371,25 +378,91 @@ pub fn secret(value: Pb) -> Pb {
     Pb { kind: Some(Kind::StructValue(Struct { fields })) }
 }
 
+/// `n` as an `f64` when that is exactly `n` (every integer up to 2^53, every float); `None`
+/// for what it would round (a larger integer, a decimal with more digits, an infinity).
+pub fn exact_f64(n: &Number) -> Option<f64> {
+    match n {
+        Number::Int(i) => {
+            let f = *i as f64;
+            (f as i128 == i128::from(*i)).then_some(f)
+        }
+        Number::Float(f) if f.is_finite() => Some(*f),
+        Number::Float(_) | Number::Decimal(_) => None,
+    }
+}
+
+/// The paths (Terraform names) of the numbers in `value` that [`exact_f64`] cannot hold,
+/// with the numbers: what outputs carry as text.
+pub fn inexact_numbers(value: &Value) -> Vec<(AttributePath, Number)> {
+    fn walk(value: &Value, path: &AttributePath, out: &mut Vec<(AttributePath, Number)>) {
+        match value {
+            Value::Number(n) if exact_f64(n).is_none() => out.push((path.clone(), n.clone())),
+            Value::Dynamic(d) => walk(&d.value, path, out),
+            Value::Object(m) => m.iter().for_each(|(k, v)| walk(v, &path.attr(k.clone()), out)),
+            Value::Map(m) => m.iter().for_each(|(k, v)| walk(v, &path.key(k.clone()), out)),
+            Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &path.index(i as i64), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &AttributePath::root(), &mut out);
+    out
+}
+
 /// A path as Pulumi writes property paths: `keepers.a`, `option[0].weight`, `tags["a.b"]`.
-/// Attribute names are given in Terraform's names and shown in Pulumi's (camelCase; the
-/// collision rule of [`PropertyNames`] is not applied here, it needs the type).
-pub fn property_path(path: &AttributePath) -> String {
+/// Attribute names are given in Terraform's names of the objects of `ty` and shown as those
+/// objects' property names ([`PropertyNames`], the collision rule included), as values and
+/// the schema name them; inside a `dynamic` value names stay as they are.
+pub fn property_path(path: &AttributePath, ty: &Type) -> String {
     let mut out = String::new();
+    let mut ty = Some(ty);
     for step in &path.0 {
         match step {
-            PathStep::Attribute(name) => push_name(&mut out, &super::names::camel_case(name)),
-            PathStep::Key(key) => push_name(&mut out, key),
-            PathStep::Index(i) => out.push_str(&format!("[{i}]")),
+            PathStep::Attribute(name) => {
+                let (shown, inner) = match ty {
+                    Some(Type::Object(o)) => {
+                        let names = PropertyNames::new(o.attributes.keys().map(String::as_str));
+                        (names.pulumi(name), o.attributes.get(name))
+                    }
+                    Some(Type::Dynamic) => (name.clone(), Some(&Type::Dynamic)),
+                    // A path the type does not have (a provider's mistake): camelCase at best.
+                    _ => (super::names::camel_case(name), None),
+                };
+                push_name(&mut out, &shown);
+                ty = inner;
+            }
+            PathStep::Key(key) => {
+                push_name(&mut out, key);
+                ty = match ty {
+                    Some(Type::Map(element)) => Some(element),
+                    Some(Type::Dynamic) => Some(&Type::Dynamic),
+                    _ => None,
+                };
+            }
+            PathStep::Index(i) => {
+                out.push_str(&format!("[{i}]"));
+                ty = match ty {
+                    Some(Type::List(element) | Type::Set(element)) => Some(element),
+                    Some(Type::Tuple(elements)) => {
+                        usize::try_from(*i).ok().and_then(|i| elements.get(i))
+                    }
+                    Some(Type::Dynamic) => Some(&Type::Dynamic),
+                    _ => None,
+                };
+            }
         }
     }
     out
 }
 
 /// A path whose last step is already a Pulumi name (an unknown property).
-fn property_path_named(path: &AttributePath, last: &str) -> String {
+fn property_path_named(path: &AttributePath, last: &str, ty: &Type) -> String {
     let parent = AttributePath(path.0[..path.0.len().saturating_sub(1)].to_vec());
-    let mut out = property_path(&parent);
+    let mut out = property_path(&parent, ty);
     push_name(&mut out, last);
     out
 }
@@ -471,8 +544,60 @@ mod tests {
 
     #[test]
     fn property_paths_read_as_pulumi_writes_them() {
+        let ty = Type::object([
+            ("option_list", Type::list(Type::object([("min_weight", Type::Number)]))),
+            ("tags", Type::map(Type::String)),
+            ("extra", Type::Dynamic),
+        ]);
         let p = AttributePath::root().attr("option_list").index(0).attr("min_weight");
-        assert_eq!(property_path(&p), "optionList[0].minWeight");
-        assert_eq!(property_path(&AttributePath::root().attr("tags").key("a.b")), "tags[\"a.b\"]");
+        assert_eq!(property_path(&p, &ty), "optionList[0].minWeight");
+        let tags = AttributePath::root().attr("tags").key("a.b");
+        assert_eq!(property_path(&tags, &ty), "tags[\"a.b\"]");
+        // Inside a dynamic value names are the value's own, as it is written.
+        let dynamic = AttributePath::root().attr("extra").attr("some_key");
+        assert_eq!(property_path(&dynamic, &ty), "extra.some_key");
+    }
+
+    #[test]
+    fn colliding_names_are_the_same_in_values_and_paths() {
+        // `min_length` and `minLength` would both be `minLength`: both keep their names, in
+        // what is read, what is written and the paths of failures and diffs alike.
+        let ty = Type::object([
+            ("min_length", Type::Number),
+            ("minLength", Type::String),
+            ("max_length", Type::Number),
+        ]);
+        let props = obj(&[("min_length", n(1.0)), ("minLength", s("x")), ("maxLength", s("two"))]);
+        let failures = from_struct(Some(&props), &ty).unwrap_err();
+        assert_eq!(failures.iter().map(|f| f.property.as_str()).collect::<Vec<_>>(), ["maxLength"]);
+        let ok = obj(&[("min_length", n(1.0)), ("minLength", s("x"))]);
+        let read = from_struct(Some(&ok), &ty).unwrap().value;
+        assert_eq!(read.attr("min_length"), Some(&Value::Number(Number::Int(1))));
+        assert_eq!(read.attr("minLength"), Some(&Value::string("x")));
+        let written = to_struct(&read, &ty, &Writer { secret: &|_| false, unknowns: false });
+        assert_eq!(written.fields["min_length"], n(1.0));
+        assert_eq!(written.fields["minLength"], s("x"));
+        let root = AttributePath::root();
+        assert_eq!(property_path(&root.attr("min_length"), &ty), "min_length");
+        assert_eq!(property_path(&root.attr("minLength"), &ty), "minLength");
+        assert_eq!(property_path(&root.attr("max_length"), &ty), "maxLength");
+    }
+
+    #[test]
+    fn numbers_an_f64_cannot_hold_travel_as_text_and_read_back_exactly() {
+        let ty = Type::object([("big", Type::Number), ("small", Type::Number)]);
+        let value = Value::Object(BTreeMap::from([
+            ("big".to_string(), Value::Number(Number::Int(9_007_199_254_740_993))),
+            ("small".to_string(), Value::Number(Number::Int(4_503_599_627_370_496))),
+        ]));
+        let written = to_struct(&value, &ty, &Writer { secret: &|_| false, unknowns: false });
+        assert_eq!(written.fields["big"], s("9007199254740993"));
+        assert_eq!(written.fields["small"], n(4_503_599_627_370_496.0));
+        assert_eq!(from_struct(Some(&written), &ty).unwrap().value, value);
+        let inexact = inexact_numbers(&value);
+        assert_eq!(inexact.len(), 1);
+        assert_eq!(property_path(&inexact[0].0, &ty), "big");
+        assert_eq!(exact_f64(&Number::Int(i64::MAX)), None);
+        assert_eq!(exact_f64(&Number::Int(1 << 60)), Some((1u64 << 60) as f64));
     }
 }
