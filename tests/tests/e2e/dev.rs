@@ -200,15 +200,20 @@ impl DevServer {
 
     /// terraform with TF_REATTACH_PROVIDERS pointing here.
     pub(crate) fn terraform(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
-        let run = ws.run_prepared(args, |command| {
-            command.env("TF_REATTACH_PROVIDERS", &self.reattach);
-        })?;
+        let run = self.run(ws, args)?;
         ensure!(
             run.code == Some(0) || run.code == Some(2),
             "terraform failed\n{run}\n--- dev log ---\n{}",
             self.log_text()
         );
         Ok(run)
+    }
+
+    /// Runs terraform reattached to this server, whatever its exit status.
+    pub(crate) fn run(&self, ws: &Workspace, args: &[&str]) -> anyhow::Result<Run> {
+        ws.run_prepared(args, |command| {
+            command.env("TF_REATTACH_PROVIDERS", &self.reattach);
+        })
     }
 
     /// A plan of CONFIG; returns the planned greeting and the plan run.

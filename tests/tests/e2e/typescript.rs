@@ -5,6 +5,8 @@ use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, ensure};
@@ -139,6 +141,20 @@ fn the_typescript_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
         "the dev server did not build:\n{}",
         server.log_text()
     );
+
+    // `fetch` of an origin that is not granted: the sandbox refuses it (the server sees no
+    // request) and the diagnostic names the grant that allows it.
+    let other = ApiServer::start("not granted")?;
+    let other_var = format!("notes_api={}", other.origin());
+    let refused = server.run(&ws, &["plan", "-input=false", "-no-color", "-var", &other_var])?;
+    let said = refused.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    ensure!(
+        refused.code == Some(1)
+            && said.contains(&format!("The request to {}/motd failed", other.origin()))
+            && said.contains(&format!("`terrarium install --allow-http {}`", other.origin())),
+        "an ungranted fetch did not fail with the grant to add:\n{refused}"
+    );
+    ensure!(other.requests() == 0, "the sandbox let a request to {} through", other.origin());
     Ok(())
 }
 
@@ -172,6 +188,8 @@ fn readme_script(readme: &str) -> anyhow::Result<String> {
 /// A local HTTP server answering every request with `body` (200, text/plain), until dropped.
 struct ApiServer {
     port: u16,
+    /// How many connections it accepted.
+    accepted: Arc<AtomicUsize>,
     _thread: std::thread::JoinHandle<()>,
 }
 
@@ -179,9 +197,12 @@ impl ApiServer {
     fn start(body: &'static str) -> anyhow::Result<ApiServer> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
         let thread = std::thread::spawn(move || {
             for stream in listener.incoming().take(64) {
                 let Ok(mut stream) = stream else { continue };
+                counter.fetch_add(1, Ordering::SeqCst);
                 let mut request = Vec::new();
                 let mut buf = [0u8; 1024];
                 while !request.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -197,7 +218,11 @@ impl ApiServer {
                 let _ = stream.write_all(response.as_bytes());
             }
         });
-        Ok(ApiServer { port, _thread: thread })
+        Ok(ApiServer { port, accepted, _thread: thread })
+    }
+
+    fn requests(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
     }
 
     fn origin(&self) -> String {
