@@ -50,8 +50,9 @@ enum Action {
     /// Plan only, with a relative `directory` in the provider block; the step expects error
     /// diagnostics.
     FailsInRelativeDirectory,
-    /// `terraform destroy`.
-    Destroy,
+    /// The pet's file deleted, then `terraform destroy -refresh=false`: delete finds no
+    /// file, which is no error (the replace step deletes a pet whose file is there).
+    DestroyWithoutFile,
 }
 
 /// `pets_pet.rex` with `legs`, `notify`, its toys and vaccines, and its collar size (`None`:
@@ -163,7 +164,11 @@ fn steps() -> Vec<Step> {
             body: rex(Some("l")),
             action: Action::FailsInRelativeDirectory,
         },
-        Step { name: "destroy", body: rex(None), action: Action::Destroy },
+        Step {
+            name: "destroy, the file already gone",
+            body: rex(None),
+            action: Action::DestroyWithoutFile,
+        },
     ]
 }
 
@@ -261,6 +266,7 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
                 ws.ok(&["state", "rm", "-no-color", PET]).with_context(context)?;
             }
             Action::DriftThenApply(drift) => drift_behind_terraform(&ws, &dir, drift)?,
+            Action::DestroyWithoutFile => drift_behind_terraform(&ws, &dir, Drift::Deleted)?,
             _ => {}
         }
         let (human_plan, plan_json, diagnostics) = match step.action {
@@ -274,10 +280,10 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
                     .collect();
                 (String::new(), Value::Null, diagnostics)
             }
-            Action::Destroy => {
-                let run = ws
-                    .ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])
-                    .with_context(context)?;
+            Action::DestroyWithoutFile => {
+                let args = ["destroy", "-auto-approve", "-input=false", "-no-color"];
+                let run =
+                    ws.ok(&[&args[..], &["-refresh=false"]].concat()).with_context(context)?;
                 (masked(&plan_lines(&run), &ws, &dir), Value::Null, Vec::new())
             }
             Action::Apply | Action::ForgetThenApply | Action::DriftThenApply(_) => {
