@@ -111,6 +111,16 @@ pub fn schema_with_behaviour(
             return Err(DeclaredError { path: b.join("."), what: "nested block" });
         }
     }
+    Ok(join(schema, behaviour))
+}
+
+/// The schema Terraform sees, with no behaviour beyond what it says itself (what the host
+/// knows of a component that plans by itself).
+pub fn schema_without_behaviour(schema: &model::Schema) -> Schema {
+    join(schema, &SchemaBehaviour::default())
+}
+
+fn join(schema: &model::Schema, behaviour: &SchemaBehaviour) -> Schema {
     let root = block(&schema.block, &[], behaviour);
     let mut out = Schema::new().version(schema.version);
     for a in root.attributes() {
@@ -126,7 +136,7 @@ pub fn schema_with_behaviour(
     if schema.block.deprecated {
         out = out.deprecated(schema.block.deprecation_message.clone());
     }
-    Ok(out)
+    out
 }
 
 fn names_attribute(block: &model::Block, path: &[String]) -> bool {

@@ -187,3 +187,54 @@ fn a_declaration_for_no_attribute_is_refused() {
         "the behaviour names \"endpoint.nope\", which is no attribute of the schema"
     );
 }
+
+/// What Terraform proposes, from the schema Terraform sees (a component that plans by
+/// itself): computed values carried over, also into the set elements matched by their
+/// configured attributes.
+#[test]
+fn a_schema_without_behaviour_proposes_computed_values_into_matched_set_elements() {
+    let optional = |name: &str, computed: bool| model::Attribute {
+        name: name.into(),
+        ty: AttributeType::Type(terrarium_model::Type::String),
+        optional: true,
+        computed,
+        ..Default::default()
+    };
+    let toy = model::Block {
+        attributes: vec![optional("kind", false), optional("serial", true)],
+        ..Default::default()
+    };
+    let schema = model::Schema {
+        version: 0,
+        block: model::Block {
+            attributes: vec![optional("id", true), optional("name", false)],
+            block_types: vec![model::NestedBlock {
+                type_name: "toy".into(),
+                block: toy,
+                nesting: terrarium_model::schema::BlockNesting::Set,
+                min_items: 0,
+                max_items: 0,
+            }],
+            ..Default::default()
+        },
+    };
+    let toy = |kind: &str, serial: Value| obj([("kind", s(kind)), ("serial", serial)]);
+    let prior = obj([
+        ("id", s("p-1")),
+        ("name", s("rex")),
+        ("toy", Value::Set(vec![toy("ball", s("t-1")), toy("rope", s("t-2"))])),
+    ]);
+    let config = obj([
+        ("id", Value::Null),
+        ("name", s("max")),
+        ("toy", Value::Set(vec![toy("rope", Value::Null), toy("bone", Value::Null)])),
+    ]);
+    let proposed =
+        crate::plan::proposed_new_state(&schema_without_behaviour(&schema), &prior, &config);
+    let expected = obj([
+        ("id", s("p-1")),
+        ("name", s("max")),
+        ("toy", Value::Set(vec![toy("rope", s("t-2")), toy("bone", Value::Null)])),
+    ]);
+    assert_eq!(proposed, expected);
+}

@@ -491,6 +491,51 @@ fn has_replace_rules(shape: Shape<'_>) -> bool {
         || shape.children().any(|(_, _, inner)| has_replace_rules(inner))
 }
 
+/// What Terraform proposes: the configuration, with the prior value of every computed
+/// attribute the configuration leaves null, nested objects matched to their prior selves
+/// (lists by position, maps by key, sets by their non-computed attributes).
+///
+/// This is Terraform's part of a plan (`objchange.ProposedNew`), not the provider's: test
+/// harnesses and the Pulumi front end, which play Terraform, compute it here.
+pub fn proposed_new_state(schema: &Schema, prior: &Value, config: &Value) -> Value {
+    propose(Shape::of(schema), prior, config)
+}
+
+fn propose(shape: Shape<'_>, prior: &Value, config: &Value) -> Value {
+    let (Value::Object(c), Value::Object(_)) = (config, prior) else {
+        return config.clone();
+    };
+    let mut out = c.clone();
+    for a in shape.attributes {
+        if a.is_computed()
+            && c.get(a.name()).is_some_and(Value::is_null)
+            && let Some(p) = prior.attr(a.name())
+        {
+            out.insert(a.name().to_string(), p.clone());
+        }
+    }
+    for (name, _, inner) in shape.children() {
+        let (Some(v), Some(p)) = (out.get_mut(name), prior.attr(name)) else { continue };
+        if v.is_null() {
+            continue;
+        }
+        let pairs = counterparts(inner, v, p);
+        let prior_elements = elements(p);
+        let items: Vec<&mut Value> = match v {
+            Value::Object(_) => vec![v],
+            Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
+            Value::Map(m) => m.values_mut().collect(),
+            _ => Vec::new(),
+        };
+        for (item, pair) in items.into_iter().zip(pairs) {
+            if let Some(before) = pair.and_then(|j| prior_elements.get(j).copied()) {
+                *item = propose(inner, before, item);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;

@@ -80,7 +80,7 @@ use crate::rpc::{
 use crate::schema::Schema;
 use crate::server::Server;
 use crate::value::{conform, from_value};
-use terrarium_framework::plan::{Shape, counterparts, elements};
+use terrarium_framework::plan::Shape;
 
 /// Makes [`crate::stop::stopping`] answer `stopping` on this thread, as if Terraform had
 /// asked the provider to stop (Ctrl-C) during the calls that follow: for testing what a
@@ -764,47 +764,6 @@ fn absent_blocks(shape: Shape<'_>, value: Value) -> Value {
 /// JSON as a value: arrays become lists and objects maps, which [`conform`] reshapes.
 pub use crate::json::value_from_json as from_json;
 
-/// What Terraform proposes: the configuration, with the prior value of every computed
-/// attribute the configuration leaves null, nested objects matched to their prior selves
-/// (lists by position, maps by key, sets by their non-computed attributes).
-///
-/// Like Terraform, and unlike a real plan, it knows nothing of the provider: use it to
-/// build [`PlanRequest`]s by hand.
-pub fn proposed_new_state(schema: &Schema, prior: &Value, config: &Value) -> Value {
-    propose(Shape::of(schema), prior, config)
-}
-
-fn propose(shape: Shape<'_>, prior: &Value, config: &Value) -> Value {
-    let (Value::Object(c), Value::Object(_)) = (config, prior) else {
-        return config.clone();
-    };
-    let mut out = c.clone();
-    for a in shape.attributes {
-        if a.is_computed()
-            && c.get(a.name()).is_some_and(Value::is_null)
-            && let Some(p) = prior.attr(a.name())
-        {
-            out.insert(a.name().to_string(), p.clone());
-        }
-    }
-    for (name, _, inner) in shape.children() {
-        let (Some(v), Some(p)) = (out.get_mut(name), prior.attr(name)) else { continue };
-        if v.is_null() {
-            continue;
-        }
-        let pairs = counterparts(inner, v, p);
-        let prior_elements = elements(p);
-        let items: Vec<&mut Value> = match v {
-            Value::Object(_) => vec![v],
-            Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
-            Value::Map(m) => m.values_mut().collect(),
-            _ => Vec::new(),
-        };
-        for (item, pair) in items.into_iter().zip(pairs) {
-            if let Some(before) = pair.and_then(|j| prior_elements.get(j).copied()) {
-                *item = propose(inner, before, item);
-            }
-        }
-    }
-    Value::Object(out)
-}
+/// What Terraform proposes (the configuration with prior computed values carried over), to
+/// build [`PlanRequest`]s by hand; see [`terrarium_framework::plan::proposed_new_state`].
+pub use terrarium_framework::plan::proposed_new_state;

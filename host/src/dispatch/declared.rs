@@ -13,10 +13,12 @@ use std::sync::Mutex;
 use terrarium_framework::check::{
     check_apply, check_plan, hook_validations, inconsistent, run_validators,
 };
-use terrarium_framework::declared::{SchemaBehaviour, schema_with_behaviour};
+use terrarium_framework::declared::{
+    SchemaBehaviour, schema_with_behaviour, schema_without_behaviour,
+};
 use terrarium_framework::plan::{
     Hooks, Shape, clear_write_only, default_plan_with, fill_defaults_with, fill_write_only,
-    first_unknown,
+    first_unknown, proposed_new_state,
 };
 use terrarium_framework::schema::Schema;
 use terrarium_framework::{canonical_key, semantic};
@@ -180,6 +182,27 @@ impl Dispatcher {
     /// its behaviour (otherwise the guest plans and validates by itself).
     pub(super) fn declared(&self, subject: Subject<'_>) -> Option<&Schema> {
         self.declared.as_ref().and_then(|d| d.schema(subject))
+    }
+
+    /// What Terraform proposes for a resource of `type_name` (its configuration with the
+    /// prior computed values carried over), for the front ends and tools that play Terraform
+    /// (the Pulumi front end, `terrarium harness`). `None` for an unknown type.
+    pub fn proposed_new_state(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> Option<Value> {
+        let subject = Subject { rpc: "", kind: "resource", name: type_name };
+        let plain;
+        let schema = match self.declared(subject) {
+            Some(schema) => schema,
+            None => {
+                plain = schema_without_behaviour(self.schema().resources.get(type_name)?);
+                &plain
+            }
+        };
+        Some(proposed_new_state(schema, prior, config))
     }
 
     /// Whether the managed resource type's plan goes through the guest's plan hook.

@@ -5,7 +5,6 @@
 //! proposed new state of a plan, and decoding a configuration). The SDKs' test helpers in
 //! Python and TypeScript speak this protocol; docs/harness.md describes it.
 
-mod propose;
 mod values;
 
 use std::io::{BufRead as _, Write as _};
@@ -250,7 +249,9 @@ impl Harness {
                 let ty = block.implied_type();
                 let prior = from_json(&prior, &Json::Null, &ty, "prior")?;
                 let config = config_from_json(&config, &Json::Null, block, "config")?;
-                let proposed = propose::proposed_new_state(block, &prior, &config);
+                let proposed = p
+                    .proposed_new_state(&type_name, &prior, &config)
+                    .ok_or_else(|| RequestError::UnknownType("resource", type_name.clone()))?;
                 let request = PlanResourceChangeRequest {
                     prior_state: encode(&prior, &ty, "prior")?,
                     proposed_new_state: encode(&proposed, &ty, "the proposed new state")?,

@@ -1,58 +1,11 @@
 //! What Terraform's core computes around a provider's plan, done here for Pulumi's engine:
-//! the proposed new state handed to PlanResourceChange, and the attribute-level comparison of
-//! a prior state with a planned one that becomes Pulumi's `detailedDiff`.
+//! the attribute-level comparison of a prior state with a planned one that becomes Pulumi's
+//! `detailedDiff` (the proposed new state is the dispatcher's, as for `terrarium harness`).
 
 use std::collections::BTreeSet;
 
-use terrarium_model::schema::{AttributeType, Block, BlockNesting, ObjectNesting};
+use terrarium_model::schema::{AttributeType, Block};
 use terrarium_model::{AttributePath, PathStep, Value};
-
-/// What Terraform proposes: the configuration, with the prior value of every computed
-/// attribute the configuration leaves null, nested single objects and lists of blocks (by
-/// position) matched to their prior selves. With no prior state it is the configuration.
-pub fn proposed_new_state(block: &Block, prior: &Value, config: &Value) -> Value {
-    let (Value::Object(c), Value::Object(p)) = (config, prior) else {
-        return config.clone();
-    };
-    let mut out = c.clone();
-    for a in &block.attributes {
-        let (Some(cv), Some(pv)) = (c.get(&a.name), p.get(&a.name)) else { continue };
-        if a.computed && cv.is_null() {
-            out.insert(a.name.clone(), pv.clone());
-        } else if let AttributeType::Nested { nesting, attributes } = &a.ty {
-            let inner = Block { attributes: attributes.clone(), ..Block::default() };
-            let nesting = match nesting {
-                ObjectNesting::Single => BlockNesting::Single,
-                ObjectNesting::List => BlockNesting::List,
-                _ => continue,
-            };
-            out.insert(a.name.clone(), propose_nested(&inner, nesting, pv, cv));
-        }
-    }
-    for b in &block.block_types {
-        let (Some(cv), Some(pv)) = (c.get(&b.type_name), p.get(&b.type_name)) else { continue };
-        out.insert(b.type_name.clone(), propose_nested(&b.block, b.nesting, pv, cv));
-    }
-    Value::Object(out)
-}
-
-fn propose_nested(block: &Block, nesting: BlockNesting, prior: &Value, config: &Value) -> Value {
-    match (nesting, prior, config) {
-        (BlockNesting::Single | BlockNesting::Group, _, _) => {
-            proposed_new_state(block, prior, config)
-        }
-        (BlockNesting::List, Value::List(p), Value::List(c)) => Value::List(
-            c.iter()
-                .enumerate()
-                .map(|(i, cv)| match p.get(i) {
-                    Some(pv) => proposed_new_state(block, pv, cv),
-                    None => cv.clone(),
-                })
-                .collect(),
-        ),
-        _ => config.clone(),
-    }
-}
 
 /// How one attribute changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,30 +169,6 @@ mod tests {
             ],
             ..Block::default()
         }
-    }
-
-    #[test]
-    fn computed_attributes_the_configuration_leaves_null_keep_their_prior_values() {
-        let prior = obj(&[
-            ("length", Value::Number(Number::Int(3))),
-            ("upper", Value::Bool(true)),
-            ("result", Value::string("abc")),
-        ]);
-        let config = obj(&[
-            ("length", Value::Number(Number::Int(4))),
-            ("upper", Value::Null),
-            ("result", Value::Null),
-        ]);
-        let proposed = proposed_new_state(&block(), &prior, &config);
-        assert_eq!(
-            proposed,
-            obj(&[
-                ("length", Value::Number(Number::Int(4))),
-                ("upper", Value::Bool(true)),
-                ("result", Value::string("abc"))
-            ])
-        );
-        assert_eq!(proposed_new_state(&block(), &Value::Null, &config), config);
     }
 
     #[test]

@@ -397,7 +397,9 @@ impl Resource<'_> {
         config: &Value,
         prior_private: Vec<u8>,
     ) -> Result<(Value, Vec<u8>, Vec<AttributePath>), Status> {
-        let proposed = change::proposed_new_state(self.block, prior, config);
+        let proposed = p.proposed_new_state(&self.name, prior, config).ok_or_else(|| {
+            Status::not_found(format!("this provider has no resource type {:?}", self.name))
+        })?;
         let r = p
             .plan_resource_change(&dt::PlanResourceChangeRequest {
                 type_name: self.name.clone(),
