@@ -13,10 +13,10 @@ names the origin and the grant that allows it: provider code need not catch it, 
 shows the user what to do. Every other failure raises :class:`HttpError`, also a
 ``TerraformError``.
 
-Redirects are not followed: a 3xx response is returned as it is, and a request to where it
-points is a new request, checked against the grants like the first. Outside a component
-(natively, in unit tests) there is no ``wasi:http``, and every request raises
-:class:`HttpError`.
+Redirects are followed (five at most unless told), each as a new request that the host checks
+against the grants like the first: a granted server cannot send the provider anywhere the
+user did not grant. Outside a component (natively, in unit tests) there is no ``wasi:http``,
+and every request raises :class:`HttpError`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json as jsonlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from .diagnostics import TerraformError
 
@@ -137,11 +137,13 @@ def request(
     body: bytes | str | None = None,
     json: Any = None,
     timeout: float | None = None,
+    max_redirects: int = 5,
 ) -> Response:
-    """Sends one request and reads the whole response. ``json`` sends a value as a JSON body
+    """Sends a request and reads the whole response. ``json`` sends a value as a JSON body
     (with ``Content-Type: application/json``); ``timeout`` (seconds) bounds connecting and
-    each wait for response bytes."""
-    target = _Target.parse(url)
+    each wait for response bytes. Up to ``max_redirects`` redirects are followed, each a new
+    request that the host checks against the grants like the first (303, and 301/302 after a
+    POST, continue with a GET; ``Authorization`` is not sent to another origin)."""
     headers = dict(headers or {})
     if json is not None:
         body = jsonlib.dumps(json).encode()
@@ -149,9 +151,30 @@ def request(
             headers["Content-Type"] = "application/json"
     if isinstance(body, str):
         body = body.encode()
+    target = _Target.parse(url)
+    for _ in range(max_redirects + 1):
+        response = _send_once(method, url, target, headers, body or b"", timeout)
+        location = response.header("location") if response.status in (301, 302, 303, 307, 308) else None
+        if location is None:
+            return response
+        next_url = urljoin(url, location)
+        next_target = _Target.parse(next_url)
+        if response.status == 303 or (response.status in (301, 302) and method.upper() == "POST"):
+            method, body = "GET", b""
+            headers = {k: v for k, v in headers.items() if k.lower() not in ("content-type", "content-length")}
+        if next_target.origin != target.origin:
+            headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        url, target = next_url, next_target
+    raise HttpError(f"more than {max_redirects} redirects, the last to {url}")
+
+
+def _send_once(
+    method: str, url: str, target: _Target, headers: dict[str, str], body: bytes, timeout: float | None
+) -> Response:
+    """One request, no redirects followed."""
     if body and not any(k.lower() == "content-length" for k in headers):
         # Known up front: the server need not read a chunked body.
-        headers["Content-Length"] = str(len(body))
+        headers = {**headers, "Content-Length": str(len(body))}
     try:
         fields = h.Fields()
     except (AttributeError, NotImplementedError):  # no bindings, or their native stubs

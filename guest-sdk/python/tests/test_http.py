@@ -12,6 +12,7 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -23,8 +24,9 @@ COMPONENT = Path(os.environ.get("TERRARIUM_COMPONENTS_DIR", ".")) / "web_py.wasm
 
 
 class Server:
-    """An HTTP server on a free port of 127.0.0.1 that answers GET with a greeting, POST with
-    what it was sent, and remembers every request."""
+    """An HTTP server on a free port of 127.0.0.1 that answers GET with a greeting (or, for
+    ``/redirect?to=URL``, a 302 to URL), POST with what it was sent (or, for ``/see-other``, a
+    303 to ``/posted``), and remembers every request."""
 
     def __init__(self):
         self.requests: list[tuple[str, str, bytes]] = []
@@ -33,15 +35,23 @@ class Server:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 seen.append(("GET", self.path, b""))
-                self.answer(200, f"hello from {self.path}".encode())
+                if self.path.startswith("/redirect?to="):
+                    self.answer(302, b"", location=unquote(self.path.removeprefix("/redirect?to=")))
+                else:
+                    self.answer(200, f"hello from {self.path}".encode())
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 seen.append(("POST", self.path, body))
-                self.answer(201, b"got " + body)
+                if self.path == "/see-other":
+                    self.answer(303, b"", location="/posted")
+                else:
+                    self.answer(201, b"got " + body)
 
-            def answer(self, status, body):
+            def answer(self, status, body, location=None):
                 self.send_response(status)
+                if location:
+                    self.send_header("Location", location)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -86,6 +96,25 @@ def test_a_granted_origin_is_reached_and_an_ungranted_one_refused(servers):
     assert f"no grant for {other.origin}" in d.detail
     assert f"`terrarium install --allow-http {other.origin}`" in d.detail
     assert other.requests == [], "the sandbox let an ungranted request through"
+
+
+def test_redirects_are_followed_and_each_hop_is_checked_against_the_grants(servers):
+    granted, other = servers
+    with Harness(COMPONENT, allow_http=[granted.origin]) as h:
+        moved = h.read_data("web_page", {"url": f"{granted.origin}/redirect?to=/rex"}).state
+        assert (moved["status"], moved["text"]) == (200, "hello from /rex")
+        # A 303 after a POST continues with a GET, without the body.
+        posted = h.read_data("web_page", {"url": f"{granted.origin}/see-other", "message": "hi"}).state
+        assert (posted["status"], posted["text"]) == (200, "hello from /posted")
+        assert [r[:2] for r in granted.requests[-2:]] == [("POST", "/see-other"), ("GET", "/posted")]
+
+        away = f"{granted.origin}/redirect?to={quote(other.origin + '/rex', safe='')}"
+        with pytest.raises(Failure) as refused:
+            h.read_data("web_page", {"url": away})
+    d = refused.value.diagnostics[0]
+    assert d.summary == "HTTP request denied by the sandbox"
+    assert f"`terrarium install --allow-http {other.origin}`" in d.detail
+    assert other.requests == [], "a granted server redirected the provider past the sandbox"
 
 
 def test_the_readme_shows_this_provider_as_it_is_built():
