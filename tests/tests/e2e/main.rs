@@ -6,6 +6,7 @@
 //! components first; the harness (the `terrarium_tests` library) only finds those artifacts.
 //!
 //! Modules:
+//! * `demo`: `make demo` (scripts/demo) as a person reads it: every step, every plan shown.
 //! * `install_cli`: `terrarium install` as a user runs it, and its printed CLI config.
 //! * `plugin`: the installed executable's go-plugin handshake line and its no-cookie message.
 //! * `inspect`: `terrarium inspect` against `terraform providers schema -json`.
@@ -45,6 +46,7 @@
 mod acceptance;
 mod actions;
 mod compat;
+mod demo;
 mod dev;
 mod docs;
 mod ephemeral;

@@ -1,0 +1,81 @@
+//! `make demo`, the first thing a person runs: scripts/demo against this build, in a
+//! directory of its own, read the way that person reads it.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::ensure;
+use terrarium_tests::Artifacts;
+use terrarium_tests::workspace::run_with_timeout;
+
+/// What the demo prints, in this order, when every step did what its heading says.
+const EXPECTED: &[&str] = &[
+    "==> terraform init",
+    "Terraform has been successfully initialized!",
+    "==> terraform apply",
+    "# pets_pet.rex will be created",
+    "Apply complete! Resources: 5 added, 0 changed, 0 destroyed.",
+    "pet_greeting = \"Hello, rex!\"",
+    "==> terraform plan (again: nothing to change)",
+    "No changes. Your infrastructure matches the configuration.",
+    "terraform.tfstate mentions it 0 times",
+    "==> terraform query",
+    "list.files_file.out",
+    "Action complete: action.files_touch.stamp",
+    "Apply complete! Resources: 0 added, 0 changed, 0 destroyed. Actions: 1 invoked.",
+    "Destroy complete! Resources: 5 destroyed.",
+    "==> Demo complete.",
+];
+
+#[test]
+fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let scratch = tempfile::tempdir_in(&artifacts.scratch_root)?;
+    let mut command = Command::new("bash");
+    command
+        .arg(artifacts.repo_root.join("scripts/demo"))
+        .env("TERRARIUM_BIN", artifacts.terrarium()?)
+        .env("COMPONENT_DIR", &artifacts.components_dir)
+        .env("TERRAFORM", &artifacts.terraform)
+        .env("DEMO_DIR", scratch.path())
+        .env_remove("TF_CLI_CONFIG_FILE")
+        .stdin(Stdio::null());
+    let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(600))?;
+    let shown = strip_ansi(&stdout);
+    ensure!(code == Some(0), "the demo failed (exit {code:?}):\n{shown}\n--- stderr\n{stderr}");
+    let mut rest = shown.as_str();
+    for expected in EXPECTED {
+        let Some(at) = rest.find(expected) else {
+            anyhow::bail!("the demo never showed {expected:?} where it should:\n{shown}");
+        };
+        rest = &rest[at + expected.len()..];
+    }
+    ensure!(!shown.contains("Error:"), "the demo showed an error:\n{shown}");
+    // Terraform warns once that a filesystem mirror gives it no signed checksums; any other
+    // warning is something a person should not have to read in a demo.
+    let warnings: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("Warning:"))
+        .filter(|l| !l.contains("Incomplete lock file information for providers"))
+        .collect();
+    ensure!(warnings.is_empty(), "the demo showed warnings {warnings:?}:\n{shown}");
+    Ok(())
+}
+
+/// The text without terminal colour sequences (the step headings are bold).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
