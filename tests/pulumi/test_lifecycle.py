@@ -313,3 +313,43 @@ def test_numbers_beyond_2_53_travel_exactly_as_text(random_plugin, engine):
         time.sleep(0.1)
     warning = [r for r in engine.logs if "result = 9007199254740993" in r.message][0]
     assert warning.severity == engine_pb2.WARNING and "string" in warning.message
+
+
+def test_files_are_listed_in_pages_and_import_by_the_ids_list_gives(files_plugin, random_plugin, files_dir):
+    p = files_plugin
+    directory = files_dir / "listed"
+    directory.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt", "d.md"):
+        (directory / name).write_text(name)
+
+    def listed(query=None, **kw):
+        query = query or {"directory": str(directory), "suffix": ".txt"}
+        return list(p.provider.List(pb.ListRequest(token=FILE, query=struct(query), **kw)))
+
+    everything = listed()
+    assert [r.WhichOneof("response") for r in everything] == ["result"] * 3
+    assert [r.result.name for r in everything] == ["a.txt", "b.txt", "c.txt"]
+    # Pages: a continuation token after a full page, and the next page from it.
+    first = listed(page_size=2)
+    assert [r.result.name for r in first[:2]] == ["a.txt", "b.txt"]
+    assert first[2].WhichOneof("response") == "continuation"
+    rest = listed(page_size=2, continuation_token=first[2].continuation.continuation_token)
+    assert [r.result.name for r in rest] == ["c.txt"]
+    assert [r.result.name for r in listed(limit=1)] == ["a.txt"]
+
+    # A listed ID is importable: Read with only the ID imports the file.
+    imported = p.provider.Read(pb.ReadRequest(id=everything[1].result.id, urn=urn(FILE, "b"), type=FILE))
+    assert plain(imported.properties)["filename"] == str(directory / "b.txt")
+    assert plain(imported.properties)["content"] == "b.txt"
+
+    # A query with unknowns lists nothing yet.
+    computed = listed({"directory": UNKNOWN})
+    assert [r.WhichOneof("response") for r in computed] == ["computed"]
+    with pytest.raises(grpc.RpcError) as bad:
+        listed({"suffix": ".txt"})
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "directory" in bad.value.details()
+    # A resource type without a list resource cannot be listed, and says so.
+    with pytest.raises(grpc.RpcError) as unlisted:
+        list(random_plugin.provider.List(pb.ListRequest(token=STRING, query=struct({}))))
+    assert unlisted.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert "no list resource" in unlisted.value.details()

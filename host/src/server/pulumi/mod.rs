@@ -32,6 +32,7 @@ use prost_types::value::Kind;
 use prost_types::{Struct, Value as Pb};
 use terrarium_model::schema::Block;
 use terrarium_model::{AttributePath, Diagnostic, Severity, Type, Value};
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::codec;
@@ -853,14 +854,20 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
             (current.value, private_of(r.properties.as_ref()), current.secrets)
         } else {
-            // Import: only the ID is known.
-            let imported = p
-                .import_resource_state(&dt::ImportResourceStateRequest {
+            // Import: only the ID is known. An ID that `List` gave is the object's identity.
+            let request = match identity_of_import_id(&p, &type_name, &r.id) {
+                Some(identity) => dt::ImportResourceStateRequest {
+                    type_name: type_name.clone(),
+                    identity: Some(identity),
+                    ..Default::default()
+                },
+                None => dt::ImportResourceStateRequest {
                     type_name: type_name.clone(),
                     id: r.id.clone(),
                     ..Default::default()
-                })
-                .await;
+                },
+            };
+            let imported = p.import_resource_state(&request).await;
             check_diagnostics(
                 &format!("importing {type_name} {:?}", r.id),
                 &ty,
@@ -991,14 +998,186 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         ok(pb::GetMappingsResponse { providers })
     }
 
-    type ListStream = futures::stream::Empty<Result<pb::ListResponse, Status>>;
+    type ListStream = ReceiverStream<Result<pb::ListResponse, Status>>;
 
-    async fn list(&self, _: Request<pb::ListRequest>) -> Reply<Self::ListStream> {
-        Err(unimplemented(
-            "List",
-            "listing resources is not mapped to Terraform's list resources yet",
-        ))
+    async fn list(&self, request: Request<pb::ListRequest>) -> Reply<Self::ListStream> {
+        let r = request.into_inner();
+        let p = self.provider().await?;
+        let resource = self.resource(&p, &r.token)?;
+        let Some(schema) = p.schema().list_resources.get(&resource.name) else {
+            return Err(unimplemented(
+                "List",
+                &format!(
+                    "the component has no list resource for {} ({}), so it cannot list them",
+                    r.token, resource.name
+                ),
+            ));
+        };
+        let offset = match r.continuation_token.as_str() {
+            "" => 0,
+            token => token.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                Status::invalid_argument(format!(
+                    "the continuation token {token:?} is not one this provider gave; start again \
+                     without one"
+                ))
+            })?,
+        };
+        let ty = schema.block.implied_type();
+        let query = decode_or_status("query", r.query.as_ref(), &ty)?;
+        let (sender, received) = tokio::sync::mpsc::channel(LIST_BUFFER);
+        if query.value.contains_unknown() {
+            // Unknown until the query's values are: Pulumi's Computed, alone.
+            let computed = pb::list_response::Response::Computed(Default::default());
+            let _ = sender.send(Ok(pb::ListResponse { response: Some(computed) })).await;
+            return ok(ReceiverStream::new(received));
+        }
+        let missing = missing_required(&schema.block, &ty, &query.value);
+        let mut failures = failures_text(&missing);
+        if failures.is_empty() {
+            let encoded = msgpack(&query.value, &ty)?;
+            let diagnostics = p.validate_list_resource_config(&resource.name, &encoded).await;
+            failures = failures_text(&check_failures(diagnostics, &ty));
+        }
+        if !failures.is_empty() {
+            return Err(Status::invalid_argument(format!("invalid query: {failures}")));
+        }
+        let page = Page::new(r.limit, r.page_size, offset);
+        let listing = dt::ListResourceRequest {
+            type_name: resource.name.clone(),
+            config: msgpack(&query.value, &ty)?,
+            include_resource_object: false,
+            limit: page.items_to_list(),
+        };
+        let identity = p.identity_schemas().get(&resource.name).map(|s| s.implied_type());
+        tokio::spawn(list_pages(p, listing, identity.unwrap_or(Type::Dynamic), page, sender));
+        ok(ReceiverStream::new(received))
     }
+}
+
+/// How many responses a `List` stream holds before the listing waits for the engine.
+const LIST_BUFFER: usize = 16;
+
+/// Check failures as one line of text.
+fn failures_text(failures: &[pb::CheckFailure]) -> String {
+    failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect::<Vec<_>>().join("; ")
+}
+
+/// One page of a `List`: Terraform lists from the start, so a page after the first is the
+/// listing again with the items before it skipped (its continuation token is their count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Page {
+    /// Items skipped: those of the pages before.
+    offset: i64,
+    /// Items on this page at most (0: no bound).
+    size: i64,
+    /// Items of the whole listing at most (0: no bound).
+    limit: i64,
+}
+
+impl Page {
+    fn new(limit: i64, page_size: i64, offset: i64) -> Page {
+        Page { offset, size: page_size.max(0), limit: limit.max(0) }
+    }
+
+    /// The limit for Terraform's ListResource: through this page, and one item more to know
+    /// whether another page follows, within the listing's limit (0: none).
+    fn items_to_list(&self) -> i64 {
+        let through_page = if self.size > 0 { self.offset + self.size + 1 } else { 0 };
+        match (through_page, self.limit) {
+            (0, limit) => limit,
+            (through, 0) => through,
+            (through, limit) => through.min(limit),
+        }
+    }
+
+    /// What to do with the `n`th item listed (from 0).
+    fn place(&self, n: i64) -> Placement {
+        if n < self.offset {
+            Placement::Skip
+        } else if self.limit > 0 && n >= self.limit {
+            Placement::Stop
+        } else if self.size > 0 && n >= self.offset + self.size {
+            Placement::NextPage(self.offset + self.size)
+        } else {
+            Placement::Send
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    Skip,
+    Send,
+    /// There is another page, from this item on.
+    NextPage(i64),
+    Stop,
+}
+
+/// Runs `listing` and sends its items on this page as `List` results: the ID is the item's
+/// identity as JSON (which `Read` imports by), the name its display name.
+async fn list_pages(
+    p: Arc<Dispatcher>,
+    listing: dt::ListResourceRequest,
+    identity_ty: Type,
+    page: Page,
+    sender: tokio::sync::mpsc::Sender<Result<pb::ListResponse, Status>>,
+) {
+    let (events, mut received) = tokio::sync::mpsc::channel(LIST_BUFFER);
+    let lister = p.clone();
+    let listed = tokio::spawn(async move { lister.list_resource(&listing, events).await });
+    let mut n = 0;
+    while let Some(event) = received.recv().await {
+        let errors = check_diagnostics("listing", &identity_ty, &event.diagnostics);
+        let answer = match (errors, &event.identity) {
+            (Err(status), _) => Err(status),
+            (Ok(()), None) => continue,
+            (Ok(()), Some(identity)) => {
+                let place = page.place(n);
+                n += 1;
+                match place {
+                    Placement::Skip => continue,
+                    Placement::Stop => break,
+                    Placement::NextPage(from) => Ok(pb::list_response::Response::Continuation(
+                        pb::list_response::Continuation { continuation_token: from.to_string() },
+                    )),
+                    Placement::Send => listed_id(identity, &identity_ty).map(|id| {
+                        pb::list_response::Response::Result(pb::list_response::Result {
+                            id,
+                            name: event.display_name.clone(),
+                        })
+                    }),
+                }
+            }
+        };
+        let last = !matches!(answer, Ok(pb::list_response::Response::Result(_)));
+        let answer = answer.map(|response| pb::ListResponse { response: Some(response) });
+        if sender.send(answer).await.is_err() || last {
+            break;
+        }
+    }
+    // The listing ends when its consumer does.
+    drop(received);
+    let _ = listed.await;
+}
+
+/// The Pulumi ID of a listed item: its identity as a JSON object.
+fn listed_id(identity: &dt::DynamicValue, ty: &Type) -> Result<String, Status> {
+    let value = unpack(Some(identity), ty)?;
+    let json = codec::encode_json(&value, ty)
+        .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))?;
+    String::from_utf8(json)
+        .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))
+}
+
+/// The identity an import ID stands for, when it is one `List` gave (a JSON object that is
+/// an identity of the resource type).
+fn identity_of_import_id(p: &Dispatcher, type_name: &str, id: &str) -> Option<dt::DynamicValue> {
+    if !id.trim_start().starts_with('{') {
+        return None;
+    }
+    let ty = p.identity_schemas().get(type_name)?.implied_type();
+    let value = codec::decode_json(id.as_bytes(), &ty).ok()?;
+    codec::encode_msgpack(&value, &ty).ok().map(dt::DynamicValue::msgpack)
 }
 
 /// The type token of a request: `type` when the engine sends it, else from the URN.
@@ -1151,6 +1330,24 @@ fn inputs_from_state(outputs: &Struct, old_inputs: Option<&Struct>, block: &Bloc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_skip_what_came_before_and_say_where_the_next_starts() {
+        // No page size, no limit: everything, on one page.
+        let all = Page::new(0, 0, 0);
+        assert_eq!(all.items_to_list(), 0);
+        assert_eq!((0..3).map(|n| all.place(n)).collect::<Vec<_>>(), [Placement::Send; 3]);
+        // Pages of 2: the second page lists 5 (one more, to know of a third) and skips 2.
+        let second = Page::new(0, 2, 2);
+        assert_eq!(second.items_to_list(), 5);
+        let places: Vec<_> = (0..5).map(|n| second.place(n)).collect();
+        use Placement::*;
+        assert_eq!(places, [Skip, Skip, Send, Send, NextPage(4)]);
+        // A limit ends the listing, without a next page.
+        let limited = Page::new(3, 2, 2);
+        assert_eq!(limited.items_to_list(), 3);
+        assert_eq!((0..4).map(|n| limited.place(n)).collect::<Vec<_>>(), [Skip, Skip, Send, Stop]);
+    }
 
     #[test]
     fn the_type_token_is_read_from_the_urn() {
