@@ -224,6 +224,8 @@ def test_cancel_during_a_slow_create_returns_promptly(installed, engine, tmp_pat
         p.stop()
     started = [r for r in engine.logs if "slow_server started" in r.message]
     assert started[0].severity == engine_pb2.INFO
+    # ...attached to the resource the call was about, as the engine shows it.
+    assert started[0].urn == urn("slow:index/server:Server", "s")
     assert "slow_server started" not in log.read_text()
 
 
@@ -313,6 +315,7 @@ def test_numbers_beyond_2_53_travel_exactly_as_text(random_plugin, engine):
         time.sleep(0.1)
     warning = [r for r in engine.logs if "result = 9007199254740993" in r.message][0]
     assert warning.severity == engine_pb2.WARNING and "string" in warning.message
+    assert warning.urn == urn(INTEGER, "big")
 
 
 def test_files_are_listed_in_pages_and_import_by_the_ids_list_gives(files_plugin, random_plugin, files_dir):

@@ -126,6 +126,17 @@ pub async fn engine_gone(address: String, interval: Duration) {
     }
 }
 
+tokio::task_local! {
+    /// The URN of the resource a call is about, for its log records.
+    static RESOURCE: String;
+}
+
+/// Runs `call` with the log records it causes attached, in the engine, to the resource `urn`
+/// (the engine shows them with that resource).
+pub async fn for_resource<F: Future>(urn: &str, call: F) -> F::Output {
+    RESOURCE.scope(urn.to_string(), call).await
+}
+
 /// The engine a plugin serves: its address once known (from the command line, `Handshake` or
 /// `Attach`), to which the component's log records go.
 #[derive(Clone, Default)]
@@ -153,15 +164,17 @@ impl EngineLink {
             if link.address().is_none() {
                 return Err(record);
             }
-            records.send(record).map_err(|unsent| unsent.0)
+            let urn = RESOURCE.try_with(String::clone).unwrap_or_default();
+            records.send((record, urn)).map_err(|unsent| unsent.0.0)
         });
     }
 }
 
-/// Sends the records as they come to the engine known when each is sent.
-async fn deliver(link: EngineLink, mut pending: mpsc::UnboundedReceiver<Record>) {
+/// Sends the records as they come (with the URN of the resource they are about, if any) to
+/// the engine known when each is sent.
+async fn deliver(link: EngineLink, mut pending: mpsc::UnboundedReceiver<(Record, String)>) {
     let mut client: Option<(String, EngineClient<Channel>)> = None;
-    while let Some(record) = pending.recv().await {
+    while let Some((record, urn)) = pending.recv().await {
         let Some(address) = link.address() else {
             logging::write_local(&record);
             continue;
@@ -178,6 +191,7 @@ async fn deliver(link: EngineLink, mut pending: mpsc::UnboundedReceiver<Record>)
         let request = LogRequest {
             severity: severity(record.level) as i32,
             message: record.text(),
+            urn,
             ..LogRequest::default()
         };
         if engine.log(request).await.is_err() {

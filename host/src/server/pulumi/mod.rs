@@ -39,7 +39,7 @@ use crate::codec;
 use crate::dispatch::Dispatcher;
 use crate::dispatch::types as dt;
 use crate::plugin::MAX_MESSAGE_SIZE;
-use crate::plugin::pulumi::EngineLink;
+use crate::plugin::pulumi::{EngineLink, for_resource};
 use crate::proto::pulumirpc as pb;
 use names::{Member, Tokens};
 use values::{Decoded, Failure, Writer};
@@ -743,190 +743,235 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
 
     async fn check(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
         let request = request.into_inner();
-        let p = self.provider().await?;
-        let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
-        let config = match decode(request.news.as_ref(), &ty) {
-            Ok(c) => c,
-            Err(f) => {
-                return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
+        let urn = request.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
+            let config = match decode(request.news.as_ref(), &ty) {
+                Ok(c) => c,
+                Err(f) => {
+                    return ok(pb::CheckResponse {
+                        inputs: request.news,
+                        failures: failures_to_pb(f),
+                    });
+                }
+            };
+            let missing = missing_required(block, &ty, &config.value);
+            if !missing.is_empty() {
+                return ok(pb::CheckResponse { inputs: request.news, failures: missing });
             }
-        };
-        let missing = missing_required(block, &ty, &config.value);
-        if !missing.is_empty() {
-            return ok(pb::CheckResponse { inputs: request.news, failures: missing });
-        }
-        let diagnostics = p
-            .validate_resource_config(&type_name, &msgpack(&config.value, &ty)?, Default::default())
-            .await;
-        let failures = check_failures(diagnostics, &ty);
-        if !failures.is_empty() {
-            return ok(pb::CheckResponse { inputs: request.news, failures });
-        }
-        // The defaults are what the provider plans for a new object from these inputs. A plan
-        // that fails here says nothing the plan of Diff or Create will not say with its
-        // context (a prior state), so the inputs then stay as given.
-        let resource = Resource { name: type_name, block, ty: ty.clone() };
-        let inputs = match resource.plan(&p, &Value::Null, &config.value, Vec::new()).await {
-            Ok((planned, _, _)) => {
-                with_defaults(request.news.unwrap_or_default(), &config.value, &planned, block, &ty)
+            let diagnostics = p
+                .validate_resource_config(
+                    &type_name,
+                    &msgpack(&config.value, &ty)?,
+                    Default::default(),
+                )
+                .await;
+            let failures = check_failures(diagnostics, &ty);
+            if !failures.is_empty() {
+                return ok(pb::CheckResponse { inputs: request.news, failures });
             }
-            Err(status) => {
-                tracing::debug!("Check of {}: no defaults: {}", request.urn, status.message());
-                request.news.unwrap_or_default()
-            }
-        };
-        ok(pb::CheckResponse { inputs: Some(inputs), failures: Vec::new() })
+            // The defaults are what the provider plans for a new object from these inputs. A plan
+            // that fails here says nothing the plan of Diff or Create will not say with its
+            // context (a prior state), so the inputs then stay as given.
+            let resource = Resource { name: type_name, block, ty: ty.clone() };
+            let inputs = match resource.plan(&p, &Value::Null, &config.value, Vec::new()).await {
+                Ok((planned, _, _)) => with_defaults(
+                    request.news.unwrap_or_default(),
+                    &config.value,
+                    &planned,
+                    block,
+                    &ty,
+                ),
+                Err(status) => {
+                    tracing::debug!("Check of {}: no defaults: {}", request.urn, status.message());
+                    request.news.unwrap_or_default()
+                }
+            };
+            ok(pb::CheckResponse { inputs: Some(inputs), failures: Vec::new() })
+        })
+        .await
     }
 
     async fn diff(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
         let request = request.into_inner();
-        let p = self.provider().await?;
-        let resource = self.resource(&p, &request.r#type)?;
-        let prior = decode_or_status("prior outputs", request.olds.as_ref(), &resource.ty)?;
-        let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
-        let (planned, _, requires_replace) = resource
-            .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
-            .await?;
-        let mut detailed = std::collections::HashMap::new();
-        let mut diffs = BTreeSet::new();
-        let mut replaces = BTreeSet::new();
-        for (path, kind) in change::changes(&prior.value, &planned) {
-            let replace = change::replaces(&path, &requires_replace);
-            let kind = match (kind, replace) {
-                (change::Change::Add, false) => pb::property_diff::Kind::Add,
-                (change::Change::Add, true) => pb::property_diff::Kind::AddReplace,
-                (change::Change::Delete, false) => pb::property_diff::Kind::Delete,
-                (change::Change::Delete, true) => pb::property_diff::Kind::DeleteReplace,
-                (change::Change::Update, false) => pb::property_diff::Kind::Update,
-                (change::Change::Update, true) => pb::property_diff::Kind::UpdateReplace,
-            };
-            let top = change::top_level(&path)
-                .map(|name| values::property_path(&AttributePath::root().attr(name), &resource.ty))
-                .unwrap_or_default();
-            if replace {
-                replaces.insert(top.clone());
+        let urn = request.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let resource = self.resource(&p, &request.r#type)?;
+            let prior = decode_or_status("prior outputs", request.olds.as_ref(), &resource.ty)?;
+            let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
+            let (planned, _, requires_replace) = resource
+                .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
+                .await?;
+            let mut detailed = std::collections::HashMap::new();
+            let mut diffs = BTreeSet::new();
+            let mut replaces = BTreeSet::new();
+            for (path, kind) in change::changes(&prior.value, &planned) {
+                let replace = change::replaces(&path, &requires_replace);
+                let kind = match (kind, replace) {
+                    (change::Change::Add, false) => pb::property_diff::Kind::Add,
+                    (change::Change::Add, true) => pb::property_diff::Kind::AddReplace,
+                    (change::Change::Delete, false) => pb::property_diff::Kind::Delete,
+                    (change::Change::Delete, true) => pb::property_diff::Kind::DeleteReplace,
+                    (change::Change::Update, false) => pb::property_diff::Kind::Update,
+                    (change::Change::Update, true) => pb::property_diff::Kind::UpdateReplace,
+                };
+                let top = change::top_level(&path)
+                    .map(|name| {
+                        values::property_path(&AttributePath::root().attr(name), &resource.ty)
+                    })
+                    .unwrap_or_default();
+                if replace {
+                    replaces.insert(top.clone());
+                }
+                diffs.insert(top);
+                detailed.insert(
+                    values::property_path(&path, &resource.ty),
+                    pb::PropertyDiff { kind: kind as i32, input_diff: false },
+                );
             }
-            diffs.insert(top);
-            detailed.insert(
-                values::property_path(&path, &resource.ty),
-                pb::PropertyDiff { kind: kind as i32, input_diff: false },
-            );
-        }
-        let changes = if diffs.is_empty() {
-            pb::diff_response::DiffChanges::DiffNone
-        } else {
-            pb::diff_response::DiffChanges::DiffSome
-        };
-        ok(pb::DiffResponse {
-            replaces: replaces.into_iter().collect(),
-            stables: Vec::new(),
-            delete_before_replace: false,
-            changes: changes as i32,
-            diffs: diffs.into_iter().collect(),
-            detailed_diff: detailed,
-            has_detailed_diff: true,
+            let changes = if diffs.is_empty() {
+                pb::diff_response::DiffChanges::DiffNone
+            } else {
+                pb::diff_response::DiffChanges::DiffSome
+            };
+            ok(pb::DiffResponse {
+                replaces: replaces.into_iter().collect(),
+                stables: Vec::new(),
+                delete_before_replace: false,
+                changes: changes as i32,
+                diffs: diffs.into_iter().collect(),
+                detailed_diff: detailed,
+                has_detailed_diff: true,
+            })
         })
+        .await
     }
 
     async fn create(&self, request: Request<pb::CreateRequest>) -> Reply<pb::CreateResponse> {
         let r = request.into_inner();
-        let (id, properties) = self
-            .plan_and_apply(
-                &r.r#type_or_token(),
-                &r.urn,
-                None,
-                r.properties.as_ref(),
-                r.preview,
-                r.timeout,
-            )
-            .await?;
-        ok(pb::CreateResponse { id, properties: Some(properties), refresh_before_update: false })
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let (id, properties) = self
+                .plan_and_apply(
+                    &r.r#type_or_token(),
+                    &r.urn,
+                    None,
+                    r.properties.as_ref(),
+                    r.preview,
+                    r.timeout,
+                )
+                .await?;
+            ok(pb::CreateResponse {
+                id,
+                properties: Some(properties),
+                refresh_before_update: false,
+            })
+        })
+        .await
     }
 
     async fn read(&self, request: Request<pb::ReadRequest>) -> Reply<pb::ReadResponse> {
         let r = request.into_inner();
-        let p = self.provider().await?;
-        let token = r.r#type_or_token();
-        let resource = self.resource(&p, &token)?;
-        let (type_name, block, ty) = (resource.name.clone(), resource.block, resource.ty.clone());
-        let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
-        let (state, private, secrets) = if has_state {
-            let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
-            (current.value, private_of(r.properties.as_ref()), current.secrets)
-        } else {
-            // Import: only the ID is known. An ID that `List` gave is the object's identity.
-            let request = match identity_of_import_id(&p, &type_name, &r.id) {
-                Some(identity) => dt::ImportResourceStateRequest {
-                    type_name: type_name.clone(),
-                    identity: Some(identity),
-                    ..Default::default()
-                },
-                None => dt::ImportResourceStateRequest {
-                    type_name: type_name.clone(),
-                    id: r.id.clone(),
-                    ..Default::default()
-                },
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let token = r.r#type_or_token();
+            let resource = self.resource(&p, &token)?;
+            let (type_name, block, ty) =
+                (resource.name.clone(), resource.block, resource.ty.clone());
+            let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
+            let (state, private, secrets) = if has_state {
+                let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+                (current.value, private_of(r.properties.as_ref()), current.secrets)
+            } else {
+                // Import: only the ID is known. An ID that `List` gave is the object's identity.
+                let request = match identity_of_import_id(&p, &type_name, &r.id) {
+                    Some(identity) => dt::ImportResourceStateRequest {
+                        type_name: type_name.clone(),
+                        identity: Some(identity),
+                        ..Default::default()
+                    },
+                    None => dt::ImportResourceStateRequest {
+                        type_name: type_name.clone(),
+                        id: r.id.clone(),
+                        ..Default::default()
+                    },
+                };
+                let imported = p.import_resource_state(&request).await;
+                check_diagnostics(
+                    &format!("importing {type_name} {:?}", r.id),
+                    &ty,
+                    &imported.diagnostics,
+                )?;
+                let Some(first) = imported.imported.into_iter().find(|i| i.type_name == type_name)
+                else {
+                    return Err(Status::not_found(format!(
+                        "{type_name} {:?} could not be imported: the provider found nothing",
+                        r.id
+                    )));
+                };
+                (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
             };
-            let imported = p.import_resource_state(&request).await;
-            check_diagnostics(
-                &format!("importing {type_name} {:?}", r.id),
-                &ty,
-                &imported.diagnostics,
-            )?;
-            let Some(first) = imported.imported.into_iter().find(|i| i.type_name == type_name)
-            else {
-                return Err(Status::not_found(format!(
-                    "{type_name} {:?} could not be imported: the provider found nothing",
-                    r.id
-                )));
+            let refreshed = within(
+                &format!("Read of {}", r.urn),
+                r.timeout,
+                resource.refresh(&p, &state, private),
+            )
+            .await??;
+            let Some((state, private)) = refreshed else {
+                // Gone: an empty ID tells the engine.
+                return ok(pb::ReadResponse::default());
             };
-            (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
-        };
-        let refreshed =
-            within(&format!("Read of {}", r.urn), r.timeout, resource.refresh(&p, &state, private))
-                .await??;
-        let Some((state, private)) = refreshed else {
-            // Gone: an empty ID tells the engine.
-            return ok(pb::ReadResponse::default());
-        };
-        let properties = outputs(&r.urn, &state, block, &ty, &secrets, &private, false);
-        let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
-        ok(pb::ReadResponse {
-            id: resource_id(&state, &r.urn),
-            properties: Some(properties),
-            inputs: Some(inputs),
-            refresh_before_update: false,
+            let properties = outputs(&r.urn, &state, block, &ty, &secrets, &private, false);
+            let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
+            ok(pb::ReadResponse {
+                id: resource_id(&state, &r.urn),
+                properties: Some(properties),
+                inputs: Some(inputs),
+                refresh_before_update: false,
+            })
         })
+        .await
     }
 
     async fn update(&self, request: Request<pb::UpdateRequest>) -> Reply<pb::UpdateResponse> {
         let r = request.into_inner();
-        let token = r.r#type_or_token();
-        let olds = r.olds.clone().unwrap_or_default();
-        let (_, properties) = self
-            .plan_and_apply(&token, &r.urn, Some(&olds), r.news.as_ref(), r.preview, r.timeout)
-            .await?;
-        ok(pb::UpdateResponse { properties: Some(properties), refresh_before_update: false })
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let token = r.r#type_or_token();
+            let olds = r.olds.clone().unwrap_or_default();
+            let (_, properties) = self
+                .plan_and_apply(&token, &r.urn, Some(&olds), r.news.as_ref(), r.preview, r.timeout)
+                .await?;
+            ok(pb::UpdateResponse { properties: Some(properties), refresh_before_update: false })
+        })
+        .await
     }
 
     async fn delete(&self, request: Request<pb::DeleteRequest>) -> Reply<()> {
         let r = request.into_inner();
-        let p = self.provider().await?;
-        let token = r.r#type_or_token();
-        let resource = self.resource(&p, &token)?;
-        let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
-        let private = private_of(r.properties.as_ref());
-        let applied = within(
-            &format!("Delete of {}", r.urn),
-            r.timeout,
-            resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
-        )
-        .await??;
-        // A failed delete leaves the object as the engine knows it: the error is enough.
-        match applied.error {
-            Some(error) => Err(error),
-            None => ok(()),
-        }
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let token = r.r#type_or_token();
+            let resource = self.resource(&p, &token)?;
+            let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
+            let private = private_of(r.properties.as_ref());
+            let applied = within(
+                &format!("Delete of {}", r.urn),
+                r.timeout,
+                resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
+            )
+            .await??;
+            // A failed delete leaves the object as the engine knows it: the error is enough.
+            match applied.error {
+                Some(error) => Err(error),
+                None => ok(()),
+            }
+        })
+        .await
     }
 
     async fn construct(&self, _: Request<pb::ConstructRequest>) -> Reply<pb::ConstructResponse> {
