@@ -8,9 +8,12 @@ pub mod harness;
 pub mod inspect;
 pub mod install;
 pub mod new;
+pub mod package;
 pub mod protected;
 pub mod pulumi;
+pub mod registry;
 pub mod serve;
+pub mod user_files;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +32,12 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Install a provider component into a filesystem mirror Terraform can install from.
     Install(install::InstallArgs),
+    /// Package a provider component as a signed registry release (zips per platform,
+    /// SHA256SUMS and its signature), also usable as a packed filesystem mirror.
+    Package(package::PackageArgs),
+    /// Serve packaged providers to Terraform over HTTPS: a provider registry and a network
+    /// mirror.
+    Registry(registry::RegistryArgs),
     /// Print a provider component's schema as `terraform providers schema -json` shows it.
     Inspect(inspect::InspectArgs),
     /// Serve a provider component for Terraform's debug mode (TF_REATTACH_PROVIDERS) and reload
@@ -73,6 +82,16 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::ServePulumi(args)) => pulumi::run(&args),
+        Some(Command::Package(args)) => {
+            crate::logging::init_human();
+            package::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(Command::Registry(args)) => {
+            crate::logging::init_human();
+            registry::run(&args)?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         Some(Command::Dev(args)) => {
             crate::logging::init_human();
             dev::run(&args)

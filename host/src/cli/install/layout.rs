@@ -216,10 +216,6 @@ fn write_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), Install
 /// `$XDG_DATA_HOME/terrarium/mirror`, else `~/.local/share/terrarium/mirror`. Deliberately not
 /// one of the directories Terraform searches implicitly: a user opts in with the CLI config.
 pub fn default_mirror_dir() -> Result<PathBuf, InstallError> {
-    let from_env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let data_home = from_env("XDG_DATA_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| from_env("HOME").map(|home| home.join(".local").join("share")))
-        .ok_or(InstallError::NoDefaultMirror)?;
+    let data_home = crate::cli::user_files::data_home().ok_or(InstallError::NoDefaultMirror)?;
     Ok(data_home.join("terrarium").join("mirror"))
 }

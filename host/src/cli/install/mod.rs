@@ -145,6 +145,12 @@ pub enum InstallError {
     )]
     UnsupportedPlatform { os: String, arch: String },
 
+    #[error(
+        "invalid platform {given:?}: expected Terraform's OS_ARCH, such as linux_amd64, \
+         linux_arm64, darwin_arm64 or windows_amd64"
+    )]
+    InvalidPlatform { given: String },
+
     #[error("no --mirror given and neither XDG_DATA_HOME nor HOME is set; pass --mirror DIR")]
     NoDefaultMirror,
 
@@ -331,7 +337,7 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
 /// in every provider process) and reads its schema, so that a component Terrarium cannot
 /// serve is refused now rather than when Terraform starts it. Runs the component's
 /// `get-schema` with no grants.
-fn validate_component(component: &Path) -> Result<(), InstallError> {
+pub(crate) fn validate_component(component: &Path) -> Result<(), InstallError> {
     use crate::dispatch::{Dispatcher, StartError};
     let cannot_serve =
         |reason: String| InstallError::CannotServe { path: component.to_owned(), reason };
@@ -613,6 +619,13 @@ mod tests {
             Err(InstallError::UnsupportedPlatform { .. })
         ));
         assert!(Platform::current().is_ok());
+        assert_eq!(
+            Platform::parse("linux_arm64").unwrap(),
+            Platform { os: "linux", arch: "arm64" }
+        );
+        for bad in ["linux", "linux-amd64", "plan9_amd64", "linux_x86_64", "_amd64", ""] {
+            assert!(matches!(Platform::parse(bad), Err(InstallError::InvalidPlatform { .. })));
+        }
     }
 
     #[test]

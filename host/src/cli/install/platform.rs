@@ -17,6 +17,20 @@ impl Platform {
         Self::from_rust(std::env::consts::OS, std::env::consts::ARCH)
     }
 
+    /// Parses Terraform's `OS_ARCH` form, e.g. `linux_arm64`, for the platforms Terraform
+    /// itself is built for.
+    pub fn parse(text: &str) -> Result<Self, InstallError> {
+        const OSES: [&str; 8] =
+            ["linux", "darwin", "windows", "freebsd", "openbsd", "netbsd", "solaris", "illumos"];
+        const ARCHES: [&str; 8] =
+            ["amd64", "arm64", "386", "arm", "ppc64le", "s390x", "riscv64", "loong64"];
+        let invalid = || InstallError::InvalidPlatform { given: text.to_owned() };
+        let (os, arch) = text.split_once('_').ok_or_else(invalid)?;
+        let os = OSES.into_iter().find(|known| *known == os).ok_or_else(invalid)?;
+        let arch = ARCHES.into_iter().find(|known| *known == arch).ok_or_else(invalid)?;
+        Ok(Self { os, arch })
+    }
+
     /// Maps Rust's target names onto Go's.
     pub fn from_rust(os: &str, arch: &str) -> Result<Self, InstallError> {
         let go_os = match os {
