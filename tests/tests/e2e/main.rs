@@ -12,6 +12,8 @@
 //! * `inspect`: `terrarium inspect` against `terraform providers schema -json`.
 //! * `null`: examples/null through a whole lifecycle, and side by side with the Go original.
 //! * `random`: examples/random.
+//! * `registry`: `terrarium package` and `terrarium registry serve`: a signed release that
+//!   terraform installs, verifies, locks and applies; tampering refused; the arm64 host.
 //! * `acceptance`: the public acceptance-test helper (`terrarium_acctest`: steps, checks,
 //!   import, expected errors, empty plan after apply, destroy), run against examples/random.
 //! * `faults`: a crashing guest (tests/guests/faulty) as Terraform users see it.
@@ -66,6 +68,7 @@ mod pulumi;
 mod python;
 mod query;
 mod random;
+mod registry;
 mod sandbox;
 mod scaffold;
 mod schema_calls;
