@@ -61,7 +61,7 @@ fn direct_workspace(host: &str) -> anyhow::Result<Workspace> {
     Ok(workspace)
 }
 
-fn env_refs(env: &[(&'static str, String)]) -> Vec<(&'static str, &str)> {
+fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
@@ -123,18 +123,24 @@ fn terraform_installs_verifies_locks_and_applies_a_packaged_release() -> anyhow:
     ensure!(apply.code == Some(0), "apply failed\n{apply}");
     assert!(apply.stdout.contains("1 added"), "{apply}");
 
-    // The same directory through the network mirror protocol.
+    // The same directory through the network mirror protocol, which serves any address: here
+    // example.com/acme/null, packaged into it too. (Not one with a port: Terraform 1.15 joins
+    // the mirror URL and a `localhost:PORT/...` path so that the host reads as a URL scheme.)
+    let (mirror_block, _) =
+        package_null("example.com", &out, &scratch.path().join("config"), false)?;
+    let mirror_source = "example.com/acme/null";
+    let mirror_h1 = lock_hashes(&mirror_block, mirror_source)?.remove(0);
     let mirror = Workspace::with_cli_config(&format!(
         "disable_checkpoint = true\n\nprovider_installation {{\n  network_mirror {{\n    \
          url = \"https://{}/mirror/v1/\"\n  }}\n}}\n",
         server.host
     ))?;
-    mirror.write("main.tf", &null_config(&server.host))?;
+    mirror.write("main.tf", &null_config("example.com"))?;
     let init = mirror.run_with_env(&["init", "-input=false", "-no-color"], &env_refs(&env))?;
     ensure!(init.code == Some(0), "init from the network mirror failed\n{init}");
-    assert!(init.stdout.contains(&format!("Installed {source} v{VERSION}")), "{init}");
-    let locked = lock_hashes(&mirror.read(".terraform.lock.hcl")?, &source)?;
-    assert!(locked.contains(&expected[0]), "mirror lock {locked:?}, printed {expected:?}");
+    assert!(init.stdout.contains(&format!("Installed {mirror_source} v{VERSION}")), "{init}");
+    let locked = lock_hashes(&mirror.read(".terraform.lock.hcl")?, mirror_source)?;
+    assert!(locked.contains(&mirror_h1), "mirror lock {locked:?}, printed {mirror_block}");
     let apply = mirror
         .run_with_env(&["apply", "-auto-approve", "-input=false", "-no-color"], &env_refs(&env))?;
     ensure!(apply.code == Some(0), "apply through the mirror's package failed\n{apply}");
