@@ -4,6 +4,9 @@
 //! terrarium-acctest). Its SDK dependencies point at this checkout (`--sdk-path`), and the
 //! workspace's lock file pins the same crate versions, so the build needs no network.
 //!
+//! The same crate then goes the whole way to its users: `make package`, `terrarium registry
+//! serve`, and `terraform init` + `apply` from that registry.
+//!
 //! The first run compiles the SDK and its dependencies twice (wasm32-wasip2 and native) into
 //! `target/scaffold` (a few minutes on two cores); later runs reuse it.
 
@@ -11,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::Artifacts;
+use terrarium_tests::registry::{RegistryServer, lock_hashes};
 use terrarium_tests::workspace::{TERRAFORM_TIMEOUT, run_with_timeout};
+use terrarium_tests::{Artifacts, Workspace};
 
 /// The provider's name: the crate is `terraform-provider-scaffolded`.
 pub const NAME: &str = "scaffolded";
@@ -64,11 +68,17 @@ impl Generated {
     /// `make TARGET` in the crate, with this build's terraform and terrarium, offline;
     /// its stdout and stderr, or an error with both.
     pub fn make(&self, target: &str) -> anyhow::Result<String> {
+        self.make_with(&[target], &[])
+    }
+
+    /// [`make`](Self::make) with more arguments (variables, options) and environment.
+    pub fn make_with(&self, args: &[&str], env: &[(&str, &Path)]) -> anyhow::Result<String> {
         let artifacts = Artifacts::get()?;
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut command = Command::new("make");
         command
-            .arg(target)
+            .args(args)
+            .envs(env.iter().copied())
             .arg(format!("CARGO={cargo}"))
             .arg(format!("TERRAFORM={}", artifacts.terraform.display()))
             .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
@@ -80,7 +90,7 @@ impl Generated {
             .env_remove("TERRARIUM_COMPONENT");
         // Building the SDK from cold takes a while on a small machine; a hung build does not.
         let (code, stdout, stderr) = run_with_timeout(&mut command, TERRAFORM_TIMEOUT * 4)?;
-        ensure!(code == Some(0), "make {target} exited {code:?}\n{stdout}\n{stderr}");
+        ensure!(code == Some(0), "make {args:?} exited {code:?}\n{stdout}\n{stderr}");
         Ok(format!("{stdout}\n{stderr}"))
     }
 
@@ -114,6 +124,73 @@ fn a_new_provider_builds_and_passes_its_own_tests_outside_the_repository() -> an
     ] {
         ensure!(output.contains(line), "no {line:?} in make test's output:\n{output}");
     }
+    Ok(())
+}
+
+/// The whole path of an author's provider, outside the repository: `terrarium new`, `make
+/// build`, `make package` (the generated Makefile's recipe) into a directory that `terrarium
+/// registry serve` serves over HTTPS from its own CA, then a real `terraform init` from that
+/// registry (the signature verified, the lock file's `h1:` and `zh:` hashes exactly those
+/// `terrarium package` printed) and `terraform apply` of the resource, data source and function.
+///
+/// `make package` packages the debug component `make build` left (`-o release` skips the
+/// release build, which would compile every dependency once more for nothing this test checks).
+#[test]
+fn a_new_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result<()> {
+    let generated = Generated::new(&[])?;
+    generated.make("build")?;
+    let dist = generated.dir.join("dist");
+    std::fs::create_dir(&dist)?;
+    let server = RegistryServer::start(&dist)?;
+    let source = format!("{}/example/{NAME}", server.host);
+    let config_home = generated.dir.join("config");
+    let component = generated.component();
+    let packaged = generated.make_with(
+        &[
+            "-o",
+            "release",
+            "package",
+            &format!("SOURCE={source}"),
+            &format!("RELEASE_COMPONENT={}", component.display()),
+        ],
+        &[("XDG_CONFIG_HOME", &config_home)],
+    )?;
+    let expected = lock_hashes(&packaged, &source)?;
+    // One h1 for linux_amd64; one zh per file SHA256SUMS lists (the zip and the manifest).
+    assert_eq!(
+        expected.iter().map(|h| &h[..3]).collect::<Vec<_>>(),
+        ["h1:", "zh:", "zh:"],
+        "{packaged}"
+    );
+
+    let workspace = Workspace::with_cli_config(
+        "disable_checkpoint = true\n\nprovider_installation {\n  direct {}\n}\n",
+    )?;
+    workspace.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {NAME} = {{\n      source  = \"{source}\"\n      \
+             version = \"0.1.0\"\n    }}\n  }}\n}}\n\n\
+             resource \"{NAME}_example\" \"this\" {{\n  name = \"world\"\n}}\n\n\
+             data \"{NAME}_example\" \"this\" {{\n  name = {NAME}_example.this.name\n}}\n\n\
+             output \"greeting\" {{\n  value = provider::{NAME}::greet(data.{NAME}_example.this.name)\n}}\n"
+        ),
+    )?;
+    let ca_file = server.ca_file.to_string_lossy();
+    let env = [("SSL_CERT_FILE", ca_file.as_ref())];
+    let init = workspace.run_with_env(&["init", "-input=false", "-no-color"], &env)?;
+    ensure!(init.code == Some(0), "init from the registry failed\n{init}");
+    // Signed with the key `terrarium package` made for this author, which the registry served.
+    ensure!(
+        init.stdout.contains(&format!("Installed {source} v0.1.0 (self-signed, key ID")),
+        "{init}"
+    );
+    assert_eq!(lock_hashes(&workspace.read(".terraform.lock.hcl")?, &source)?, expected);
+    let apply =
+        workspace.run_with_env(&["apply", "-auto-approve", "-input=false", "-no-color"], &env)?;
+    ensure!(apply.code == Some(0), "apply failed\n{apply}");
+    ensure!(apply.stdout.contains("1 added"), "{apply}");
+    ensure!(apply.stdout.contains("greeting = \"Hello, world!\""), "{apply}");
     Ok(())
 }
 
