@@ -46,7 +46,9 @@ use terrarium_sdk::{
 
 // `provider "pets" { directory = "..." }`. (Doc comments on a model and its fields are the
 // descriptions Terraform and the generated docs show, so notes for readers of the code are
-// plain comments.)
+// plain comments. A default is said in words: the host cannot read a Rust provider's
+// defaults, which are code, while Python and TypeScript declare theirs as data and
+// `terrarium docs` states them.)
 #[derive(Deserialize, Model)]
 pub struct PetsConfig {
     /// Where the pets are kept (grant it: --allow-dir DIR:rw).
@@ -111,8 +113,10 @@ pub struct Pet {
     pub name: String,
     // A default makes the attribute optional and computed: the plan has "dog" when the
     // configuration is silent, so create and update always see a species.
+    /// Defaults to `"dog"`.
     #[tf(default = "dog", validate = one_of(["dog", "cat", "bird"]))]
     pub species: String,
+    /// Defaults to `4`.
     #[tf(default = 4, validate = range(0, 8))]
     pub legs: i64,
     pub tags: Option<Set<String>>,
@@ -135,6 +139,7 @@ pub struct Owner {
     pub name: String,
     pub email: Option<String>,
     // A default at depth: planned inside the owner object.
+    /// Defaults to `false`.
     #[tf(default = false)]
     pub notify: bool,
 }
@@ -144,6 +149,7 @@ pub struct Owner {
 pub struct Toy {
     pub kind: String,
     // A default inside list elements.
+    /// Defaults to `"red"`.
     #[tf(default = "red")]
     pub color: String,
     // Computed by the provider and kept on later plans (a toy keeps its serial), so only
@@ -165,6 +171,7 @@ pub struct Vaccine {
 /// `collar { ... }`: a nested block.
 #[derive(Debug, Clone, Serialize, Deserialize, Model)]
 pub struct Collar {
+    /// Defaults to `"leather"`.
     #[tf(default = "leather")]
     pub material: String,
     // Requires-replace on a nested path: the plan names `collar[0].size`.

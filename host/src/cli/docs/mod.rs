@@ -13,6 +13,10 @@
 //! examples/list-resources/TYPE/list-resource.tfquery.hcl
 //! examples/actions/TYPE/action.tf
 //! ```
+//!
+//! A component that declares its behaviour (WIT `behaviour`: Python and TypeScript components
+//! do) has its declared defaults stated in the reference. A Rust component plans itself, in
+//! code the host cannot read, so its defaults are what its doc comments say.
 
 pub mod render;
 
@@ -24,7 +28,10 @@ use anyhow::{Context as _, bail};
 use terrarium_model::schema::ProviderSchema;
 
 use crate::dispatch::Dispatcher;
-use crate::runtime::{Runtime, RuntimeSettings};
+use crate::runtime::{
+    HostState, ProviderBehaviour, Runtime, RuntimeSettings, provider_behaviour_from_wit,
+    wit_behaviour,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct DocsArgs {
@@ -48,8 +55,10 @@ const PAGE_DIRS: [&str; 6] =
     ["resources", "data-sources", "functions", "ephemeral-resources", "list-resources", "actions"];
 
 pub fn run(args: &DocsArgs) -> anyhow::Result<()> {
-    let runtime = Runtime::load(&args.component, RuntimeSettings::default())?;
-    let provider = super::tokio_runtime()?.block_on(Dispatcher::start(Arc::new(runtime)))?;
+    let runtime = Arc::new(Runtime::load(&args.component, RuntimeSettings::default())?);
+    let tokio = super::tokio_runtime()?;
+    let provider = tokio.block_on(Dispatcher::start(Arc::clone(&runtime)))?;
+    let behaviour = tokio.block_on(declared_behaviour(&runtime))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
     }
@@ -75,10 +84,27 @@ pub fn run(args: &DocsArgs) -> anyhow::Result<()> {
         let dir = examples_dir.as_ref()?;
         fs::read_to_string(dir.join(relative)).ok()
     };
-    let pages = render::pages(&name, schema, provider.identity_schemas(), &examples);
+    let pages =
+        render::pages(&name, schema, provider.identity_schemas(), behaviour.as_ref(), &examples);
     write_pages(&args.out, &pages)?;
     println!("Wrote {} pages for the {name} provider into {}", pages.len(), args.out.display());
     Ok(())
+}
+
+/// The behaviour the component declares, if it exports the `behaviour` interface.
+async fn declared_behaviour(runtime: &Runtime) -> anyhow::Result<Option<ProviderBehaviour>> {
+    let mut instance = runtime.instantiate().await?;
+    if !instance.declares_behaviour() {
+        return Ok(None);
+    }
+    let behaviour = instance
+        .call_behaviour(async |b: &wit_behaviour::Guest, s: &mut wasmtime::Store<HostState>| {
+            b.call_get_behaviour(s).await
+        })
+        .await?;
+    let behaviour = provider_behaviour_from_wit(behaviour)
+        .map_err(|e| anyhow::anyhow!("the component's declared behaviour: {e}"))?;
+    Ok(Some(behaviour))
 }
 
 /// The prefix every resource, data source, ephemeral resource, list resource and action type
