@@ -107,6 +107,16 @@ impl Compiler {
         }
     }
 
+    /// The compiler to use when this one cannot compile a component. Winch lacks some
+    /// WebAssembly proposals that Cranelift compiles (tail calls, exceptions, GC, relaxed and
+    /// part of plain SIMD), so such a component is compiled by Cranelift, as quickly as it can.
+    pub fn fallback(self) -> Option<Compiler> {
+        match self {
+            Compiler::Baseline => Some(Compiler::Unoptimized),
+            Compiler::Optimizing | Compiler::Unoptimized | Compiler::UnoptimizedSinglePass => None,
+        }
+    }
+
     fn configure(self, config: &mut Config) {
         let (strategy, opt_level) = match self {
             Compiler::Optimizing => (Strategy::Cranelift, OptLevel::Speed),
@@ -552,21 +562,25 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
 impl Runtime {
     /// Loads and links a provider component from a file. With the compiled-component cache,
     /// a file loaded before is not read again: its compiled artifact is mapped.
-    pub fn load(path: &Path, settings: RuntimeSettings) -> Result<Runtime, LoadError> {
-        let engine = engine_for(&settings)?;
-        let (component, _) = load_file(&engine, path, &settings)?;
+    pub fn load(path: &Path, mut settings: RuntimeSettings) -> Result<Runtime, LoadError> {
+        let (engine, (component, _)) =
+            compile_with_fallback(&mut settings, path, |engine, settings| {
+                load_file(engine, path, settings)
+            })?;
         Runtime::linked(engine, &component, path, settings)
     }
 
     pub fn from_bytes(
         bytes: &[u8],
         path: &Path,
-        settings: RuntimeSettings,
+        mut settings: RuntimeSettings,
     ) -> Result<Runtime, LoadError> {
         check_component_header(bytes, path)?;
-        let engine = engine_for(&settings)?;
-        let (component, outcome) = cache::load(&engine, bytes, settings.cache_dir.as_deref())
-            .map_err(|e| invalid(path, &e))?;
+        let (engine, (component, outcome)) =
+            compile_with_fallback(&mut settings, path, |engine, settings| {
+                cache::load(engine, bytes, settings.cache_dir.as_deref())
+                    .map_err(|e| invalid(path, &e))
+            })?;
         tracing::debug!(component = %path.display(), cache = ?outcome, "component loaded");
         Runtime::linked(engine, &component, path, settings)
     }
@@ -686,6 +700,38 @@ struct Linked {
 struct Bindings {
     provider: guest::Guest,
     behaviour: Option<wit_behaviour::Guest>,
+}
+
+/// Compiles (or loads from the cache) with `settings.compiler`; when that compiler cannot
+/// compile the component and has a [fallback](Compiler::fallback), with the fallback, saying so
+/// in one log line, and `settings.compiler` becomes the fallback so that the runtime's settings
+/// say what compiled it. Returns the engine the component was compiled for.
+fn compile_with_fallback<T>(
+    settings: &mut RuntimeSettings,
+    path: &Path,
+    compile: impl Fn(&Engine, &RuntimeSettings) -> Result<T, LoadError>,
+) -> Result<(Engine, T), LoadError> {
+    let engine = engine_for(settings)?;
+    let refused = match compile(&engine, settings) {
+        Err(LoadError::Invalid { message, .. }) => message,
+        other => return other.map(|compiled| (engine, compiled)),
+    };
+    let Some(fallback) = settings.compiler.fallback() else {
+        return Err(LoadError::Invalid { path: path.to_path_buf(), message: refused });
+    };
+    let fallback_settings = RuntimeSettings { compiler: fallback, ..settings.clone() };
+    let engine = engine_for(&fallback_settings)?;
+    // An invalid file fails here too, with the fallback's error; only a success is logged.
+    let compiled = compile(&engine, &fallback_settings)?;
+    tracing::warn!(
+        component = %path.display(),
+        "{} cannot compile this component ({}); compiled it with {} instead",
+        settings.compiler.name(),
+        guest_text::for_people(&refused, Lines::Single, guest_text::MAX_DETAIL_BYTES),
+        fallback.name()
+    );
+    *settings = fallback_settings;
+    Ok((engine, compiled))
 }
 
 /// Links a provider component against what the host provides, and checks that it exports the
@@ -943,10 +989,12 @@ async fn guard<R>(
 /// signatures).
 pub fn fill_cache(
     path: &Path,
-    settings: RuntimeSettings,
+    mut settings: RuntimeSettings,
 ) -> Result<cache::CacheOutcome, LoadError> {
-    let engine = engine_for(&settings)?;
-    let (component, outcome) = load_file(&engine, path, &settings)?;
+    let (engine, (component, outcome)) =
+        compile_with_fallback(&mut settings, path, |engine, settings| {
+            load_file(engine, path, settings)
+        })?;
     link(&engine, &component, path)?;
     Ok(outcome)
 }
@@ -993,6 +1041,61 @@ mod tests {
             engine_for(&RuntimeSettings { instance_pool_size: 40, ..RuntimeSettings::default() })
                 .unwrap();
         assert_eq!(cache::key(&small, b"component"), cache::key(&large, b"component"));
+    }
+
+    /// A component whose core module makes a tail call (`return_call`), a proposal Winch does
+    /// not compile and Cranelift does.
+    const TAIL_CALL_COMPONENT: &str = r#"
+        (component
+          (core module $m
+            (func $one (result i32) i32.const 1)
+            (func (export "one") (result i32) return_call $one))
+          (core instance (instantiate $m)))"#;
+
+    #[test]
+    fn only_winch_falls_back_and_to_cranelift() {
+        assert_eq!(Compiler::Baseline.fallback(), Some(Compiler::Unoptimized));
+        for compiler in
+            [Compiler::Optimizing, Compiler::Unoptimized, Compiler::UnoptimizedSinglePass]
+        {
+            assert_eq!(compiler.fallback(), None, "{compiler:?}");
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_component_winch_cannot_compile_is_compiled_by_cranelift() {
+        let bytes = wat::parse_str(TAIL_CALL_COMPONENT).unwrap();
+        let path = Path::new("tail-call.wasm");
+        let settings = || RuntimeSettings {
+            compiler: Compiler::Baseline,
+            cache_dir: None,
+            ..Default::default()
+        };
+        // Winch alone refuses it.
+        let winch = engine_for(&settings()).unwrap();
+        assert!(Component::new(&winch, &bytes).is_err());
+        // The loader compiles it with Cranelift and goes on to what it checks next: this
+        // component exports no provider.
+        match Runtime::from_bytes(&bytes, path, settings()) {
+            Err(LoadError::NotAProvider { .. }) => {}
+            Err(other) => panic!("expected the compiled component to be checked, got: {other}"),
+            Ok(_) => panic!("a component without the provider export was loaded"),
+        }
+        let mut chosen = settings();
+        let (engine, component) = compile_with_fallback(&mut chosen, path, |engine, _| {
+            Component::new(engine, &bytes).map_err(|e| invalid(path, &e))
+        })
+        .unwrap();
+        assert_eq!(chosen.compiler, Compiler::Unoptimized);
+        assert!(component.component_type().exports(&engine).next().is_none());
+        // A file that is not valid WebAssembly stays an error, whichever compiler tries.
+        let mut broken = settings();
+        let err = compile_with_fallback(&mut broken, path, |engine, _| {
+            Component::new(engine, &bytes[..bytes.len() - 3]).map_err(|e| invalid(path, &e))
+        })
+        .unwrap_err();
+        assert!(matches!(err, LoadError::Invalid { .. }), "{err}");
     }
 
     #[test]
