@@ -7,14 +7,16 @@
 //! change in machine load hits both alike, and reports medians.
 //!
 //! Arguments: sections to run (default: all of them, in this order): `start`, `round-trip`,
-//! `concurrent`, `terraform`, `scale`, `reload`, `list-stream`; `--runs N` (default 5),
+//! `concurrent`, `terraform`, `scale`, `reload`, `languages`, `list-stream`; `--runs N` (default 5),
 //! `--sizes 1,100,1000,10000` (terraform plan/apply sizes).
 //! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, NULL_COMPONENT,
 //! NULL_DEBUG_COMPONENT, FAULTY_COMPONENT, HOSTILE_COMPONENT, SLOW_COMPONENT, GO_NULL,
-//! FRAMEWORK_PROVIDER, TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO. `list-stream` needs only
+//! FRAMEWORK_PROVIDER, TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO, and for `languages`
+//! PETS_PY_COMPONENT and PETS_TS_COMPONENT. `list-stream` needs only
 //! the host and the hostile component, and finds them next to this executable when unset.
 
 mod author;
+mod languages;
 mod list_stream;
 mod plugin_client;
 mod reload;
@@ -60,8 +62,16 @@ fn env_path(key: &str) -> anyhow::Result<PathBuf> {
 }
 
 /// The sections, in the order they run.
-const SECTIONS: [&str; 7] =
-    ["start", "round-trip", "concurrent", "terraform", "scale", "reload", "list-stream"];
+const SECTIONS: [&str; 8] = [
+    "start",
+    "round-trip",
+    "concurrent",
+    "terraform",
+    "scale",
+    "reload",
+    "languages",
+    "list-stream",
+];
 
 /// The command line.
 struct Args {
@@ -284,6 +294,7 @@ fn main() -> anyhow::Result<()> {
             }
             "scale" => tables.extend(scale::run(&setup, &mut authors)?),
             "reload" => tables.extend(tokio.block_on(reload::run(&setup, &mut authors))?),
+            "languages" => tables.extend(tokio.block_on(languages::run(&setup))?),
             _ => {}
         }
     }

@@ -223,6 +223,36 @@ impl RunningPlugin {
         Ok(response.into_inner())
     }
 
+    /// `n` ReadResource calls sent at once (each takes an instance of the provider's pool,
+    /// creating one when none is idle); fails unless every one answered without errors.
+    pub async fn read_resources_at_once(
+        &mut self,
+        type_name: &str,
+        state: &[u8],
+        n: usize,
+    ) -> anyhow::Result<()> {
+        let calls = (0..n).map(|_| {
+            let mut client = ProviderClient::new(self.channel.clone());
+            let request = pb6::read_resource::Request {
+                type_name: type_name.into(),
+                current_state: Some(pb6::DynamicValue { msgpack: state.to_vec(), json: vec![] }),
+                ..Default::default()
+            };
+            async move {
+                let response = client.read_resource(request).await?;
+                errors_in(&response.get_ref().diagnostics)?;
+                if response.get_ref().new_state.is_none() {
+                    bail!("ReadResource returned no state");
+                }
+                Ok(())
+            }
+        });
+        for result in futures::future::join_all(calls).await {
+            result?;
+        }
+        Ok(())
+    }
+
     /// `n` concurrent ApplyResourceChange calls on the faulty fixture's `slow` mode, each of
     /// which waits 200 ms on the host clock inside the guest.
     pub async fn slow_applies(&mut self, n: usize) -> anyhow::Result<()> {

@@ -115,12 +115,13 @@ impl Dev {
 
 /// Milliseconds from a new build renamed over `path` to the first call served by it, median of
 /// `runs`.
-async fn reload_ms(
+pub async fn reload_ms(
     dir: &Path,
     bytes: &[u8],
     compiler: Compiler,
     runs: usize,
 ) -> anyhow::Result<f64> {
+    std::fs::create_dir_all(dir)?;
     let path = dir.join("provider.wasm");
     std::fs::write(&path, bytes)?;
     let dev = dev(&path, bytes, compiler).await?;

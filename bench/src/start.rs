@@ -17,7 +17,7 @@ use crate::{Row, Setup, Table, go_launch, median, ours_launch, verdict};
 
 /// What one start cost.
 #[derive(Default)]
-struct Samples {
+pub struct Samples {
     handshake_ms: Vec<f64>,
     ready_ms: Vec<f64>,
     cpu_ms: Vec<f64>,
@@ -25,7 +25,7 @@ struct Samples {
 }
 
 impl Samples {
-    fn medians(&mut self) -> (f64, f64, f64, f64) {
+    pub fn medians(&mut self) -> (f64, f64, f64, f64) {
         (
             median(&mut self.handshake_ms),
             median(&mut self.ready_ms),
@@ -47,7 +47,7 @@ fn cpu_ms(pid: u32) -> anyhow::Result<f64> {
 }
 
 /// Peak resident memory of a process so far, in MB (MiB, as /usr/bin/time reports).
-fn peak_rss_mb(pid: u32) -> anyhow::Result<f64> {
+pub fn peak_rss_mb(pid: u32) -> anyhow::Result<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     let kb = status
         .lines()
@@ -58,7 +58,7 @@ fn peak_rss_mb(pid: u32) -> anyhow::Result<f64> {
 }
 
 /// Starts `launch`, waits for the first GetProviderSchema answer, stops it.
-async fn start_once(launch: &Launch, samples: &mut Samples) -> anyhow::Result<()> {
+pub async fn start_once(launch: &Launch, samples: &mut Samples) -> anyhow::Result<()> {
     let started = Instant::now();
     let plugin = RunningPlugin::start(launch).await?;
     let handshake = started.elapsed();

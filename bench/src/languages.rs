@@ -1,0 +1,345 @@
+//! Providers written in Python and TypeScript: examples/pets built with the Python SDK
+//! (componentize-py) and the TypeScript SDK (componentize-js), components of 17–40 MB that
+//! start a dozen core modules each. Next to a Rust provider (examples/null, release): exec →
+//! handshake and → first GetProviderSchema with a warm cache, the CPU and memory of a start,
+//! a ReadResource round trip, an instance pool grown to 16 by 16 calls at once (the pool's
+//! per-component limits must hold for these components), and a reload under `terrarium dev`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use terrarium::runtime::DEV_COMPILER;
+use terrarium_model::{Type, Value};
+
+use crate::plugin_client::RunningPlugin;
+use crate::start::{self, Samples};
+use crate::{Row, Setup, Table, median, ours_launch, verdict};
+
+/// One provider under test.
+struct Subject {
+    label: &'static str,
+    component: PathBuf,
+}
+
+/// The `pets_pet` state type of examples/pets/SPEC.md.
+const PET_TYPE: &str = r#"["object",{
+    "id":"string","name":"string","species":"string","legs":"number",
+    "tags":["set","string"],"secret":"string",
+    "owner":["object",{"name":"string","email":"string","notify":"bool"}],
+    "toys":["list",["object",{"kind":"string","color":"string","serial":"string"}]],
+    "vaccines":["set",["object",{"name":"string","batch":"string"}]],
+    "collar":["list",["object",{"material":"string","size":"string"}]]}]"#;
+
+/// The pet the round trips read, as the provider stores it (SPEC.md: `DIR/pet-1.json`, the
+/// state without its id).
+const PET_FILE: &str = r#"{"name":"rex","species":"dog","legs":4,"tags":["good","loud"],
+    "secret":"s3cret","owner":{"name":"ann","email":"ann@example.com","notify":false},
+    "toys":[{"kind":"ball","color":"red","serial":"pet-1-toy-0"},
+            {"kind":"rope","color":"blue","serial":"pet-1-toy-1"}],
+    "vaccines":[{"name":"rabies","batch":"pet-1-rabies"}],
+    "collar":[{"material":"leather","size":"m"}]}"#;
+
+fn pet_state() -> anyhow::Result<(Vec<u8>, Type)> {
+    let ty = Type::from_json(PET_TYPE)?;
+    let s = |v: &str| Value::string(v);
+    let object = |fields: Vec<(&str, Value)>| {
+        Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    };
+    let toy = |kind: &str, color: &str, i: u32| {
+        object(vec![
+            ("kind", s(kind)),
+            ("color", s(color)),
+            ("serial", s(&format!("pet-1-toy-{i}"))),
+        ])
+    };
+    let state = object(vec![
+        ("id", s("pet-1")),
+        ("name", s("rex")),
+        ("species", s("dog")),
+        ("legs", Value::Number(4i32.into())),
+        ("tags", Value::Set(vec![s("good"), s("loud")])),
+        ("secret", s("s3cret")),
+        (
+            "owner",
+            object(vec![
+                ("name", s("ann")),
+                ("email", s("ann@example.com")),
+                ("notify", Value::Bool(false)),
+            ]),
+        ),
+        ("toys", Value::List(vec![toy("ball", "red", 0), toy("rope", "blue", 1)])),
+        (
+            "vaccines",
+            Value::Set(vec![object(vec![("name", s("rabies")), ("batch", s("pet-1-rabies"))])]),
+        ),
+        ("collar", Value::List(vec![object(vec![("material", s("leather")), ("size", s("m"))])])),
+    ]);
+    Ok((terrarium::codec::encode_msgpack(&state, &ty)?, ty))
+}
+
+/// The pets provider's configuration: `directory`.
+fn pets_configuration(dir: &Path) -> anyhow::Result<Vec<u8>> {
+    let ty = Type::from_json(r#"["object",{"directory":"string"}]"#)?;
+    let value = Value::Object(BTreeMap::from([(
+        "directory".to_string(),
+        Value::string(dir.to_string_lossy()),
+    )]));
+    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+}
+
+/// A directory holding `pet-1.json`, granted read-write to the provider by a grants file.
+struct PetsDir {
+    data: PathBuf,
+    grants: PathBuf,
+}
+
+fn pets_dir(root: &Path) -> anyhow::Result<PetsDir> {
+    let data = root.join("pets");
+    std::fs::create_dir_all(&data)?;
+    std::fs::write(data.join("pet-1.json"), PET_FILE)?;
+    let grants = root.join("grants.toml");
+    std::fs::write(&grants, format!("allow_dir = [\"{}:rw\"]\n", data.display()))?;
+    Ok(PetsDir { data, grants })
+}
+
+const ROUND_TRIPS: usize = 200;
+/// Calls made at once to grow the pool to its default bound.
+const AT_ONCE: usize = terrarium::runtime::DEFAULT_INSTANCE_POOL_SIZE;
+
+/// What serving one provider cost beyond its start.
+struct Served {
+    round_trip_us: f64,
+    rss_after_round_trips_mb: f64,
+    first_batch_ms: f64,
+    rss_after_batch_mb: f64,
+}
+
+/// Configures a pets provider, reads `pet-1` ROUND_TRIPS times, then AT_ONCE times at once.
+async fn serve_pets(
+    setup: &Setup,
+    component: &Path,
+    cache_home: &Path,
+    pets: &PetsDir,
+) -> anyhow::Result<Served> {
+    let (state, _) = pet_state()?;
+    let mut launch = ours_launch(setup, component, Some(cache_home));
+    launch.args.extend(["--grants".into(), pets.grants.as_os_str().to_owned()]);
+    let mut plugin = RunningPlugin::start(&launch).await?.ready().await?;
+    plugin.configure(pets_configuration(&pets.data)?).await?;
+    for _ in 0..20 {
+        plugin.read_resource("pets_pet", &state).await?;
+    }
+    let mut samples = Vec::with_capacity(ROUND_TRIPS);
+    for _ in 0..ROUND_TRIPS {
+        let started = Instant::now();
+        plugin.read_resource("pets_pet", &state).await?;
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    let pid = plugin.pid().context("the provider exited")?;
+    let rss_after_round_trips_mb = start::peak_rss_mb(pid)?;
+    let started = Instant::now();
+    plugin.read_resources_at_once("pets_pet", &state, AT_ONCE).await?;
+    let first_batch_ms = started.elapsed().as_secs_f64() * 1e3;
+    let rss_after_batch_mb = start::peak_rss_mb(pid)?;
+    plugin.stop().await;
+    Ok(Served {
+        round_trip_us: median(&mut samples),
+        rss_after_round_trips_mb,
+        first_batch_ms,
+        rss_after_batch_mb,
+    })
+}
+
+/// The same for examples/null: 4 KB null_resource states, its baseline.
+async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> {
+    let ty = crate::null_resource_type();
+    let state = terrarium::codec::encode_msgpack(&crate::four_kb_state(), &ty)?;
+    let mut plugin =
+        RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cache_home)))
+            .await?
+            .ready()
+            .await?;
+    plugin.configure_empty().await?;
+    for _ in 0..20 {
+        plugin.read_resource("null_resource", &state).await?;
+    }
+    let mut samples = Vec::with_capacity(ROUND_TRIPS);
+    for _ in 0..ROUND_TRIPS {
+        let started = Instant::now();
+        plugin.read_resource("null_resource", &state).await?;
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    let pid = plugin.pid().context("the provider exited")?;
+    let rss_after_round_trips_mb = start::peak_rss_mb(pid)?;
+    let started = Instant::now();
+    plugin.read_resources_at_once("null_resource", &state, AT_ONCE).await?;
+    let first_batch_ms = started.elapsed().as_secs_f64() * 1e3;
+    let rss_after_batch_mb = start::peak_rss_mb(pid)?;
+    plugin.stop().await;
+    Ok(Served {
+        round_trip_us: median(&mut samples),
+        rss_after_round_trips_mb,
+        first_batch_ms,
+        rss_after_batch_mb,
+    })
+}
+
+pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
+    let subjects = [
+        Subject { label: "Python", component: crate::env_path("PETS_PY_COMPONENT")? },
+        Subject { label: "TypeScript", component: crate::env_path("PETS_TS_COMPONENT")? },
+    ];
+    eprintln!("== providers in Python and TypeScript (examples/pets) next to examples/null");
+    let root = setup.dir.join("languages");
+    std::fs::create_dir_all(&root)?;
+    let pets = pets_dir(&root)?;
+    let warm_cache = tempfile::tempdir_in(&root)?;
+    // Fill the cache (Cranelift, optimizing, as `terrarium install` does).
+    let mut starts: Vec<Samples> = Vec::new();
+    let mut launches = vec![ours_launch(setup, &setup.null_component, Some(warm_cache.path()))];
+    for subject in &subjects {
+        let began = Instant::now();
+        let launch = ours_launch(setup, &subject.component, Some(warm_cache.path()));
+        RunningPlugin::start(&launch).await?.ready().await?.stop().await;
+        eprintln!(
+            "   {} ({:.1} MiB): first start, compiled into the cache in {:.1} s",
+            subject.label,
+            std::fs::metadata(&subject.component)?.len() as f64 / f64::from(1 << 20),
+            began.elapsed().as_secs_f64()
+        );
+        launches.push(launch);
+    }
+    starts.resize_with(launches.len(), Samples::default);
+    for i in 0..setup.runs.max(5) * 2 {
+        let order: Vec<usize> = if i % 2 == 0 {
+            (0..launches.len()).collect()
+        } else {
+            (0..launches.len()).rev().collect()
+        };
+        for k in order {
+            start::start_once(&launches[k], &mut starts[k]).await?;
+        }
+    }
+    let null_start = starts[0].medians();
+    let null_served = serve_null(setup, warm_cache.path()).await?;
+    eprintln!(
+        "   Rust (examples/null): handshake {:.1} ms, schema {:.1} ms, ReadResource {:.0} µs",
+        null_start.0, null_start.1, null_served.round_trip_us
+    );
+    let null_reload = crate::reload::reload_ms(
+        &root.join("reload-null"),
+        &std::fs::read(&setup.null_component)?,
+        DEV_COMPILER,
+        setup.runs,
+    )
+    .await?;
+
+    let mut tables = Vec::new();
+    for (k, subject) in subjects.iter().enumerate() {
+        let (handshake, ready, cpu, rss) = starts[k + 1].medians();
+        let served = serve_pets(setup, &subject.component, warm_cache.path(), &pets).await?;
+        let bytes = std::fs::read(&subject.component)?;
+        let scratch = root.join(format!("reload-{k}"));
+        let reload_ms =
+            match crate::reload::reload_ms(&scratch, &bytes, DEV_COMPILER, setup.runs).await {
+                Ok(ms) => ms,
+                Err(e) => bail!("reloading the {} component: {e:#}", subject.label),
+            };
+        eprintln!(
+            "   {}: handshake {handshake:.1} ms, schema {ready:.1} ms, ReadResource {:.0} µs, \
+             16 at once {:.1} ms, reload {reload_ms:.0} ms",
+            subject.label, served.round_trip_us, served.first_batch_ms
+        );
+        let size = bytes.len() as f64 / f64::from(1 << 20);
+        let row = |what: String, ours: f64, baseline: f64, unit, target: String| Row {
+            what,
+            ours,
+            baseline: Some(baseline),
+            unit,
+            target,
+        };
+        tables.push(Table {
+            title: format!("A provider in {} (examples/pets, {size:.1} MiB)", subject.label),
+            ours: format!("{} pets", subject.label),
+            baseline: "Rust (examples/null, release)".into(),
+            rows: vec![
+                row(
+                    "exec → handshake line, warm cache".into(),
+                    handshake,
+                    null_start.0,
+                    "ms",
+                    format!("≤ 5 ms: {}", verdict(handshake <= 5.0)),
+                ),
+                row(
+                    "exec → first GetProviderSchema answered, warm cache".into(),
+                    ready,
+                    null_start.1,
+                    "ms",
+                    "-".into(),
+                ),
+                row(
+                    "CPU time by the first GetProviderSchema answer".into(),
+                    cpu,
+                    null_start.2,
+                    "ms",
+                    "-".into(),
+                ),
+                row(
+                    "peak RSS by the first GetProviderSchema answer".into(),
+                    rss,
+                    null_start.3,
+                    "MB",
+                    "-".into(),
+                ),
+                row(
+                    format!(
+                        "ReadResource round trip (median of {ROUND_TRIPS}; pets_pet from its file, \
+                         null_resource with a 4 KB state)"
+                    ),
+                    served.round_trip_us,
+                    null_served.round_trip_us,
+                    "µs",
+                    "-".into(),
+                ),
+                row(
+                    "peak RSS after the round trips (one instance)".into(),
+                    served.rss_after_round_trips_mb,
+                    null_served.rss_after_round_trips_mb,
+                    "MB",
+                    "-".into(),
+                ),
+                row(
+                    format!(
+                        "{AT_ONCE} ReadResource calls at once, the pool growing to {AT_ONCE}: all \
+                         answered in"
+                    ),
+                    served.first_batch_ms,
+                    null_served.first_batch_ms,
+                    "ms",
+                    "every instance created within the pool's limits: met".into(),
+                ),
+                row(
+                    format!("peak RSS after the {AT_ONCE} calls at once"),
+                    served.rss_after_batch_mb,
+                    null_served.rss_after_batch_mb,
+                    "MB",
+                    "-".into(),
+                ),
+                row(
+                    format!(
+                        "reload under terrarium dev ({}): file written → first call on the new \
+                         build",
+                        DEV_COMPILER.name()
+                    ),
+                    reload_ms,
+                    null_reload,
+                    "ms",
+                    format!("≤ 1000 ms: {}", verdict(reload_ms <= 1000.0)),
+                ),
+            ],
+        });
+    }
+    Ok(tables)
+}
