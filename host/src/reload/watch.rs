@@ -13,10 +13,12 @@ use tokio::task::JoinHandle;
 
 use super::{LiveProvider, Reloader, build_failed_warning};
 
-/// How long the component file must stay quiet before it is loaded: a build tool that writes
-/// the file in several steps is not caught half way, and the reload still starts well within
-/// the 300 ms a developer should wait.
-pub const COMPONENT_QUIET: Duration = Duration::from_millis(50);
+/// How long the component file must stay quiet before it is loaded: the burst of events one
+/// write makes (cargo links the new build into place: create, then attributes) is one reload.
+/// It is short because it is paid on every reload (a release build of examples/null reloads in
+/// about 100 ms in all, BENCHMARKS.md): a tool that writes the file in place and pauses longer
+/// than this is caught half way, and `load_settled` reads the file again once it has settled.
+pub const COMPONENT_QUIET: Duration = Duration::from_millis(20);
 
 /// How long sources must stay quiet before the build runs: an editor's "save all" or a
 /// formatter touching several files starts one build, not one per file.
