@@ -116,31 +116,22 @@ struct Served {
     rss_after_batch_mb: f64,
 }
 
-/// Configures a pets provider, reads `pet-1` ROUND_TRIPS times, then AT_ONCE times at once.
-async fn serve_pets(
-    setup: &Setup,
-    component: &Path,
-    cache_home: &Path,
-    pets: &PetsDir,
-) -> anyhow::Result<Served> {
-    let (state, _) = pet_state()?;
-    let mut launch = ours_launch(setup, component, Some(cache_home));
-    launch.args.extend(["--grants".into(), pets.grants.as_os_str().to_owned()]);
-    let mut plugin = RunningPlugin::start(&launch).await?.ready().await?;
-    plugin.configure(pets_configuration(&pets.data)?).await?;
+/// Reads `state` of `type_name` ROUND_TRIPS times one after the other (after 20 unmeasured),
+/// then AT_ONCE times at once, on a configured provider; stops it.
+async fn serve(mut plugin: RunningPlugin, type_name: &str, state: &[u8]) -> anyhow::Result<Served> {
     for _ in 0..20 {
-        plugin.read_resource("pets_pet", &state).await?;
+        plugin.read_resource(type_name, state).await?;
     }
     let mut samples = Vec::with_capacity(ROUND_TRIPS);
     for _ in 0..ROUND_TRIPS {
         let started = Instant::now();
-        plugin.read_resource("pets_pet", &state).await?;
+        plugin.read_resource(type_name, state).await?;
         samples.push(started.elapsed().as_secs_f64() * 1e6);
     }
     let pid = plugin.pid().context("the provider exited")?;
     let rss_after_round_trips_mb = start::peak_rss_mb(pid)?;
     let started = Instant::now();
-    plugin.read_resources_at_once("pets_pet", &state, AT_ONCE).await?;
+    plugin.read_resources_at_once(type_name, state, AT_ONCE).await?;
     let first_batch_ms = started.elapsed().as_secs_f64() * 1e3;
     let rss_after_batch_mb = start::peak_rss_mb(pid)?;
     plugin.stop().await;
@@ -152,7 +143,22 @@ async fn serve_pets(
     })
 }
 
-/// The same for examples/null: 4 KB null_resource states, its baseline.
+/// A pets provider, configured with the granted directory, reading `pet-1`.
+async fn serve_pets(
+    setup: &Setup,
+    component: &Path,
+    cache_home: &Path,
+    pets: &PetsDir,
+) -> anyhow::Result<Served> {
+    let (state, _) = pet_state()?;
+    let mut launch = ours_launch(setup, component, Some(cache_home));
+    launch.args.extend(["--grants".into(), pets.grants.as_os_str().to_owned()]);
+    let mut plugin = RunningPlugin::start(&launch).await?.ready().await?;
+    plugin.configure(pets_configuration(&pets.data)?).await?;
+    serve(plugin, "pets_pet", &state).await
+}
+
+/// examples/null, reading 4 KB null_resource states: the baseline.
 async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> {
     let ty = crate::null_resource_type();
     let state = terrarium::codec::encode_msgpack(&crate::four_kb_state(), &ty)?;
@@ -162,28 +168,7 @@ async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> 
             .ready()
             .await?;
     plugin.configure_empty().await?;
-    for _ in 0..20 {
-        plugin.read_resource("null_resource", &state).await?;
-    }
-    let mut samples = Vec::with_capacity(ROUND_TRIPS);
-    for _ in 0..ROUND_TRIPS {
-        let started = Instant::now();
-        plugin.read_resource("null_resource", &state).await?;
-        samples.push(started.elapsed().as_secs_f64() * 1e6);
-    }
-    let pid = plugin.pid().context("the provider exited")?;
-    let rss_after_round_trips_mb = start::peak_rss_mb(pid)?;
-    let started = Instant::now();
-    plugin.read_resources_at_once("null_resource", &state, AT_ONCE).await?;
-    let first_batch_ms = started.elapsed().as_secs_f64() * 1e3;
-    let rss_after_batch_mb = start::peak_rss_mb(pid)?;
-    plugin.stop().await;
-    Ok(Served {
-        round_trip_us: median(&mut samples),
-        rss_after_round_trips_mb,
-        first_batch_ms,
-        rss_after_batch_mb,
-    })
+    serve(plugin, "null_resource", &state).await
 }
 
 pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
