@@ -100,10 +100,13 @@ fn flood_config(count: i64, bytes: i64) -> anyhow::Result<Vec<u8>> {
     Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
 }
 
-/// The hostile provider's configuration with nothing set (`panic_in` null).
+/// The hostile provider's configuration with nothing set (`panic_in` and `hang_in` null).
 fn provider_config() -> anyhow::Result<Vec<u8>> {
-    let ty = Type::object([("panic_in", Type::String)]);
-    let value = Value::Object(BTreeMap::from([("panic_in".to_string(), Value::Null)]));
+    let ty = Type::object([("panic_in", Type::String), ("hang_in", Type::String)]);
+    let value = Value::Object(BTreeMap::from([
+        ("panic_in".to_string(), Value::Null),
+        ("hang_in".to_string(), Value::Null),
+    ]));
     Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
 }
 
