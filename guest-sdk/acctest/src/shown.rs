@@ -164,7 +164,7 @@ fn show_plan(
 
 /// `text` without ANSI colour sequences (a plan run without `-no-color` has them inside the
 /// resource lines: "will be \x1b[1m\x1b[31mdestroyed").
-fn without_colour(text: &str) -> String {
+pub fn without_colour(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {

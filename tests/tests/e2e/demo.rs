@@ -5,8 +5,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::ensure;
-use terrarium_tests::Artifacts;
 use terrarium_tests::workspace::run_with_timeout;
+use terrarium_tests::{Artifacts, shown};
 
 /// What the demo prints, in this order, when every step did what its heading says.
 const EXPECTED: &[&str] = &[
@@ -41,7 +41,7 @@ fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
         .env_remove("TF_CLI_CONFIG_FILE")
         .stdin(Stdio::null());
     let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(600))?;
-    let shown = strip_ansi(&stdout);
+    let shown = shown::without_colour(&stdout);
     ensure!(code == Some(0), "the demo failed (exit {code:?}):\n{shown}\n--- stderr\n{stderr}");
     let mut rest = shown.as_str();
     for expected in EXPECTED {
@@ -60,22 +60,4 @@ fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
         .collect();
     ensure!(warnings.is_empty(), "the demo showed warnings {warnings:?}:\n{shown}");
     Ok(())
-}
-
-/// The text without terminal colour sequences (the step headings are bold).
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
