@@ -207,12 +207,55 @@ fn new_says_what_is_not_ready_and_refuses_to_overwrite() -> anyhow::Result<()> {
             .output()?;
         Ok((output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned()))
     };
+    let (ok, stderr) = new(&["pets", "--lang", "typescript"])?;
+    ensure!(!ok && stderr.contains("--lang typescript: not yet"), "{stderr}");
+    ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang typescript wrote files");
     let (ok, stderr) = new(&["pets", "--lang", "python"])?;
-    ensure!(!ok && stderr.contains("--lang python: not yet"), "{stderr}");
+    ensure!(!ok && stderr.contains("needs --sdk-path DIR"), "{stderr}");
     ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang python wrote files");
     let (ok, stderr) = new(&["pets"])?;
     ensure!(ok, "{stderr}");
     let (ok, stderr) = new(&["pets"])?;
     ensure!(!ok && stderr.contains("already exists and is not empty"), "{stderr}");
+    Ok(())
+}
+
+/// `terrarium new --lang python`, outside the repository: the project builds with this
+/// checkout's Python SDK (`--sdk-path`, put on PYTHONPATH by its Makefile) and its Harness
+/// tests pass through this build's `terrarium harness`, as generated. Uses the repository's
+/// `.venv` (componentize-py and pytest), as the Python SDK's own tests do.
+#[test]
+fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository()
+-> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let python = artifacts.repo_root.join(".venv/bin/python3");
+    ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
+    let root = tempfile::Builder::new().prefix("terrarium-new-").tempdir()?;
+    ensure!(!root.path().starts_with(&artifacts.repo_root), "the temp dir is in the repository");
+    let dir = root.path().join(format!("terraform-provider-{NAME}"));
+    let output = Command::new(artifacts.terrarium()?)
+        .args(["new", NAME, "--lang", "python", "--dir"])
+        .arg(&dir)
+        .arg("--sdk-path")
+        .arg(&artifacts.repo_root)
+        .stdin(Stdio::null())
+        .output()?;
+    ensure!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for file in ["provider.py", "test_provider.py", "README.md", "Makefile"] {
+        ensure!(dir.join(file).is_file(), "terrarium new --lang python wrote no {file}");
+    }
+    let mut make = Command::new("make");
+    make.arg("test")
+        .arg(format!("PYTHON={}", python.display()))
+        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
+        .current_dir(&dir)
+        .env("TMPDIR", &artifacts.scratch_root)
+        .env_remove("PYTHONPATH")
+        .env_remove("TERRARIUM_BIN");
+    let (code, stdout, stderr) = run_with_timeout(&mut make, TERRAFORM_TIMEOUT * 4)?;
+    ensure!(code == Some(0), "make test exited {code:?}\n{stdout}\n{stderr}");
+    ensure!(dir.join(format!("target/{NAME}.wasm")).is_file(), "make test built no component");
+    // All four Harness tests ran against the built component.
+    ensure!(stdout.contains("4 passed"), "no \"4 passed\" in make test's output:\n{stdout}");
     Ok(())
 }

@@ -1,10 +1,11 @@
-//! `terrarium new NAME`: a provider crate that builds, tests, reloads, documents and
-//! packages as generated: a resource, a data source and a function, unit tests with the
-//! SDK's Harness, an acceptance test with terrarium-acctest, examples for `terrarium docs`,
-//! a README and a Makefile.
+//! `terrarium new NAME`: a provider project that builds, tests, reloads and installs as
+//! generated: a resource, a data source and a function, tests with the SDK's Harness,
+//! examples for `terrarium docs`, a README and a Makefile. In Rust (a crate that also has an
+//! acceptance test with terrarium-acctest and packages for a registry) or Python.
 //!
-//! The templates are files beside this module (`rust/`), compiled into the binary; a
-//! template's `{{KEY}}` placeholders are filled from [`Scaffold`].
+//! The templates are files beside this module (`rust/`, `python/`, and `examples/` for
+//! every language), compiled into the binary; a template's `{{KEY}}` placeholders are
+//! filled from [`Scaffold`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,19 +20,20 @@ pub struct NewArgs {
     /// The provider's type name (lowercase letters and digits, e.g. `pets`): it prefixes
     /// every resource type (`pets_example`) and names the crate `terraform-provider-NAME`.
     pub name: String,
-    /// Where to create the crate [default: ./terraform-provider-NAME]. It must not exist or
-    /// be empty.
+    /// Where to create the project [default: ./terraform-provider-NAME]. It must not exist
+    /// or be empty.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The language of the provider.
+    /// The language of the provider. Python needs --sdk-path (its SDK is not published);
+    /// TypeScript is not ready yet.
     #[arg(long, value_enum, default_value_t = Language::Rust)]
     pub lang: Language,
     /// The source address configurations give the provider ([HOST/]NAMESPACE/NAME)
     /// [default: example/NAME].
     #[arg(long, value_name = "ADDRESS")]
     pub source: Option<String>,
-    /// Depend on the SDK crates of the Terrarium checkout at DIR (by path) instead of
-    /// crates.io.
+    /// Take the SDK from the Terrarium checkout at DIR: Rust depends on its crates by path
+    /// instead of crates.io; Python puts its guest-sdk/python on PYTHONPATH (required).
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
 }
@@ -49,27 +51,27 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(&scaffold.crate_name));
     let files = match args.lang {
         Language::Rust => rust_files(),
-        Language::Python | Language::Typescript => bail!(
-            "terrarium new --lang {}: not yet; new scaffolds Rust providers only for now \
-             (use --lang rust)",
-            language_name(args.lang)
+        Language::Python => python_files(),
+        Language::Typescript => bail!(
+            "terrarium new --lang typescript: not yet; new scaffolds Rust and Python \
+             providers for now (use --lang rust or --lang python)"
         ),
     };
     write_crate(&dir, &scaffold, &files)?;
     println!("Created the {} provider in {}. Next:", scaffold.name, dir.display());
     println!("  cd {}", dir.display());
+    if args.lang == Language::Python {
+        println!("  python3 -m venv .venv && .venv/bin/pip install componentize-py pytest");
+    }
     println!("  make build   # the component");
-    println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)");
+    match args.lang {
+        Language::Rust => {
+            println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)")
+        }
+        _ => println!("  make test    # the Harness tests (terrarium on PATH)"),
+    }
     println!("  make dev     # hot reload while you edit");
     Ok(())
-}
-
-fn language_name(lang: Language) -> &'static str {
-    match lang {
-        Language::Rust => "rust",
-        Language::Python => "python",
-        Language::Typescript => "typescript",
-    }
 }
 
 /// What fills the templates' placeholders.
@@ -97,6 +99,10 @@ impl Scaffold {
             );
         }
         let sdk_path = match &args.sdk_path {
+            None if args.lang == Language::Python => bail!(
+                "terrarium new --lang python needs --sdk-path DIR, a Terrarium checkout: the \
+                 Python SDK is taken from its guest-sdk/python"
+            ),
             None => None,
             Some(path) => {
                 let sdk = path.join("guest-sdk/Cargo.toml");
@@ -128,6 +134,7 @@ impl Scaffold {
             "SDK_DEPENDENCY" => self.dependency("terrarium-sdk", "guest-sdk"),
             "ACCTEST_DEPENDENCY" => self.dependency("terrarium-acctest", "guest-sdk/acctest"),
             "DEPENDENCY_NOTE" => self.dependency_note(),
+            "SDK_ROOT" => self.sdk_path.as_ref()?.to_string_lossy().into_owned(),
             _ => return None,
         })
     }
@@ -213,16 +220,38 @@ fn rust_files() -> Vec<TemplateFile> {
         ("Makefile", include_str!("rust/Makefile.tmpl")),
         (".cargo/config.toml", include_str!("rust/dot-cargo/config.toml.tmpl")),
         (".gitignore", include_str!("rust/gitignore.tmpl")),
-        ("examples/provider/provider.tf", include_str!("rust/examples/provider.tf.tmpl")),
+    ]
+    .into_iter()
+    .chain(example_files())
+    .collect()
+}
+
+fn python_files() -> Vec<TemplateFile> {
+    vec![
+        ("provider.py", include_str!("python/provider.py.tmpl")),
+        ("test_provider.py", include_str!("python/test_provider.py.tmpl")),
+        ("README.md", include_str!("python/README.md.tmpl")),
+        ("Makefile", include_str!("python/Makefile.tmpl")),
+        (".gitignore", include_str!("python/gitignore.tmpl")),
+    ]
+    .into_iter()
+    .chain(example_files())
+    .collect()
+}
+
+/// The configurations `terrarium docs` renders, the same for every language.
+fn example_files() -> Vec<TemplateFile> {
+    vec![
+        ("examples/provider/provider.tf", include_str!("examples/provider.tf.tmpl")),
         (
             "examples/resources/{{NAME}}_example/resource.tf",
-            include_str!("rust/examples/resource.tf.tmpl"),
+            include_str!("examples/resource.tf.tmpl"),
         ),
         (
             "examples/data-sources/{{NAME}}_example/data-source.tf",
-            include_str!("rust/examples/data-source.tf.tmpl"),
+            include_str!("examples/data-source.tf.tmpl"),
         ),
-        ("examples/functions/greet/function.tf", include_str!("rust/examples/function.tf.tmpl")),
+        ("examples/functions/greet/function.tf", include_str!("examples/function.tf.tmpl")),
     ]
 }
 
@@ -278,6 +307,35 @@ mod tests {
         assert!(cargo.contains("terrarium-sdk = \"0.1\""));
         let lib = s.render(include_str!("rust/lib.rs.tmpl")).unwrap();
         assert!(lib.contains("pub struct Pets;") && lib.contains("\"pets_example\""));
+    }
+
+    #[test]
+    fn every_python_template_renders_with_the_checkout_on_pythonpath() {
+        let mut s = scaffold("pets").unwrap();
+        s.sdk_path = Some(PathBuf::from("/src/terrarium"));
+        for (path, template) in python_files() {
+            let text = s.render(template).unwrap();
+            assert!(!text.contains("{{"), "{path}: {text}");
+            assert!(!s.render(path).unwrap().contains("{{"));
+        }
+        let makefile = s.render(include_str!("python/Makefile.tmpl")).unwrap();
+        assert!(makefile.contains("TERRARIUM_CHECKOUT ?= /src/terrarium\n"), "{makefile}");
+        let provider = s.render(include_str!("python/provider.py.tmpl")).unwrap();
+        assert!(provider.contains("class Pets(terrarium.Provider)"), "{provider}");
+    }
+
+    #[test]
+    fn python_without_a_checkout_is_refused_with_what_to_do() {
+        let error = Scaffold::from_args(&NewArgs {
+            name: "pets".into(),
+            dir: None,
+            lang: Language::Python,
+            source: None,
+            sdk_path: None,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("needs --sdk-path DIR"), "{error}");
     }
 
     #[test]
