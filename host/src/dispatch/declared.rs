@@ -129,8 +129,9 @@ struct HookAnswers {
 
 #[derive(Default)]
 struct Asked {
-    defaults: Vec<(u32, Value)>,
-    replacements: Vec<(u32, Value, Value)>,
+    /// Each question once, with the key its answer is kept under.
+    defaults: Vec<((u32, String), Value)>,
+    replacements: Vec<((u32, String, String), Value, Value)>,
 }
 
 impl Hooks for HookAnswers {
@@ -140,8 +141,8 @@ impl Hooks for HookAnswers {
             return Some(v.clone());
         }
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
-        if !asked.defaults.iter().any(|(i, p)| *i == id && canonical_key(p) == key.1) {
-            asked.defaults.push((id, parent.clone()));
+        if !asked.defaults.iter().any(|(k, _)| *k == key) {
+            asked.defaults.push((key, parent.clone()));
         }
         None
     }
@@ -152,7 +153,9 @@ impl Hooks for HookAnswers {
             return Some(*b);
         }
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
-        asked.replacements.push((id, prior.clone(), planned.clone()));
+        if !asked.replacements.iter().any(|(k, _, _)| *k == key) {
+            asked.replacements.push((key, prior.clone(), planned.clone()));
+        }
         None
     }
 }
@@ -228,7 +231,7 @@ impl Dispatcher {
                 let requests: Vec<wb::DefaultRequest> = asked
                     .defaults
                     .iter()
-                    .map(|(id, parent)| wb::DefaultRequest {
+                    .map(|((id, _), parent)| wb::DefaultRequest {
                         id: *id,
                         parent_config: runtime::value_to_wit(parent),
                     })
@@ -245,7 +248,7 @@ impl Dispatcher {
                         format_args!("{} values for {} requests", values.len(), requests.len()),
                     )]);
                 }
-                for ((id, parent), value) in asked.defaults.into_iter().zip(values) {
+                for ((key, _), value) in asked.defaults.into_iter().zip(values) {
                     let value = runtime::value_from_wit(value).map_err(|e| {
                         vec![bad_hook_answer(
                             subject,
@@ -253,14 +256,14 @@ impl Dispatcher {
                             format_args!("a malformed value: {e}"),
                         )]
                     })?;
-                    answers.defaults.insert((id, canonical_key(&parent)), value);
+                    answers.defaults.insert(key, value);
                 }
             }
             if !asked.replacements.is_empty() {
                 let requests: Vec<wb::ReplaceRequest> = asked
                     .replacements
                     .iter()
-                    .map(|(id, prior, planned)| wb::ReplaceRequest {
+                    .map(|((id, _, _), prior, planned)| wb::ReplaceRequest {
                         id: *id,
                         prior: runtime::value_to_wit(prior),
                         planned: runtime::value_to_wit(planned),
@@ -278,11 +281,8 @@ impl Dispatcher {
                         format_args!("{} answers for {} requests", decisions.len(), requests.len()),
                     )]);
                 }
-                for ((id, prior, planned), replace) in asked.replacements.into_iter().zip(decisions)
-                {
-                    answers
-                        .replacements
-                        .insert((id, canonical_key(&prior), canonical_key(&planned)), replace);
+                for ((key, _, _), replace) in asked.replacements.into_iter().zip(decisions) {
+                    answers.replacements.insert(key, replace);
                 }
             }
         }
