@@ -5,6 +5,7 @@
 mod behaviour;
 mod bindings;
 pub mod cache;
+mod epoch;
 mod fs_guard;
 mod host_state;
 mod streams;
@@ -35,6 +36,7 @@ pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
 
 use crate::guest_text::{self, Lines};
 use crate::sandbox::{self, Sandbox};
+use epoch::EpochTicker;
 
 /// Limits and settings that apply to every instance.
 #[derive(Clone, Debug)]
@@ -364,6 +366,8 @@ pub struct Runtime {
     stop: Arc<StopSignal>,
     /// The memory all instances of this component hold together.
     memory: Arc<MemoryBudget>,
+    /// Advances the engine's epoch while calls run.
+    ticker: Arc<EpochTicker>,
 }
 
 /// StopProvider: every call running when it arrives learns of it (`lifecycle.stopping`) and
@@ -453,9 +457,6 @@ pub(crate) struct CallBudget {
     pub(crate) stop_generation: u64,
 }
 
-/// How often the engine's epoch advances; call timeouts are measured in these ticks.
-const EPOCH_TICK: Duration = Duration::from_millis(10);
-
 /// What an engine is built for; runtimes with the same shape share one engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct EngineShape {
@@ -519,14 +520,22 @@ fn pooling_config(shape: EngineShape) -> PoolingAllocationConfig {
     pool
 }
 
+/// An engine and the ticker that advances its epoch.
+struct EngineEntry {
+    shape: EngineShape,
+    engine: Engine,
+    ticker: Arc<EpochTicker>,
+}
+
 /// Engines by shape, one per shape per process: every runtime of that shape shares it and
 /// its epoch ticker.
+static ENGINES: Mutex<Vec<EngineEntry>> = Mutex::new(Vec::new());
+
 fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
-    static ENGINES: Mutex<Vec<(EngineShape, Engine)>> = Mutex::new(Vec::new());
     let shape = EngineShape::of(settings);
     let mut engines = ENGINES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, engine)) = engines.iter().find(|(s, _)| *s == shape) {
-        return Ok(engine.clone());
+    if let Some(entry) = engines.iter().find(|e| e.shape == shape) {
+        return Ok(entry.engine.clone());
     }
     // The compiler and its flags are part of the engine's compatibility hash, and so of the
     // cache key too.
@@ -544,19 +553,20 @@ fn engine_for(settings: &RuntimeSettings) -> Result<Engine, LoadError> {
             Engine::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?
         }
     };
-    let ticker = engine.weak();
-    std::thread::Builder::new()
-        .name("terrarium-epoch".into())
-        .spawn(move || {
-            while let Some(engine) = ticker.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
-        })
+    let ticker = EpochTicker::start(&engine)
         .map_err(|e| LoadError::Engine(format!("cannot start the epoch thread: {e}")))?;
-    engines.push((shape, engine.clone()));
+    engines.push(EngineEntry { shape, engine: engine.clone(), ticker: Arc::new(ticker) });
     Ok(engine)
+}
+
+/// The epoch ticker of an engine made by [`engine_for`].
+fn ticker_for(engine: &Engine) -> Result<Arc<EpochTicker>, LoadError> {
+    let engines = ENGINES.lock().unwrap_or_else(|p| p.into_inner());
+    engines
+        .iter()
+        .find(|e| Engine::same(&e.engine, engine))
+        .map(|e| e.ticker.clone())
+        .ok_or_else(|| LoadError::Engine("the engine has no epoch ticker".into()))
 }
 
 impl Runtime {
@@ -597,7 +607,8 @@ impl Runtime {
         let memory = Arc::new(MemoryBudget::new(
             settings.max_total_memory_bytes.max(settings.max_memory_bytes),
         ));
-        Ok(Runtime { engine, pre, settings, path, stop, memory })
+        let ticker = ticker_for(&engine)?;
+        Ok(Runtime { engine, pre, settings, path, stop, memory, ticker })
     }
 
     pub fn path(&self) -> &Path {
@@ -666,6 +677,7 @@ impl Runtime {
             &output,
             &self.settings,
             &self.stop,
+            &self.ticker,
             budget,
             async |store: &mut Store<HostState>| {
                 let instance = pre.instance_pre.instantiate_async(&mut *store).await?;
@@ -684,6 +696,7 @@ impl Runtime {
             output,
             settings: self.settings.clone(),
             stop: self.stop.clone(),
+            ticker: self.ticker.clone(),
         })
     }
 }
@@ -871,6 +884,7 @@ pub struct GuestInstance {
     output: GuestOutput,
     settings: RuntimeSettings,
     stop: Arc<StopSignal>,
+    ticker: Arc<EpochTicker>,
 }
 
 impl GuestInstance {
@@ -926,6 +940,7 @@ impl GuestInstance {
             &self.output,
             &settings,
             &self.stop,
+            &self.ticker,
             budget,
             async |store: &mut Store<HostState>| f(guest, store).await,
         )
@@ -943,9 +958,12 @@ async fn guard<R>(
     output: &GuestOutput,
     settings: &RuntimeSettings,
     stop: &StopSignal,
+    ticker: &EpochTicker,
     budget: CallBudget,
     f: impl AsyncFnOnce(&mut Store<HostState>) -> wasmtime::Result<R>,
 ) -> Result<R, GuestError> {
+    // The epoch (the clock of the interruption below) advances only while some call runs.
+    let _running = ticker.call_running();
     output.clear();
     store.data_mut().budget = budget;
     store.data_mut().limits.take_exceeded();
