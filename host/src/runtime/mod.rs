@@ -479,8 +479,10 @@ impl EngineShape {
 
 /// Core instances, memories and tables one component instance may take from the pool.
 /// A Rust wasm32-wasip2 provider has one memory, a handful of core instances (its module,
-/// the WASI adapter and shims) and a few tables; these leave generous headroom.
-const POOL_CORE_INSTANCES_PER_COMPONENT: u32 = 16;
+/// the WASI adapter and shims) and a few tables. A Python provider has 14 core instances
+/// before it links any native extension (componentize-py links each as a core instance of
+/// its own), so core instances get more room; they reserve no memory in advance.
+const POOL_CORE_INSTANCES_PER_COMPONENT: u32 = 64;
 const POOL_MEMORIES_PER_COMPONENT: u32 = 2;
 const POOL_TABLES_PER_COMPONENT: u32 = 8;
 
@@ -1059,6 +1061,22 @@ mod tests {
             engine_for(&RuntimeSettings { instance_pool_size: 40, ..RuntimeSettings::default() })
                 .unwrap();
         assert_eq!(cache::key(&small, b"component"), cache::key(&large, b"component"));
+    }
+
+    /// A component of `n` core instances (of one empty module).
+    fn component_of_core_instances(n: usize) -> Vec<u8> {
+        let instances = "(core instance (instantiate $m))".repeat(n);
+        wat::parse_str(format!("(component (core module $m) {instances})")).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_component_of_many_core_instances_instantiates_from_the_pool() {
+        // A Python provider with a few native extensions (each a core instance of its own)
+        // has well over the 14 core instances of the pets example.
+        let engine = engine_for(&RuntimeSettings::default()).unwrap();
+        let component = Component::new(&engine, component_of_core_instances(40)).unwrap();
+        let mut store = Store::new(&engine, ());
+        Linker::<()>::new(&engine).instantiate_async(&mut store, &component).await.unwrap();
     }
 
     /// A component whose core module makes a tail call (`return_call`), a proposal Winch does
