@@ -195,7 +195,7 @@ fn a_new_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result
 }
 
 #[test]
-fn new_says_what_is_not_ready_and_refuses_to_overwrite() -> anyhow::Result<()> {
+fn new_refuses_a_missing_checkout_and_a_non_empty_directory() -> anyhow::Result<()> {
     let artifacts = Artifacts::get()?;
     let root = tempfile::tempdir()?;
     let new = |args: &[&str]| -> anyhow::Result<(bool, String)> {
@@ -207,17 +207,58 @@ fn new_says_what_is_not_ready_and_refuses_to_overwrite() -> anyhow::Result<()> {
             .output()?;
         Ok((output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned()))
     };
-    let (ok, stderr) = new(&["pets", "--lang", "typescript"])?;
-    ensure!(!ok && stderr.contains("--lang typescript: not yet"), "{stderr}");
-    ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang typescript wrote files");
-    let (ok, stderr) = new(&["pets", "--lang", "python"])?;
-    ensure!(!ok && stderr.contains("needs --sdk-path DIR"), "{stderr}");
-    ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang python wrote files");
+    for lang in ["python", "typescript"] {
+        let (ok, stderr) = new(&["pets", "--lang", lang])?;
+        ensure!(!ok && stderr.contains(&format!("--lang {lang} needs --sdk-path DIR")), "{stderr}");
+        ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang {lang} wrote files");
+    }
+    // A directory that is not a checkout (it has no guest-sdk/js) is named as such.
+    let (ok, stderr) =
+        new(&["pets", "--lang", "typescript", "--sdk-path", &root.path().to_string_lossy()])?;
+    ensure!(!ok && stderr.contains("not a Terrarium checkout (no guest-sdk/js"), "{stderr}");
     let (ok, stderr) = new(&["pets"])?;
     ensure!(ok, "{stderr}");
     let (ok, stderr) = new(&["pets"])?;
     ensure!(!ok && stderr.contains("already exists and is not empty"), "{stderr}");
     Ok(())
+}
+
+/// Runs `terrarium new NAME --lang LANG --dir ... --sdk-path REPO` in a temporary directory
+/// outside the repository; the directory (removed when dropped) and the project in it.
+fn new_project(lang: &str, files: &[&str]) -> anyhow::Result<(tempfile::TempDir, PathBuf)> {
+    let artifacts = Artifacts::get()?;
+    let root = tempfile::Builder::new().prefix("terrarium-new-").tempdir()?;
+    ensure!(!root.path().starts_with(&artifacts.repo_root), "the temp dir is in the repository");
+    let dir = root.path().join(format!("terraform-provider-{NAME}"));
+    let output = Command::new(artifacts.terrarium()?)
+        .args(["new", NAME, "--lang", lang, "--dir"])
+        .arg(&dir)
+        .arg("--sdk-path")
+        .arg(&artifacts.repo_root)
+        .stdin(Stdio::null())
+        .output()?;
+    ensure!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for file in files {
+        ensure!(dir.join(file).is_file(), "terrarium new --lang {lang} wrote no {file}");
+    }
+    Ok((root, dir))
+}
+
+/// `make test` in `dir` with this build's terrarium; its stdout, or an error with its output.
+fn make_test(dir: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result<String> {
+    let artifacts = Artifacts::get()?;
+    let mut make = Command::new("make");
+    make.arg("test")
+        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
+        .current_dir(dir)
+        .env("TMPDIR", &artifacts.scratch_root)
+        .env_remove("TERRARIUM_BIN")
+        .stdin(Stdio::null());
+    configure(&mut make);
+    let (code, stdout, stderr) = run_with_timeout(&mut make, TERRAFORM_TIMEOUT * 4)?;
+    ensure!(code == Some(0), "make test exited {code:?}\n{stdout}\n{stderr}");
+    ensure!(dir.join(format!("target/{NAME}.wasm")).is_file(), "make test built no component");
+    Ok(stdout)
 }
 
 /// `terrarium new --lang python`, outside the repository: the project builds with this
@@ -230,32 +271,41 @@ fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository(
     let artifacts = Artifacts::get()?;
     let python = artifacts.repo_root.join(".venv/bin/python3");
     ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
-    let root = tempfile::Builder::new().prefix("terrarium-new-").tempdir()?;
-    ensure!(!root.path().starts_with(&artifacts.repo_root), "the temp dir is in the repository");
-    let dir = root.path().join(format!("terraform-provider-{NAME}"));
-    let output = Command::new(artifacts.terrarium()?)
-        .args(["new", NAME, "--lang", "python", "--dir"])
-        .arg(&dir)
-        .arg("--sdk-path")
-        .arg(&artifacts.repo_root)
-        .stdin(Stdio::null())
-        .output()?;
-    ensure!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    for file in ["provider.py", "test_provider.py", "README.md", "Makefile"] {
-        ensure!(dir.join(file).is_file(), "terrarium new --lang python wrote no {file}");
-    }
-    let mut make = Command::new("make");
-    make.arg("test")
-        .arg(format!("PYTHON={}", python.display()))
-        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
-        .current_dir(&dir)
-        .env("TMPDIR", &artifacts.scratch_root)
-        .env_remove("PYTHONPATH")
-        .env_remove("TERRARIUM_BIN");
-    let (code, stdout, stderr) = run_with_timeout(&mut make, TERRAFORM_TIMEOUT * 4)?;
-    ensure!(code == Some(0), "make test exited {code:?}\n{stdout}\n{stderr}");
-    ensure!(dir.join(format!("target/{NAME}.wasm")).is_file(), "make test built no component");
+    let files = ["provider.py", "test_provider.py", "README.md", "Makefile"];
+    let (_root, dir) = new_project("python", &files)?;
+    let stdout = make_test(&dir, |make| {
+        make.arg(format!("PYTHON={}", python.display())).env_remove("PYTHONPATH");
+    })?;
     // All four Harness tests ran against the built component.
     ensure!(stdout.contains("4 passed"), "no \"4 passed\" in make test's output:\n{stdout}");
+    Ok(())
+}
+
+/// `terrarium new --lang typescript`, outside the repository: the project depends on this
+/// checkout's guest-sdk/js (a `file:` dependency, which `npm install` links, offline: nothing
+/// is downloaded), `make test` type-checks and builds the component with the checkout's
+/// toolchain (componentize-js, most of this test's minute) and its Harness tests pass through
+/// this build's `terrarium harness`, as generated.
+#[test]
+fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_repository()
+-> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let toolchain = artifacts.repo_root.join("guest-sdk/js/node_modules/.bin/componentize-js");
+    ensure!(toolchain.is_file(), "{} is missing; run scripts/setup", toolchain.display());
+    let files =
+        ["src/provider.ts", "test/provider.test.ts", "package.json", "README.md", "Makefile"];
+    let (_root, dir) = new_project("typescript", &files)?;
+    let stdout = make_test(&dir, |make| {
+        make.env("npm_config_offline", "true");
+    })?;
+    ensure!(
+        dir.join("node_modules/@terrarium/sdk").canonicalize()?
+            == artifacts.repo_root.join("guest-sdk/js").canonicalize()?,
+        "npm install did not link @terrarium/sdk to the checkout"
+    );
+    // node's test runner reports in TAP when its output is not a terminal: all four passed.
+    for line in ["# pass 4", "# fail 0"] {
+        ensure!(stdout.contains(line), "no {line:?} in make test's output:\n{stdout}");
+    }
     Ok(())
 }

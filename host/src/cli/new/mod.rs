@@ -1,9 +1,10 @@
 //! `terrarium new NAME`: a provider project that builds, tests, reloads and installs as
 //! generated: a resource, a data source and a function, tests with the SDK's Harness,
 //! examples for `terrarium docs`, a README and a Makefile. In Rust (a crate that also has an
-//! acceptance test with terrarium-acctest and packages for a registry) or Python.
+//! acceptance test with terrarium-acctest and packages for a registry), Python or TypeScript.
 //!
-//! The templates are files beside this module (`rust/`, `python/`, and `examples/` for
+//! The templates are files beside this module (`rust/`, `python/`, `typescript/`, and
+//! `examples/` for
 //! every language), compiled into the binary; a template's `{{KEY}}` placeholders are
 //! filled from [`Scaffold`].
 
@@ -24,8 +25,8 @@ pub struct NewArgs {
     /// or be empty.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The language of the provider. Python needs --sdk-path (its SDK is not published);
-    /// TypeScript is not ready yet.
+    /// The language of the provider. Python and TypeScript need --sdk-path (their SDKs
+    /// are not published).
     #[arg(long, value_enum, default_value_t = Language::Rust)]
     pub lang: Language,
     /// The source address configurations give the provider ([HOST/]NAMESPACE/NAME)
@@ -33,7 +34,8 @@ pub struct NewArgs {
     #[arg(long, value_name = "ADDRESS")]
     pub source: Option<String>,
     /// Take the SDK from the Terrarium checkout at DIR: Rust depends on its crates by path
-    /// instead of crates.io; Python puts its guest-sdk/python on PYTHONPATH (required).
+    /// instead of crates.io; Python puts its guest-sdk/python on PYTHONPATH (required);
+    /// TypeScript depends on its guest-sdk/js with a `file:` dependency (required).
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
 }
@@ -52,16 +54,26 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
     let files = match args.lang {
         Language::Rust => rust_files(),
         Language::Python => python_files(),
-        Language::Typescript => bail!(
-            "terrarium new --lang typescript: not yet; new scaffolds Rust and Python \
-             providers for now (use --lang rust or --lang python)"
-        ),
+        Language::Typescript => typescript_files(),
     };
     write_crate(&dir, &scaffold, &files)?;
     println!("Created the {} provider in {}. Next:", scaffold.name, dir.display());
     println!("  cd {}", dir.display());
-    if args.lang == Language::Python {
-        println!("  python3 -m venv .venv && .venv/bin/pip install componentize-py pytest");
+    match args.lang {
+        Language::Rust => {}
+        Language::Python => {
+            println!("  python3 -m venv .venv && .venv/bin/pip install componentize-py pytest")
+        }
+        Language::Typescript => {
+            let checkout = scaffold.sdk_path.as_deref().unwrap_or(Path::new("CHECKOUT"));
+            if !checkout.join("guest-sdk/js/node_modules").is_dir() {
+                println!(
+                    "  {}   # once: the SDK's toolchain",
+                    checkout.join("scripts/setup").display()
+                );
+            }
+            println!("  npm install  # links @terrarium/sdk from {}", checkout.display());
+        }
     }
     println!("  make build   # the component");
     match args.lang {
@@ -103,12 +115,20 @@ impl Scaffold {
                 "terrarium new --lang python needs --sdk-path DIR, a Terrarium checkout: the \
                  Python SDK is taken from its guest-sdk/python"
             ),
+            None if args.lang == Language::Typescript => bail!(
+                "terrarium new --lang typescript needs --sdk-path DIR, a Terrarium checkout: \
+                 the TypeScript SDK is not on npm, the project depends on its guest-sdk/js"
+            ),
             None => None,
             Some(path) => {
-                let sdk = path.join("guest-sdk/Cargo.toml");
-                if !sdk.is_file() {
+                let marker = match args.lang {
+                    Language::Typescript => "guest-sdk/js/package.json",
+                    Language::Rust | Language::Python => "guest-sdk/Cargo.toml",
+                };
+                if !path.join(marker).is_file() {
                     bail!(
-                        "--sdk-path {}: not a Terrarium checkout (no guest-sdk/Cargo.toml in it)",
+                        "--sdk-path {}: not a Terrarium checkout (no {marker} in it); give the \
+                         directory the Terrarium repository is cloned in",
                         path.display()
                     );
                 }
@@ -135,6 +155,10 @@ impl Scaffold {
             "ACCTEST_DEPENDENCY" => self.dependency("terrarium-acctest", "guest-sdk/acctest"),
             "DEPENDENCY_NOTE" => self.dependency_note(),
             "SDK_ROOT" => self.sdk_path.as_ref()?.to_string_lossy().into_owned(),
+            "JS_SDK_DEPENDENCY" => {
+                let sdk = self.sdk_path.as_ref()?.join("guest-sdk/js");
+                serde_json::Value::String(format!("file:{}", sdk.to_string_lossy())).to_string()
+            }
             _ => return None,
         })
     }
@@ -239,6 +263,21 @@ fn python_files() -> Vec<TemplateFile> {
     .collect()
 }
 
+fn typescript_files() -> Vec<TemplateFile> {
+    vec![
+        ("src/provider.ts", include_str!("typescript/provider.ts.tmpl")),
+        ("test/provider.test.ts", include_str!("typescript/provider.test.ts.tmpl")),
+        ("package.json", include_str!("typescript/package.json.tmpl")),
+        ("tsconfig.json", include_str!("typescript/tsconfig.json.tmpl")),
+        ("README.md", include_str!("typescript/README.md.tmpl")),
+        ("Makefile", include_str!("typescript/Makefile.tmpl")),
+        (".gitignore", include_str!("typescript/gitignore.tmpl")),
+    ]
+    .into_iter()
+    .chain(example_files())
+    .collect()
+}
+
 /// The configurations `terrarium docs` renders, the same for every language.
 fn example_files() -> Vec<TemplateFile> {
     vec![
@@ -325,17 +364,57 @@ mod tests {
     }
 
     #[test]
-    fn python_without_a_checkout_is_refused_with_what_to_do() {
+    fn every_typescript_template_renders_with_a_file_dependency_on_the_checkout() {
+        let mut s = scaffold("pets").unwrap();
+        s.sdk_path = Some(PathBuf::from("/src/ter\"rarium"));
+        for (path, template) in typescript_files() {
+            let text = s.render(template).unwrap();
+            assert!(!text.contains("{{"), "{path}: {text}");
+            assert!(!s.render(path).unwrap().contains("{{"));
+        }
+        let package = s.render(include_str!("typescript/package.json.tmpl")).unwrap();
+        let package: serde_json::Value = serde_json::from_str(&package).unwrap();
+        assert_eq!(package["name"], "terraform-provider-pets");
+        assert_eq!(package["dependencies"]["@terrarium/sdk"], "file:/src/ter\"rarium/guest-sdk/js");
+        let provider = s.render(include_str!("typescript/provider.ts.tmpl")).unwrap();
+        assert!(provider.contains("class PetsProvider extends Provider"), "{provider}");
+        assert!(provider.contains("typeName = 'pets_example'"), "{provider}");
+    }
+
+    #[test]
+    fn python_and_typescript_without_a_checkout_are_refused_with_what_to_do() {
+        for lang in [Language::Python, Language::Typescript] {
+            let error = Scaffold::from_args(&NewArgs {
+                name: "pets".into(),
+                dir: None,
+                lang,
+                source: None,
+                sdk_path: None,
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(error.contains("needs --sdk-path DIR, a Terrarium checkout"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_checkout_without_the_typescript_sdk_is_refused_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("guest-sdk")).unwrap();
+        fs::write(dir.path().join("guest-sdk/Cargo.toml"), "").unwrap();
         let error = Scaffold::from_args(&NewArgs {
             name: "pets".into(),
             dir: None,
-            lang: Language::Python,
+            lang: Language::Typescript,
             source: None,
-            sdk_path: None,
+            sdk_path: Some(dir.path().to_owned()),
         })
         .unwrap_err()
         .to_string();
-        assert!(error.contains("needs --sdk-path DIR"), "{error}");
+        assert!(
+            error.contains("not a Terrarium checkout (no guest-sdk/js/package.json"),
+            "{error}"
+        );
     }
 
     #[test]
