@@ -53,8 +53,9 @@ pub enum Command {
     /// Write registry documentation (docs/index.md, docs/resources/*.md, ...) for a provider
     /// component, from its schema and an examples/ directory.
     Docs(docs::DocsArgs),
-    /// Create a provider crate: a resource, a data source and a function with unit and
-    /// acceptance tests, examples, a README and a Makefile, ready to build, test and reload.
+    /// Create a provider project in Rust, Python or TypeScript: a resource, a data source and
+    /// a function with tests, examples, a README and a Makefile, ready to build, test and
+    /// reload.
     New(new::NewArgs),
 }
 
