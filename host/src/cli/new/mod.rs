@@ -149,7 +149,7 @@ impl Scaffold {
             "NAME" => self.name.clone(),
             "CRATE" => self.crate_name.clone(),
             "LIB" => self.crate_name.replace('-', "_"),
-            "STRUCT" => camel_case(&self.name),
+            "STRUCT" => format!("{}Provider", camel_case(&self.name)),
             "SOURCE" => self.source.clone(),
             "SDK_DEPENDENCY" => self.dependency("terrarium-sdk", "guest-sdk"),
             "ACCTEST_DEPENDENCY" => self.dependency("terrarium-acctest", "guest-sdk/acctest"),
@@ -345,7 +345,71 @@ mod tests {
         assert!(cargo.contains("name = \"terraform-provider-pets\""));
         assert!(cargo.contains("terrarium-sdk = \"0.1\""));
         let lib = s.render(include_str!("rust/lib.rs.tmpl")).unwrap();
-        assert!(lib.contains("pub struct Pets;") && lib.contains("\"pets_example\""));
+        assert!(lib.contains("pub struct PetsProvider;") && lib.contains("\"pets_example\""));
+    }
+
+    /// The types (Rust structs, Python and TypeScript classes) `text` defines.
+    fn defined_types(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|line| {
+                let line = line.trim_start();
+                let rest = ["pub struct ", "class ", "export class "]
+                    .iter()
+                    .find_map(|prefix| line.strip_prefix(prefix))?;
+                rest.split(|c: char| !c.is_alphanumeric() && c != '_').next()
+            })
+            .collect()
+    }
+
+    /// The lines of `text` that import names: Rust `use` items, Python and TypeScript
+    /// import statements, continuation lines included.
+    fn imports(text: &str) -> Vec<&str> {
+        let mut lines = Vec::new();
+        let mut open = false;
+        for line in text.lines().map(str::trim) {
+            if line.starts_with("use ") || line.starts_with("import ") || line.starts_with("from ")
+            {
+                open = true;
+            }
+            if open {
+                lines.push(line);
+                // A statement goes on while its line ends inside a list.
+                open = line.ends_with(['{', '(', ',']);
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn a_provider_named_like_a_type_of_the_template_still_compiles() {
+        // `terrarium new example` once defined `struct Example` twice; `new provider` or
+        // `new value` would shadow what the template imports.
+        for name in ["example", "provider", "value", "result", "resource"] {
+            let mut s = scaffold(name).unwrap();
+            s.sdk_path = Some(PathBuf::from("/src/terrarium"));
+            let sources = [
+                s.render(include_str!("rust/lib.rs.tmpl")).unwrap(),
+                s.render(include_str!("python/provider.py.tmpl")).unwrap(),
+                s.render(include_str!("typescript/provider.ts.tmpl")).unwrap(),
+            ];
+            for text in &sources {
+                let mut types = defined_types(text);
+                let count = types.len();
+                types.sort_unstable();
+                types.dedup();
+                assert_eq!(types.len(), count, "{name}: a type is defined twice in\n{text}");
+                let provider = s.value("STRUCT").unwrap();
+                for line in imports(text) {
+                    let shadowed = line
+                        .split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .any(|word| word == provider);
+                    assert!(
+                        !shadowed,
+                        "{name}: the provider type {provider} is also imported: {line}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -360,7 +424,7 @@ mod tests {
         let makefile = s.render(include_str!("python/Makefile.tmpl")).unwrap();
         assert!(makefile.contains("TERRARIUM_CHECKOUT ?= /src/terrarium\n"), "{makefile}");
         let provider = s.render(include_str!("python/provider.py.tmpl")).unwrap();
-        assert!(provider.contains("class Pets(terrarium.Provider)"), "{provider}");
+        assert!(provider.contains("class PetsProvider(terrarium.Provider)"), "{provider}");
     }
 
     #[test]
