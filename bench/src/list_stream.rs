@@ -15,12 +15,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use futures::StreamExt;
 use prost::Message as _;
 use terrarium::proto::tfplugin6 as pb6;
+use terrarium_model::schema::Schema;
 use terrarium_model::{Number, Type, Value};
 
 use crate::median;
@@ -83,31 +85,59 @@ fn launch(setup: &ListSetup, cache_home: &Path) -> Launch {
     launch
 }
 
-/// `hostile_flood`'s list configuration.
-fn flood_config(count: i64, bytes: i64) -> anyhow::Result<Vec<u8>> {
-    let ty = Type::object([
-        ("count", Type::Number),
-        ("bytes", Type::Number),
-        ("panic_after", Type::Number),
-        ("ignore_stop", Type::Bool),
-    ]);
-    let value = Value::Object(BTreeMap::from([
-        ("count".to_string(), Value::Number(Number::Int(count))),
-        ("bytes".to_string(), Value::Number(Number::Int(bytes))),
-        ("panic_after".to_string(), Value::Null),
-        ("ignore_stop".to_string(), Value::Null),
-    ]));
-    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+/// The types of the hostile fixture's configurations, read from its own schema: attributes
+/// the fixture gains later go out as null instead of missing (which Terraform never sends).
+pub struct HostileTypes {
+    provider: Type,
+    flood: Type,
+    chatter: Type,
 }
 
-/// The hostile provider's configuration with nothing set (`panic_in` and `hang_in` null).
-fn provider_config() -> anyhow::Result<Vec<u8>> {
-    let ty = Type::object([("panic_in", Type::String), ("hang_in", Type::String)]);
-    let value = Value::Object(BTreeMap::from([
-        ("panic_in".to_string(), Value::Null),
-        ("hang_in".to_string(), Value::Null),
-    ]));
-    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+impl HostileTypes {
+    /// Loads `component` in this process to read its schema.
+    pub async fn of(component: &Path) -> anyhow::Result<HostileTypes> {
+        let settings = terrarium::runtime::RuntimeSettings::default();
+        let runtime = terrarium::runtime::Runtime::load(component, settings)?;
+        let provider = terrarium::dispatch::Dispatcher::start(Arc::new(runtime)).await?;
+        let schema = provider.schema();
+        let of = |schemas: &BTreeMap<String, Schema>, name: &str| {
+            schemas
+                .get(name)
+                .map(|s| s.block.implied_type())
+                .with_context(|| format!("{} has no {name}", component.display()))
+        };
+        Ok(HostileTypes {
+            provider: schema.provider.block.implied_type(),
+            flood: of(&schema.list_resources, "hostile_flood")?,
+            chatter: of(&schema.actions, "hostile_chatter")?,
+        })
+    }
+}
+
+/// A value of the object type `ty` with the attributes of `set`, every other one null, as
+/// msgpack.
+fn config(ty: &Type, set: &[(&str, Value)]) -> anyhow::Result<Vec<u8>> {
+    let Type::Object(object) = ty else { bail!("a configuration type is not an object: {ty:?}") };
+    let mut value: BTreeMap<String, Value> =
+        object.attributes.keys().map(|name| (name.clone(), Value::Null)).collect();
+    for (name, v) in set {
+        let Some(slot) = value.get_mut(*name) else {
+            bail!("the hostile fixture's schema has no attribute {name:?}");
+        };
+        *slot = v.clone();
+    }
+    Ok(terrarium::codec::encode_msgpack(&Value::Object(value), ty)?)
+}
+
+/// `hostile_flood`'s list configuration.
+fn flood_config(types: &HostileTypes, count: i64, bytes: i64) -> anyhow::Result<Vec<u8>> {
+    config(
+        &types.flood,
+        &[
+            ("count", Value::Number(Number::Int(count))),
+            ("bytes", Value::Number(Number::Int(bytes))),
+        ],
+    )
 }
 
 fn proc_status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
@@ -153,9 +183,14 @@ struct FreshHost {
     cpu_before: f64,
 }
 
-async fn fresh_host(setup: &ListSetup, cache_home: &Path) -> anyhow::Result<FreshHost> {
+async fn fresh_host(
+    setup: &ListSetup,
+    types: &HostileTypes,
+    cache_home: &Path,
+) -> anyhow::Result<FreshHost> {
     let mut plugin = RunningPlugin::start(&launch(setup, cache_home)).await?.ready().await?;
-    plugin.configure(provider_config()?).await?;
+    // The provider configuration with nothing set (no panic, no hang).
+    plugin.configure(config(&types.provider, &[])?).await?;
     let pid = plugin.pid().context("the host exited before the call")?;
     Ok(FreshHost { rss_before: peak_rss(pid)?, cpu_before: cpu_seconds(pid)?, plugin, pid })
 }
@@ -163,11 +198,12 @@ async fn fresh_host(setup: &ListSetup, cache_home: &Path) -> anyhow::Result<Fres
 /// Starts a host, configures it, lists once into the void and measures.
 async fn one_listing(
     setup: &ListSetup,
+    types: &HostileTypes,
     cache_home: &Path,
     request: pb6::list_resource::Request,
 ) -> anyhow::Result<Sample> {
     let FreshHost { mut plugin, pid, rss_before, cpu_before } =
-        fresh_host(setup, cache_home).await?;
+        fresh_host(setup, types, cache_home).await?;
     let started = Instant::now();
     let mut events = plugin.list_resource(request).await?;
     let mut first_item = None;
@@ -199,6 +235,7 @@ async fn one_listing(
 }
 
 fn request(
+    types: &HostileTypes,
     count: i64,
     bytes: i64,
     include_resource_object: bool,
@@ -206,7 +243,10 @@ fn request(
 ) -> anyhow::Result<pb6::list_resource::Request> {
     Ok(pb6::list_resource::Request {
         type_name: "hostile_flood".into(),
-        config: Some(pb6::DynamicValue { msgpack: flood_config(count, bytes)?, json: vec![] }),
+        config: Some(pb6::DynamicValue {
+            msgpack: flood_config(types, count, bytes)?,
+            json: vec![],
+        }),
         include_resource_object,
         limit,
     })
@@ -216,25 +256,21 @@ fn request(
 /// (an item here is a progress event).
 async fn one_invocation(
     setup: &ListSetup,
+    types: &HostileTypes,
     cache_home: &Path,
     count: i64,
 ) -> anyhow::Result<Sample> {
     use pb6::invoke_action::event::Type as Event;
-    let config_type = Type::object([("count", Type::Number), ("panic_after", Type::Number)]);
-    let config = Value::Object(BTreeMap::from([
-        ("count".to_string(), Value::Number(Number::Int(count))),
-        ("panic_after".to_string(), Value::Null),
-    ]));
     let request = pb6::invoke_action::Request {
         action_type: "hostile_chatter".into(),
         config: Some(pb6::DynamicValue {
-            msgpack: terrarium::codec::encode_msgpack(&config, &config_type)?,
+            msgpack: config(&types.chatter, &[("count", Value::Number(Number::Int(count)))])?,
             json: vec![],
         }),
         client_capabilities: None,
     };
     let FreshHost { mut plugin, pid, rss_before, cpu_before } =
-        fresh_host(setup, cache_home).await?;
+        fresh_host(setup, types, cache_home).await?;
     let started = Instant::now();
     let mut events = plugin.invoke_action(request).await?;
     let mut first_report = None;
@@ -299,6 +335,7 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
     let cache = tempfile::tempdir_in(&setup.dir)?;
     // Fill the compiled-component cache once: a start compiling the guest is not what this measures.
     RunningPlugin::start(&launch(setup, cache.path())).await?.ready().await?.stop().await;
+    let types = &HostileTypes::of(&setup.hostile_component).await?;
 
     let mut lines = Vec::new();
     for case in CASES.iter().map(Some).chain([None]) {
@@ -314,14 +351,15 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
             let sample = match case {
                 Some(case) => {
                     let request = request(
+                        types,
                         case.count,
                         case.bytes,
                         case.include_resource_object,
                         case.count * 2,
                     )?;
-                    one_listing(setup, cache.path(), request).await?
+                    one_listing(setup, types, cache.path(), request).await?
                 }
-                None => one_invocation(setup, cache.path(), REPORTS).await?,
+                None => one_invocation(setup, types, cache.path(), REPORTS).await?,
             };
             if sample.items != expected as u64 {
                 bail!("{what}: {} items arrived, expected {expected}", sample.items);
@@ -373,7 +411,9 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
     let mut ends = Vec::with_capacity(setup.runs);
     let mut firsts = Vec::with_capacity(setup.runs);
     for _ in 0..setup.runs {
-        let sample = one_listing(setup, cache.path(), request(ENDLESS, 4096, true, LIMIT)?).await?;
+        let sample =
+            one_listing(setup, types, cache.path(), request(types, ENDLESS, 4096, true, LIMIT)?)
+                .await?;
         if sample.items != LIMIT as u64 {
             bail!("limit {LIMIT}: {} items arrived", sample.items);
         }
@@ -409,4 +449,31 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
         ends.iter().copied().fold(0.0, f64::max)
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The configurations this section sends decode under the hostile fixture's schema as
+    /// the host decodes Terraform's (the section broke twice when the fixture gained an
+    /// attribute). Uses the debug build `make build-guests` makes.
+    #[tokio::test]
+    async fn the_configurations_sent_match_the_hostile_fixtures_schema() {
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+        let component = target.join("wasm32-wasip2/debug/hostile_provider.wasm");
+        let types = HostileTypes::of(&component).await.unwrap();
+        let decoded = |bytes: Vec<u8>, ty: &Type| terrarium::codec::decode_msgpack(&bytes, ty);
+        let flood = decoded(flood_config(&types, 3, 16).unwrap(), &types.flood).unwrap();
+        let Value::Object(flood) = flood else { panic!("not an object: {flood:?}") };
+        assert_eq!(flood.get("count"), Some(&Value::Number(Number::Int(3))));
+        assert_eq!(flood.get("name_bytes"), Some(&Value::Null));
+        decoded(config(&types.provider, &[]).unwrap(), &types.provider).unwrap();
+        let chatter = config(&types.chatter, &[("count", Value::Number(Number::Int(2)))]).unwrap();
+        decoded(chatter, &types.chatter).unwrap();
+        let unknown = config(&types.flood, &[("no_such_attribute", Value::Null)]).unwrap_err();
+        assert!(unknown.to_string().contains("no attribute \"no_such_attribute\""), "{unknown}");
+    }
 }
