@@ -13,7 +13,8 @@
 //!    Terraform sent a certificate, plaintext otherwise) with go-plugin's own
 //!    services beside the provider's: `plugin.GRPCController` (Shutdown),
 //!    `plugin.GRPCStdio` and `grpc.health.v1.Health`.
-//! 3. It returns after `GRPCController/Shutdown` or SIGTERM, removing the socket.
+//! 3. It returns after `GRPCController/Shutdown`, SIGTERM or the end of the process that
+//!    started it (a killed Terraform), removing the socket.
 //!
 //! The pieces ([`bind_unix_socket`], [`handshake_line`], [`tls`],
 //! [`add_go_plugin_services`], [`serve_plaintext_on`], [`serve_tls_on`]) are

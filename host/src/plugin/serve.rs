@@ -37,8 +37,9 @@ pub async fn serve(env: PluginEnv, services: Routes) -> Result<(), PluginError> 
 /// * binds a fresh Unix socket, then prints `1|<version>|unix|<path>|grpc|<cert>`;
 /// * serves mutual TLS when `env` carries Terraform's client certificate
 ///   (accepting only that certificate), plaintext otherwise;
-/// * returns after `GRPCController/Shutdown` or SIGTERM, once open calls have
-///   finished or [`DRAIN_GRACE`] has passed, and removes the socket.
+/// * returns after `GRPCController/Shutdown`, SIGTERM or the end of the process that
+///   started it, once open calls have finished or [`DRAIN_GRACE`] has passed, and removes
+///   the socket.
 ///
 /// SIGINT is ignored while serving, as Go plugins do: Ctrl-C reaches the whole
 /// process group, and Terraform asks for a graceful stop through StopProvider.
@@ -151,11 +152,19 @@ impl Drop for SignalWatcher {
     }
 }
 
-/// SIGTERM triggers `shutdown`; SIGINT is caught and ignored.
+/// How often a provider checks that the process that started it is still there.
+const PARENT_CHECK: Duration = Duration::from_secs(1);
+
+/// SIGTERM triggers `shutdown`; SIGINT is caught and ignored. So does the end of the process
+/// that started the provider: a Terraform that was killed (or crashed) cannot stop its
+/// providers, and one left behind would serve nobody, forever.
 fn watch_signals(shutdown: &Shutdown) -> Result<SignalWatcher, PluginError> {
     let mut terminate = signal(SignalKind::terminate()).map_err(PluginError::Signals)?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(PluginError::Signals)?;
     let shutdown = shutdown.clone();
+    let parent = std::os::unix::process::parent_id();
+    let mut parent_check = tokio::time::interval(PARENT_CHECK);
+    parent_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     Ok(SignalWatcher(tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -165,6 +174,14 @@ fn watch_signals(shutdown: &Shutdown) -> Result<SignalWatcher, PluginError> {
                 }
                 Some(()) = interrupt.recv() => {
                     tracing::debug!("SIGINT ignored; Terraform stops providers through StopProvider");
+                }
+                _ = parent_check.tick() => {
+                    // An orphan is adopted by init or a subreaper: its parent changes.
+                    if std::os::unix::process::parent_id() != parent {
+                        tracing::warn!(parent, "the process that started the provider is gone; stopping the server");
+                        shutdown.trigger();
+                        break;
+                    }
                 }
                 else => break,
             }

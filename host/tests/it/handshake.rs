@@ -306,25 +306,35 @@ struct ChildPlugin {
     _socket_dir: tempfile::TempDir,
 }
 
+/// The arguments that run [`plugin_child_process`] in this test binary.
+const CHILD_ARGS: [&str; 5] =
+    ["handshake::plugin_child_process", "--exact", "--ignored", "--nocapture", "--test-threads=1"];
+
 fn spawn_child_plugin(client_pem: Option<&str>, with_cookie: bool) -> ChildPlugin {
-    let socket_dir = tempfile::tempdir().unwrap();
     let mut command = Command::new(std::env::current_exe().unwrap());
+    command.args(CHILD_ARGS);
+    spawn_plugin_with(command, client_pem, with_cookie)
+}
+
+/// Spawns `command` (the plugin child, or something that starts it) with the environment
+/// Terraform gives a plugin.
+fn spawn_plugin_with(
+    mut command: Command,
+    client_pem: Option<&str>,
+    with_cookie: bool,
+) -> ChildPlugin {
+    let socket_dir = tempfile::tempdir().unwrap();
     command
-        .args([
-            "handshake::plugin_child_process",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
         .env(CHILD_MARKER, "1")
         .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
         .env("PLUGIN_UNIX_SOCKET_DIR", socket_dir.path())
         .env("TF_LOG_PROVIDER", "DEBUG")
         .env_remove("PLUGIN_UNIX_SOCKET_GROUP")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if command.get_program() != "sh" {
+        command.stdin(Stdio::null());
+    }
     match client_pem {
         Some(pem) => command.env("PLUGIN_CLIENT_CERT", pem),
         None => command.env_remove("PLUGIN_CLIENT_CERT"),
@@ -452,6 +462,55 @@ async fn process_ignores_sigint_and_exits_on_sigterm() {
     let stderr = exit.stderr;
     assert!(exit.status.success(), "exit {:?}; stderr:\n{stderr}", exit.status);
     assert!(!socket.exists(), "socket left behind");
+}
+
+/// Whether process `pid` has ended (gone, or a zombie nobody has reaped yet).
+fn process_ended(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')),
+        Err(_) => true,
+    }
+}
+
+#[tokio::test]
+async fn process_whose_parent_is_gone_stops_serving() {
+    // A Terraform that is killed (or crashes) cannot stop its providers: a provider must
+    // notice that the process that started it has gone, or it serves nobody forever. A shell
+    // stands in for Terraform here: it starts the plugin, says its pid, and exits when its
+    // stdin closes.
+    let client = terraform_client_identity();
+    let mut shell = Command::new("sh");
+    shell
+        .args(["-c", r#""$0" "$@" & echo "plugin pid $!"; read _; exit 0"#])
+        .arg(std::env::current_exe().unwrap())
+        .args(CHILD_ARGS)
+        .stdin(Stdio::piped());
+    let mut plugin = spawn_plugin_with(shell, Some(&client.pem), true);
+    let pid = loop {
+        let line = plugin.stdout_lines.recv_timeout(PATIENCE).expect("the shell said no pid");
+        if let Some(pid) = line.strip_prefix("plugin pid ") {
+            break pid.to_string();
+        }
+    };
+    let handshake = plugin.handshake();
+    let connector = tls_connector_for(&handshake, &client);
+    assert_eq!(health_of_plugin(connector).await, Ok(ServingStatus::Serving));
+
+    drop(plugin.child.stdin.take());
+    assert!(plugin.child.wait().unwrap().success(), "the shell failed");
+    let deadline = Instant::now() + PATIENCE;
+    while !process_ended(&pid) {
+        if Instant::now() > deadline {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            panic!("the plugin still served {PATIENCE:?} after the process that started it ended");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // It stopped as on SIGTERM (the socket removed), and said why.
+    assert!(!handshake.socket.exists(), "socket left behind");
+    let stderr = tokio::task::spawn_blocking(move || plugin.stderr.join().unwrap()).await.unwrap();
+    assert!(stderr.contains("the process that started the provider is gone"), "{stderr}");
 }
 
 #[tokio::test]
