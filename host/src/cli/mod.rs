@@ -77,46 +77,30 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
     match cli.command {
         None => serve::run(&serve::ServeArgs::default()),
         Some(Command::Serve(args)) => serve::run(&args),
-        Some(Command::Install(args)) => {
-            crate::logging::init_human();
-            install::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
+        Some(Command::Install(args)) => for_people(|| install::run(&args)),
         Some(Command::ServePulumi(args)) => pulumi::run(&args),
-        Some(Command::Package(args)) => {
-            crate::logging::init_human();
-            package::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
-        Some(Command::Registry(args)) => {
-            crate::logging::init_human();
-            registry::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
+        Some(Command::Package(args)) => for_people(|| package::run(&args)),
+        Some(Command::Registry(args)) => for_people(|| registry::run(&args)),
         Some(Command::Dev(args)) => {
             crate::logging::init_human();
             dev::run(&args)
         }
-        Some(Command::Harness(args)) => {
-            crate::logging::init_human();
-            harness::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
-        Some(Command::Docs(args)) => {
-            crate::logging::init_human();
-            docs::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
+        Some(Command::Harness(args)) => for_people(|| harness::run(&args)),
+        Some(Command::Docs(args)) => for_people(|| docs::run(&args)),
         Some(Command::New(args)) => {
             new::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)
         }
-        Some(Command::Inspect(args)) => {
-            crate::logging::init_human();
-            inspect::run(&args)?;
-            Ok(std::process::ExitCode::SUCCESS)
-        }
+        Some(Command::Inspect(args)) => for_people(|| inspect::run(&args)),
     }
+}
+
+/// Runs a command whose output is for a person (human-readable logging), succeeding when it
+/// returns.
+fn for_people(run: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<std::process::ExitCode> {
+    crate::logging::init_human();
+    run()?;
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The tokio runtime every command uses. Two worker threads: a provider process mostly waits

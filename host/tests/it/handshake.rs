@@ -312,12 +312,12 @@ const CHILD_ARGS: [&str; 5] =
 
 fn spawn_child_plugin(client_pem: Option<&str>, with_cookie: bool) -> ChildPlugin {
     let mut command = Command::new(std::env::current_exe().unwrap());
-    command.args(CHILD_ARGS);
+    command.args(CHILD_ARGS).stdin(Stdio::null());
     spawn_plugin_with(command, client_pem, with_cookie)
 }
 
 /// Spawns `command` (the plugin child, or something that starts it) with the environment
-/// Terraform gives a plugin.
+/// Terraform gives a plugin; its stdin is the caller's to set.
 fn spawn_plugin_with(
     mut command: Command,
     client_pem: Option<&str>,
@@ -332,9 +332,6 @@ fn spawn_plugin_with(
         .env_remove("PLUGIN_UNIX_SOCKET_GROUP")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if command.get_program() != "sh" {
-        command.stdin(Stdio::null());
-    }
     match client_pem {
         Some(pem) => command.env("PLUGIN_CLIENT_CERT", pem),
         None => command.env_remove("PLUGIN_CLIENT_CERT"),
