@@ -1,0 +1,389 @@
+package terrarium
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	witTypes "go.bytecodealliance.org/pkg/wit/types"
+
+	exb "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_behaviour"
+	exp "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_provider"
+	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
+	b "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_behaviour"
+	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
+	s "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_streams"
+	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
+)
+
+// exports answers the component's exported interfaces (provider and behaviour) from the
+// provider given to Export.
+type exports struct{ d *providerDef }
+
+func install(d *providerDef) {
+	e := &exports{d}
+	exp.Impl = e
+	exb.Impl = e
+}
+
+// guard runs provider code: the diagnostics it returned or raised (a panic becomes an error
+// diagnostic naming where it happened, and the instance keeps serving), plus the warnings it
+// added with Warn.
+func guard(what string, run func(ctx context.Context) error) (ds Diagnostics) {
+	var warnings Diagnostics
+	ctx := context.WithValue(context.Background(), warningsKey{}, &warnings)
+	defer func() {
+		if r := recover(); r != nil {
+			ds = append(warnings, &Diagnostic{Severity: Error, Summary: what + " failed",
+				Detail: fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())})
+		}
+	}()
+	err := run(ctx)
+	return append(warnings, diagnosticsOf(what, err)...)
+}
+
+func unsupported(what string) []t.Diagnostic {
+	return witDiagnostics(Diagnostics{NewError("Not supported", "This provider does not support "+what+".")})
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (e *exports) GetSchema() t.ProviderSchema {
+	d := e.d
+	var problems Diagnostics
+	named := func(table map[string]*typeDef) []t.NamedSchema {
+		out := []t.NamedSchema{}
+		for _, n := range sortedNames(table) {
+			td := table[n]
+			if td.err != nil {
+				problems = append(problems, NewError("Invalid schema", fmt.Sprintf("%s: %v", n, td.err)))
+				continue
+			}
+			out = append(out, t.NamedSchema{Name: n, Schema: witSchema(td.model, td.description)})
+		}
+		return out
+	}
+	if d.err != nil {
+		problems = append(problems, NewError("Invalid schema", "the provider configuration: "+d.err.Error()))
+	}
+	functions := []t.Function{}
+	for _, n := range sortedNames(d.functions) {
+		f := d.functions[n]
+		wf, err := witFunction(f)
+		if err != nil {
+			problems = append(problems, NewError("Invalid function", err.Error()))
+			continue
+		}
+		functions = append(functions, wf)
+	}
+	return t.ProviderSchema{
+		Provider:           witSchema(d.config, ""),
+		ProviderMeta:       witTypes.None[t.Schema](),
+		Resources:          named(d.resources),
+		DataSources:        named(d.dataSources),
+		Functions:          functions,
+		ResourceIdentities: []t.NamedIdentitySchema{},
+		EphemeralResources: []t.NamedSchema{},
+		ListResources:      []t.NamedSchema{},
+		Actions:            []t.NamedSchema{},
+		Diagnostics:        witDiagnostics(problems),
+	}
+}
+
+func witFunction(f *Function) (t.Function, error) {
+	if f.err != nil {
+		return t.Function{}, f.err
+	}
+	wf := t.Function{Name: f.name, Summary: f.summary, Description: plainText(f.description),
+		Variadic: witTypes.None[t.Parameter](), Parameters: []t.Parameter{}}
+	for i, name := range f.params {
+		typ, nullable, err := f.paramType(i)
+		if err != nil {
+			return t.Function{}, fmt.Errorf("function %s, parameter %s: %v", f.name, name, err)
+		}
+		wf.Parameters = append(wf.Parameters, t.Parameter{Name: name, Type: typ.json(), Description: plainText(""), AllowNull: nullable})
+	}
+	rt, err := f.returnType()
+	if err != nil {
+		return t.Function{}, fmt.Errorf("function %s, result: %v", f.name, err)
+	}
+	wf.Return = rt.json()
+	return wf, nil
+}
+
+func (e *exports) ValidateProviderConfig(config t.Value) []t.Diagnostic {
+	return nil
+}
+
+func (e *exports) validate(kind string, table map[string]*typeDef, name string, config t.Value) []t.Diagnostic {
+	return witDiagnostics(guard("validate "+name, func(ctx context.Context) error {
+		td, err := e.d.find(kind, table, name)
+		if err != nil || td.validate == nil {
+			return err
+		}
+		return td.validate(ctx, fromWIT(config))
+	}))
+}
+
+func (e *exports) ValidateResourceConfig(typeName string, config t.Value, _ t.ClientCapabilities) []t.Diagnostic {
+	return e.validate("resource", e.d.resources, typeName, config)
+}
+
+func (e *exports) ValidateDataSourceConfig(typeName string, config t.Value) []t.Diagnostic {
+	return e.validate("data source", e.d.dataSources, typeName, config)
+}
+
+func (e *exports) Configure(request p.ConfigureRequest) []t.Diagnostic {
+	return witDiagnostics(guard("configure", func(ctx context.Context) error {
+		if e.d.err != nil {
+			return NewError("Invalid schema", e.d.err.Error())
+		}
+		return e.d.configure(ctx, fromWIT(request.Config))
+	}))
+}
+
+func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
+	var state *tree
+	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
+		td, err := e.d.find("resource", e.d.resources, r.TypeName)
+		if err != nil {
+			return err
+		}
+		state, err = td.read(ctx, fromWIT(r.CurrentState))
+		return err
+	})
+	if ds.HasError() {
+		state = fromWIT(r.CurrentState)
+	}
+	return p.ReadResourceResponse{NewState: toWIT(state), Private: r.Private, Diagnostics: witDiagnostics(ds)}
+}
+
+func (e *exports) PlanResourceChange(r p.PlanResourceChangeRequest) p.PlanResourceChangeResponse {
+	// A host that plans from the declared behaviour never calls this; one that does not
+	// would plan none of it (defaults, unknowns, replacements), so say so.
+	needs := NewError("This provider needs a newer Terrarium",
+		"It declares its planning rules for the host to run (the behaviour interface), and this terrarium does not run them; install a newer terrarium.")
+	return p.PlanResourceChangeResponse{PlannedState: r.ProposedNewState, PlannedPrivate: r.PriorPrivate,
+		Diagnostics: witDiagnostics(Diagnostics{needs})}
+}
+
+func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyResourceChangeResponse {
+	var state *tree
+	ds := guard("apply "+r.TypeName, func(ctx context.Context) error {
+		td, err := e.d.find("resource", e.d.resources, r.TypeName)
+		if err != nil {
+			return err
+		}
+		prior, planned := fromWIT(r.PriorState), fromWIT(r.PlannedState)
+		switch {
+		case planned.kind == tNull:
+			state = nullTree
+			return td.delete(ctx, prior)
+		case prior.kind == tNull:
+			state, err = td.create(ctx, planned)
+		default:
+			state, err = td.update(ctx, prior, planned)
+		}
+		return err
+	})
+	if ds.HasError() {
+		// Nothing changed that the provider reported: the prior state stays.
+		return p.ApplyResourceChangeResponse{NewState: r.PriorState, Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds)}
+	}
+	return p.ApplyResourceChangeResponse{NewState: toWIT(state), Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds)}
+}
+
+func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportResourceStateResponse {
+	var state *tree
+	ds := guard("import "+r.TypeName, func(ctx context.Context) error {
+		td, err := e.d.find("resource", e.d.resources, r.TypeName)
+		if err != nil {
+			return err
+		}
+		if td.importState == nil {
+			return NewError("Import not supported", fmt.Sprintf("The resource type %s cannot be imported.", r.TypeName))
+		}
+		state, err = td.importState(ctx, r.Id)
+		return err
+	})
+	imported := []p.ImportedResource{}
+	if !ds.HasError() && state != nil {
+		imported = append(imported, p.ImportedResource{TypeName: r.TypeName, State: toWIT(state), Private: []uint8{},
+			Identity: witTypes.None[t.Value]()})
+	}
+	return p.ImportResourceStateResponse{Imported: imported, Diagnostics: witDiagnostics(ds)}
+}
+
+func (e *exports) UpgradeResourceState(r p.UpgradeResourceStateRequest) p.UpgradeResourceStateResponse {
+	// The stored state is in the current schema (one schema version): read it into the state
+	// type and write it back, which gives it the schema's types.
+	var state *tree
+	ds := guard("upgrade the state of "+r.TypeName, func(ctx context.Context) error {
+		td, err := e.d.find("resource", e.d.resources, r.TypeName)
+		if err != nil {
+			return err
+		}
+		state, err = td.normalize(fromWIT(r.RawState))
+		return err
+	})
+	return p.UpgradeResourceStateResponse{UpgradedState: toWIT(state), Diagnostics: witDiagnostics(ds)}
+}
+
+func (e *exports) UpgradeResourceIdentity(p.UpgradeResourceIdentityRequest) p.UpgradeResourceIdentityResponse {
+	return p.UpgradeResourceIdentityResponse{UpgradedIdentity: witNull(), Diagnostics: unsupported("resource identities")}
+}
+
+func (e *exports) MoveResourceState(p.MoveResourceStateRequest) p.MoveResourceStateResponse {
+	return p.MoveResourceStateResponse{TargetState: witNull(), TargetPrivate: []uint8{},
+		TargetIdentity: witTypes.None[t.Value](), Diagnostics: unsupported("moving state between resource types")}
+}
+
+func (e *exports) GenerateResourceConfig(string, t.Value) p.GenerateResourceConfigResponse {
+	return p.GenerateResourceConfigResponse{Config: witNull(), Diagnostics: unsupported("generating configuration")}
+}
+
+func (e *exports) ReadDataSource(r p.ReadDataSourceRequest) p.ReadDataSourceResponse {
+	var state *tree
+	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
+		td, err := e.d.find("data source", e.d.dataSources, r.TypeName)
+		if err != nil {
+			return err
+		}
+		state, err = td.read(ctx, fromWIT(r.Config))
+		return err
+	})
+	if ds.HasError() {
+		state = nullTree
+	}
+	return p.ReadDataSourceResponse{State: toWIT(state), Diagnostics: witDiagnostics(ds)}
+}
+
+func (e *exports) ValidateEphemeralResourceConfig(string, t.Value) []t.Diagnostic {
+	return unsupported("ephemeral resources")
+}
+
+func (e *exports) OpenEphemeralResource(p.OpenEphemeralResourceRequest) p.OpenEphemeralResourceResponse {
+	return p.OpenEphemeralResourceResponse{Result: witNull(), Diagnostics: unsupported("ephemeral resources")}
+}
+
+func (e *exports) RenewEphemeralResource(_ string, private witTypes.Option[[]uint8]) p.RenewEphemeralResourceResponse {
+	return p.RenewEphemeralResourceResponse{Private: private, Diagnostics: []t.Diagnostic{}}
+}
+
+func (e *exports) CloseEphemeralResource(string, witTypes.Option[[]uint8]) []t.Diagnostic {
+	return []t.Diagnostic{}
+}
+
+func (e *exports) ValidateListResourceConfig(string, t.Value) []t.Diagnostic {
+	return unsupported("list resources")
+}
+
+func (e *exports) ListResource(p.ListResourceRequest, *s.ListResults) []t.Diagnostic {
+	return unsupported("list resources")
+}
+
+func (e *exports) ValidateActionConfig(string, t.Value) []t.Diagnostic {
+	return unsupported("actions")
+}
+
+func (e *exports) PlanAction(p.ActionRequest) p.PlanActionResponse {
+	return p.PlanActionResponse{Diagnostics: unsupported("actions")}
+}
+
+func (e *exports) InvokeAction(p.ActionRequest, *s.ActionProgress) []t.Diagnostic {
+	return unsupported("actions")
+}
+
+func (e *exports) CallFunction(name string, arguments []t.Value) (result witTypes.Result[t.Value, p.FunctionError]) {
+	fail := func(fe *FunctionError) witTypes.Result[t.Value, p.FunctionError] {
+		arg := witTypes.None[uint32]()
+		if fe.Argument != nil {
+			arg = witTypes.Some(uint32(*fe.Argument))
+		}
+		return witTypes.Err[t.Value](p.FunctionError{Text: fe.Text, Argument: arg})
+	}
+	f, ok := e.d.functions[name]
+	if !ok {
+		return fail(&FunctionError{Text: fmt.Sprintf("This provider has no function %q.", name)})
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			result = fail(&FunctionError{Text: fmt.Sprintf("%s failed: panic: %v", name, r)})
+		}
+	}()
+	args := make([]*tree, len(arguments))
+	for i, a := range arguments {
+		args[i] = fromWIT(a)
+	}
+	v, fe := f.call(context.Background(), args)
+	if fe != nil {
+		return fail(fe)
+	}
+	return witTypes.Ok[t.Value, p.FunctionError](toWIT(v))
+}
+
+func (e *exports) Stop() witTypes.Option[string] {
+	return witTypes.None[string]()
+}
+
+// ---- behaviour ----
+
+func (e *exports) GetBehaviour() b.ProviderBehaviour {
+	d := e.d
+	schema := func(m *model) b.SchemaBehaviour {
+		sb, err := witBehaviour(m)
+		if err != nil {
+			// The schema's diagnostics (GetSchema) carry the problem; declare nothing.
+			return b.SchemaBehaviour{Attributes: []b.AttributeBehaviour{}, ReplaceBlocks: [][]string{}}
+		}
+		return sb
+	}
+	named := func(table map[string]*typeDef) []b.NamedBehaviour {
+		out := []b.NamedBehaviour{}
+		for _, n := range sortedNames(table) {
+			if table[n].err == nil {
+				out = append(out, b.NamedBehaviour{Name: n, Behaviour: schema(table[n].model)})
+			}
+		}
+		return out
+	}
+	return b.ProviderBehaviour{
+		Provider:           schema(d.config),
+		Resources:          named(d.resources),
+		DataSources:        named(d.dataSources),
+		EphemeralResources: []b.NamedBehaviour{},
+		ListResources:      []b.NamedBehaviour{},
+		Actions:            []b.NamedBehaviour{},
+	}
+}
+
+func (e *exports) ComputeDefaults(requests []b.DefaultRequest) []t.Value {
+	// No computed defaults are declared (hook ids are never handed out).
+	out := make([]t.Value, len(requests))
+	for i := range requests {
+		out[i] = witNull()
+	}
+	return out
+}
+
+func (e *exports) DecideReplacements(requests []b.ReplaceRequest) []bool {
+	return make([]bool, len(requests))
+}
+
+func (e *exports) ValidateValues([]b.ValidateRequest) []t.Diagnostic {
+	return []t.Diagnostic{}
+}
+
+func (e *exports) PlanResource(r b.PlanResourceRequest) b.PlanResourceResponse {
+	// No resource type asks for a plan hook: the host's default plan is the plan.
+	return b.PlanResourceResponse{PlannedState: r.PlannedState, RequiresReplace: r.RequiresReplace,
+		PlannedPrivate: r.PriorPrivate, Diagnostics: []t.Diagnostic{}}
+}
