@@ -60,10 +60,29 @@ $(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider
 $(COMPONENT_DIR)/web_py.wasm: $(PY_GUEST_SOURCES) guest-sdk/python/tests/web/web.py
 	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build guest-sdk/python/tests/web/web.py -o $(abspath $@)
 
+# Go guests, built with the Go SDK (guest-sdk/go): stock Go for GOOS=wasip1 (c-shared), then
+# wasm-tools embeds the WIT world and adapts the module into a component (scripts/go-component).
+# The generated bindings need Go 1.27 (their runtime's go.mod): Go fetches that toolchain from
+# the Go proxy. Each Go module's go.mod points at the SDK in this checkout (replace lines).
+export GOTOOLCHAIN := $(shell bash -c '. scripts/go-tools && echo $$go_toolchain')
+GO_GUESTS := pets_go
+GO_SDK_SOURCES = $(shell git ls-files guest-sdk/go 2>/dev/null)
+$(COMPONENT_DIR)/pets_go.wasm: $(GO_SDK_SOURCES) $(shell git ls-files examples/pets/go 2>/dev/null)
+	scripts/go-component examples/pets/go $(abspath $@)
+
+# The Go SDK's bindings of the WIT world, checked in (authors need only Go): regenerated when
+# the WIT changes; `make lint` fails when the checked-in ones differ from what wit/ generates.
+GO_BINDINGS := guest-sdk/go/internal/wit
+build/go/bindings.stamp: $(shell git ls-files wit 2>/dev/null) scripts/go-bindings scripts/go-export-forwarders.py
+	scripts/go-bindings $(GO_BINDINGS)
+	@mkdir -p $(@D) && touch $@
+
+go-bindings: setup build/go/bindings.stamp
+
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs
+.PHONY: help setup build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings
 
 help:
 	@sed -n '3,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -78,7 +97,7 @@ build-host: setup
 
 build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
-	@$(MAKE) --no-print-directory $(foreach g,$(JS_GUESTS) $(PY_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
+	@$(MAKE) --no-print-directory build/go/bindings.stamp $(foreach g,$(JS_GUESTS) $(PY_GUESTS) $(GO_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
 
 build-arm64-host: setup
 	$(CARGO) build $(LOCKED) --profile cross --target $(ARM64_TARGET) -p terrarium
@@ -99,7 +118,7 @@ test-js: setup build-guests
 # Each example's documentation directory and its component; tests/tests/e2e/docs.rs fails
 # when a checked-in page differs from what `terrarium docs` writes now.
 DOCUMENTED := null:null_provider random:random_provider files:files_provider etcd:etcd_provider \
-	pets/rust:pets_rs pets/typescript:pets_ts pets/python:pets_py
+	pets/rust:pets_rs pets/typescript:pets_ts pets/python:pets_py pets/go:pets_go
 
 docs: build
 	@for pair in $(DOCUMENTED); do \
@@ -118,6 +137,11 @@ lint: setup
 	@echo 'lint: module layering'
 	@scripts/check-layers host/src model/src framework/src guest-sdk/src
 	@scripts/check-commits
+	@echo 'lint: Go bindings up to date, gofmt, go vet'
+	@scripts/go-bindings --check $(GO_BINDINGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'); echo 'lint: gofmt -w these'; exit 1; }
+	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm go vet .
+	cd examples/pets/go && GOOS=wasip1 GOARCH=wasm go vet ./...
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
 	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings
 	RUSTDOCFLAGS='-D warnings' $(CARGO) doc $(LOCKED) --no-deps --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
