@@ -38,10 +38,12 @@ pub enum Provider {
     PetsTs,
     /// examples/pets/python: the same pets, written with the Python SDK.
     PetsPy,
+    /// examples/pets/go: the same pets, written with the Go SDK.
+    PetsGo,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 12] = [
+    pub const ALL: [Provider; 13] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -54,6 +56,7 @@ impl Provider {
         Provider::PetsRs,
         Provider::PetsTs,
         Provider::PetsPy,
+        Provider::PetsGo,
     ];
 
     /// The full source address configurations use (`required_providers`).
@@ -68,7 +71,7 @@ impl Provider {
             Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
-            Provider::PetsRs | Provider::PetsTs | Provider::PetsPy => {
+            Provider::PetsRs | Provider::PetsTs | Provider::PetsPy | Provider::PetsGo => {
                 "registry.terraform.io/terrarium/pets"
             }
         }
@@ -96,7 +99,8 @@ impl Provider {
             | Provider::RandomWit020
             | Provider::PetsRs
             | Provider::PetsTs
-            | Provider::PetsPy => "0.1.0",
+            | Provider::PetsPy
+            | Provider::PetsGo => "0.1.0",
         }
     }
 
@@ -113,6 +117,7 @@ impl Provider {
             Provider::PetsRs => Some("pets_rs"),
             Provider::PetsTs => Some("pets_ts"),
             Provider::PetsPy => Some("pets_py"),
+            Provider::PetsGo => Some("pets_go"),
             Provider::GoNull | Provider::RandomWit020 => None,
         }
     }

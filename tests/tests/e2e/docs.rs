@@ -12,7 +12,7 @@ use terrarium_tests::Artifacts;
 
 /// Each documented example's directory under examples/ and its component (the Makefile's
 /// DOCUMENTED).
-const DOCUMENTED: [(&str, &str); 7] = [
+const DOCUMENTED: [(&str, &str); 8] = [
     ("null", "null_provider"),
     ("random", "random_provider"),
     ("files", "files_provider"),
@@ -20,6 +20,7 @@ const DOCUMENTED: [(&str, &str); 7] = [
     ("pets/rust", "pets_rs"),
     ("pets/typescript", "pets_ts"),
     ("pets/python", "pets_py"),
+    ("pets/go", "pets_go"),
 ];
 
 /// Every file under `dir`, by its path relative to `dir`.
@@ -118,14 +119,14 @@ fn a_resource_page_shows_the_schema_as_the_registry_does() -> anyhow::Result<()>
     Ok(())
 }
 
-/// The pets provider is one provider in three languages (examples/pets/SPEC.md): its
+/// The pets provider is one provider in four languages (examples/pets/SPEC.md): its
 /// generated documentation, schema and descriptions included, is the same in each.
 #[test]
 fn the_pets_docs_are_the_same_in_every_language() -> anyhow::Result<()> {
     let examples = Artifacts::get()?.repo_root.join("examples/pets");
     let reference = files(&examples.join("rust/docs"))?;
     ensure!(!reference.is_empty(), "examples/pets/rust/docs has no pages");
-    for language in ["typescript", "python"] {
+    for language in ["typescript", "python", "go"] {
         let pages = files(&examples.join(language).join("docs"))?;
         for (name, page) in &reference {
             ensure!(

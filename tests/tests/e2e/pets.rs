@@ -17,7 +17,8 @@ use terrarium_tests::{Provider, Run, Workspace};
 /// Every implementation of the pets spec. A language adds its row here. The first is the
 /// reference: the Rust one plans in the guest, with the same `framework` crate the host
 /// plans with for the others.
-const IMPLEMENTATIONS: &[Provider] = &[Provider::PetsRs, Provider::PetsTs, Provider::PetsPy];
+const IMPLEMENTATIONS: &[Provider] =
+    &[Provider::PetsRs, Provider::PetsTs, Provider::PetsPy, Provider::PetsGo];
 
 const PET: &str = "pets_pet.rex";
 
