@@ -37,6 +37,7 @@
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 //! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
 //! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
+//! * `go`: guest-sdk/go/README.md run as written, and examples/pets/go through terraform.
 //! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
 //! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
 //! * `pets`: the cross-language conformance suite: every implementation of
@@ -54,6 +55,7 @@ mod docs;
 mod ephemeral;
 mod etcd;
 mod faults;
+mod go;
 mod harness;
 mod hostile;
 mod identity;

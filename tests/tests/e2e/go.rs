@@ -1,0 +1,189 @@
+//! Go guests: guest-sdk/go/README.md as a newcomer follows it (its go.mod lines and main.go
+//! written into an empty directory, built with the README's three commands, installed with
+//! `terrarium install` and applied by a real terraform), and the Go pets through terraform.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, ensure};
+use terrarium_tests::mirror::{allow_dir_rw, required_providers, terrarium_install_with};
+use terrarium_tests::workspace::hcl_string;
+use terrarium_tests::{Artifacts, Provider, Workspace};
+
+/// The fenced blocks of `text` whose info string is `lang` (empty: blocks without one).
+fn blocks(text: &str, lang: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in text.lines() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => open = Some((info.trim().to_owned(), String::new())),
+            (Some(_), Some(_)) => {
+                if let Some((info, body)) = open.take()
+                    && info == lang
+                {
+                    out.push(body);
+                }
+            }
+            (Some((_, body)), None) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// What scripts/go-tools says: the directory of the Go guests' tools, the adapter, the Go
+/// toolchain.
+fn go_tools(repo: &Path) -> anyhow::Result<(String, String, String)> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(". scripts/go-tools && printf '%s\\n%s\\n%s\\n' \"$go_tools\" \"$go_adapter\" \"$go_toolchain\"")
+        .current_dir(repo)
+        .output()?;
+    ensure!(out.status.success(), "scripts/go-tools: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout)?;
+    let mut lines = text.lines().map(str::to_owned);
+    let mut next = || lines.next().context("scripts/go-tools printed too little");
+    Ok((next()?, next()?, next()?))
+}
+
+fn run(what: &str, command: &mut Command) -> anyhow::Result<()> {
+    let out = command.stdin(Stdio::null()).output().with_context(|| format!("running {what}"))?;
+    ensure!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
+#[test]
+fn the_go_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let repo = artifacts.repo_root.canonicalize()?;
+    let readme = fs::read_to_string(repo.join("guest-sdk/go/README.md"))?;
+    let (tools, adapter, toolchain) = go_tools(&repo)?;
+    let scratch = tempfile::tempdir()?;
+    let root = scratch.path().canonicalize()?;
+    let project = root.join("notes");
+    fs::create_dir(&project)?;
+    let here = |text: &str| text.replace("/path/to/terrarium", &repo.to_string_lossy());
+
+    // 1. The reader's shell: wasm-tools on PATH, the adapter beside the sources, and the Go
+    // toolchain the README exports.
+    let sh = blocks(&readme, "sh");
+    ensure!(
+        sh.iter().any(|b| b.contains(&format!("export GOTOOLCHAIN={toolchain}"))),
+        "the README should export GOTOOLCHAIN={toolchain}, as scripts/go-tools does"
+    );
+    fs::copy(&adapter, project.join("wasi_snapshot_preview1.reactor.wasm"))?;
+    let path = format!("{tools}/bin:{}", std::env::var("PATH").unwrap_or_default());
+    let shell = |script: &str| {
+        let mut c = Command::new("bash");
+        c.args(["-euo", "pipefail", "-c", script])
+            .current_dir(&project)
+            .env("PATH", &path)
+            .env("GOTOOLCHAIN", &toolchain);
+        c
+    };
+
+    // 2. `go mod init`, the go.mod lines, main.go.
+    let init = sh.iter().find(|b| b.contains("go mod init")).context("no `go mod init` block")?;
+    let init = init.lines().filter(|l| l.starts_with("go mod init")).collect::<Vec<_>>().join("\n");
+    run("go mod init", &mut shell(&init))?;
+    let go_mod_lines = blocks(&readme, "")
+        .into_iter()
+        .find(|b| b.contains("replace ("))
+        .context("no go.mod block with the replace lines")?;
+    let mut go_mod = fs::read_to_string(project.join("go.mod"))?;
+    go_mod.push('\n');
+    go_mod.push_str(&here(&go_mod_lines));
+    fs::write(project.join("go.mod"), go_mod)?;
+    let (main_go,) = match blocks(&readme, "go").as_slice() {
+        [one] => (one.clone(),),
+        other => anyhow::bail!("expected one Go block in the README, found {}", other.len()),
+    };
+    fs::write(project.join("main.go"), main_go)?;
+
+    // 3. Build it: the README's three commands, as written.
+    let build = sh.iter().find(|b| b.contains("go build")).context("no build block")?;
+    run("the README's build", &mut shell(&here(build)))?;
+    let component = project.join("notes.wasm");
+    ensure!(component.is_file(), "the build wrote no notes.wasm");
+
+    // 4. Install it and apply, with the README's directory moved into this test's.
+    let notes = root.join("srv-notes");
+    fs::create_dir(&notes)?;
+    let install = terrarium_install_with(
+        &component,
+        "example.com/you/notes",
+        "0.1.0",
+        &root.join("mirror"),
+        &allow_dir_rw(&notes),
+    )?;
+    ensure!(install.status.success(), "install: {}", String::from_utf8_lossy(&install.stderr));
+    let ws = Workspace::with_cli_config(&String::from_utf8(install.stdout)?)?;
+    let hcl = blocks(&readme, "hcl");
+    let hcl = hcl.first().context("no hcl block")?;
+    ws.write("main.tf", &hcl.replace("/tmp/notes", &notes.to_string_lossy()))?;
+    ws.init()?;
+    let log = root.join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    let applied =
+        ws.run_with_env(&apply, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", &log_path)])?;
+    ensure!(applied.code == Some(0), "apply failed\n{applied}");
+    ensure!(fs::read_to_string(notes.join("todo"))? == "buy milk", "the note was not written");
+    ensure!(fs::read_to_string(&log)?.contains("wrote a note"), "the provider's log is missing");
+    // Planned and applied consistently: nothing left to do.
+    let plan = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(plan.code == Some(0), "a plan after apply should be empty\n{plan}");
+    let destroyed = ws.run(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
+    ensure!(destroyed.code == Some(0), "destroy failed\n{destroyed}");
+    ensure!(!notes.join("todo").exists(), "destroy left the note");
+    Ok(())
+}
+
+/// The installed Go pets read a file in their granted directory (a data source), call their
+/// function, and what they log through slog reaches TF_LOG_PROVIDER.
+#[test]
+fn pets_go_reads_granted_files_calls_its_function_and_logs_through_terraform() -> anyhow::Result<()>
+{
+    let scratch = tempfile::tempdir()?;
+    let dir = scratch.path().canonicalize()?.join("pets");
+    fs::create_dir(&dir)?;
+    fs::write(dir.join("pet-7.json"), r#"{"name": "rex", "species": "cat", "legs": 3}"#)?;
+    let ws = Workspace::with_installs(&[(Provider::PetsGo, &allow_dir_rw(&dir))])?;
+    let config = format!(
+        "{}\nprovider \"pets\" {{\n  directory = {}\n}}\n\
+         data \"pets_pet\" \"rex\" {{\n  id = \"pet-7\"\n}}\n\
+         output \"greeting\" {{\n  value = provider::pets::greeting(data.pets_pet.rex.name)\n}}\n\
+         output \"legs\" {{\n  value = data.pets_pet.rex.legs\n}}\n",
+        required_providers(&[Provider::PetsGo]),
+        hcl_string(&dir.to_string_lossy())
+    );
+    ws.write("main.tf", &config)?;
+    ws.init()?;
+    let log = scratch.path().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    let run =
+        ws.run_with_env(&apply, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", &log_path)])?;
+    ensure!(run.code == Some(0), "apply failed\n{run}");
+    ensure!(
+        run.stdout.contains("greeting = \"Hello, rex!\"") && run.stdout.contains("legs = 3"),
+        "{run}"
+    );
+    let text = fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    ensure!(
+        text.lines().any(|l| l.contains("read a pet") && l.contains("pet-7")),
+        "no \"read a pet\" in the provider log:\n{}",
+        text.lines().filter(|l| l.contains("pets")).collect::<Vec<_>>().join("\n")
+    );
+    Ok(())
+}
