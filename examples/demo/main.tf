@@ -100,10 +100,3 @@ resource "files_file" "greeting" {
   filename = "${abspath(path.module)}/out/greeting.txt"
   content  = "${data.null_data_source.summary.outputs["message"]}\n"
 }
-
-# An action, run only when asked for: terraform apply -invoke=action.files_touch.stamp
-action "files_touch" "stamp" {
-  config {
-    paths = ["${abspath(path.module)}/out/stamp"]
-  }
-}

@@ -20,6 +20,9 @@ pub struct Artifacts {
     go_null: PathBuf,
     /// The host cross-built for linux_arm64 (may not exist: see [`Artifacts::terrarium_arm64`]).
     terrarium_arm64: PathBuf,
+    /// The Go tools scripts/setup builds from tools/ (`tofu`, `pulumi`, `pulumi-language-yaml`),
+    /// or links to: `$TERRARIUM_GO_TOOLS`, else build/tools/bin.
+    pub go_tools_bin: PathBuf,
     /// A directory for this test process's scratch files that outlive a single test.
     pub scratch_root: PathBuf,
 }
@@ -67,6 +70,8 @@ impl Artifacts {
         let terrarium_arm64 = env_path("TERRARIUM_ARM64_BIN").unwrap_or_else(|| {
             target_dir.join("aarch64-unknown-linux-gnu/cross").join(exe_name("terrarium"))
         });
+        let go_tools_bin =
+            env_path("TERRARIUM_GO_TOOLS").unwrap_or_else(|| repo_root.join("build/tools/bin"));
         let terraform = match env_path("TERRAFORM") {
             Some(terraform) => terraform,
             None => {
@@ -99,6 +104,7 @@ impl Artifacts {
             terraform,
             go_null,
             terrarium_arm64,
+            go_tools_bin,
             scratch_root,
         })
     }
@@ -135,6 +141,20 @@ impl Artifacts {
             );
         }
         Ok(&self.terrarium_arm64)
+    }
+
+    /// A tool scripts/setup builds with Go from the tools modules under tools/: `tofu`
+    /// (tools/opentofu), `pulumi` or `pulumi-language-yaml` (tools/pulumi).
+    pub fn go_tool(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let path = self.go_tools_bin.join(exe_name(name));
+        if !path.is_file() {
+            bail!(
+                "{name} is missing at {}; run scripts/setup, which builds it from tools/ (or \
+                 {HOW_TO_BUILD})",
+                path.display()
+            );
+        }
+        Ok(path)
     }
 
     /// The component built from the example crate `crate_name` (e.g. `null_provider`).

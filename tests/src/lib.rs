@@ -9,16 +9,20 @@
 //! * [`workspace`]: a temporary Terraform working directory with its own CLI config, and
 //!   terraform runs with captured stdout, stderr and exit code: the public acceptance-test
 //!   helper's ([`terrarium_acctest`]), offering this repository's providers.
+//! * [`pulumi`]: the real Pulumi CLI in a project of its own (YAML program, local backend,
+//!   private `PULUMI_HOME`) with plugins installed by `terrarium install --pulumi`.
 //! * [`registry`]: `terrarium package` and `terrarium registry serve`, and lock-file hashes.
 //! * [`json`]: helpers for terraform's `-json` outputs: schemas, diagnostics, comparisons.
 //! * [`shown`]: what a person sees: every plan and apply a test runs is also rendered as a
 //!   human plan and as `terraform show -json` of the saved plan, and checked.
 //!
 //! Environment overrides: `TERRAFORM` (any terraform binary instead of `scripts/terraform`),
-//! `TERRARIUM_BIN`, `TERRARIUM_COMPONENTS_DIR`, `TERRARIUM_GO_NULL`, `TERRARIUM_ARM64_BIN`.
+//! `TERRARIUM_BIN`, `TERRARIUM_COMPONENTS_DIR`, `TERRARIUM_GO_NULL`, `TERRARIUM_ARM64_BIN`,
+//! `TERRARIUM_GO_TOOLS` (the directory holding `tofu`, `pulumi` and `pulumi-language-yaml`).
 
 pub mod artifacts;
 pub mod mirror;
+pub mod pulumi;
 pub mod registry;
 pub mod workspace;
 

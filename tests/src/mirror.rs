@@ -151,6 +151,17 @@ impl Provider {
         )
     }
 
+    /// A `required_providers` entry for this provider with its full source address (host
+    /// included), pinned to its version.
+    pub fn required_providers_entry_at_host(self) -> String {
+        format!(
+            "{} = {{\n      source  = \"{}\"\n      version = \"{}\"\n    }}",
+            self.local_name(),
+            self.source(),
+            self.version()
+        )
+    }
+
     /// The mirror this provider is installed in, installing it on first use in this process.
     /// Installed packages are never written to afterwards (Terraform's lock file hashes them).
     pub fn mirror(self) -> anyhow::Result<&'static Mirror> {
@@ -201,6 +212,17 @@ impl Provider {
 pub fn required_providers(providers: &[Provider]) -> String {
     let entries: Vec<String> =
         providers.iter().map(|p| format!("    {}\n", p.required_providers_entry())).collect();
+    format!("terraform {{\n  required_providers {{\n{}  }}\n}}\n", entries.concat())
+}
+
+/// [`required_providers`] with full source addresses, host included: what OpenTofu, whose
+/// default host is registry.opentofu.org, needs to find providers installed under
+/// registry.terraform.io.
+pub fn required_providers_at_host(providers: &[Provider]) -> String {
+    let entries: Vec<String> = providers
+        .iter()
+        .map(|p| format!("    {}\n", p.required_providers_entry_at_host()))
+        .collect();
     format!("terraform {{\n  required_providers {{\n{}  }}\n}}\n", entries.concat())
 }
 

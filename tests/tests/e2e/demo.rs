@@ -1,6 +1,7 @@
 //! `make demo`, the first thing a person runs: scripts/demo against this build, in a
 //! directory of its own, read the way that person reads it.
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -29,8 +30,38 @@ const EXPECTED: &[&str] = &[
     "==> Demo complete.",
 ];
 
+/// The same with OpenTofu (`TERRAFORM=build/tools/bin/tofu make demo`): no actions and no
+/// `query`, said so.
+const EXPECTED_TOFU: &[&str] = &[
+    "==> terraform providers lock",
+    "OpenTofu has updated the lock file.",
+    "==> terraform init",
+    "OpenTofu has been successfully initialized!",
+    "==> terraform apply",
+    "# pets_pet.rex will be created",
+    "Apply complete! Resources: 5 added, 0 changed, 0 destroyed.",
+    "pet_greeting = \"Hello, rex!\"",
+    "==> terraform plan (again: nothing to change)",
+    "No changes. Your infrastructure matches the configuration.",
+    "terraform.tfstate mentions it 0 times",
+    "==> skipped: terraform query and apply -invoke (OpenTofu has no list resources and no actions)",
+    "Destroy complete! Resources: 5 destroyed.",
+    "==> Demo complete.",
+];
+
 #[test]
 fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    run_demo(&artifacts.terraform, EXPECTED)
+}
+
+#[test]
+fn the_demo_runs_with_opentofu() -> anyhow::Result<()> {
+    run_demo(&Artifacts::get()?.go_tool("tofu")?, EXPECTED_TOFU)
+}
+
+/// Runs scripts/demo with `terraform` and checks that it shows `expected`, in this order.
+fn run_demo(terraform: &Path, expected: &[&str]) -> anyhow::Result<()> {
     let artifacts = Artifacts::get()?;
     let scratch = tempfile::tempdir_in(&artifacts.scratch_root)?;
     let mut command = Command::new("bash");
@@ -38,7 +69,7 @@ fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
         .arg(artifacts.repo_root.join("scripts/demo"))
         .env("TERRARIUM_BIN", artifacts.terrarium()?)
         .env("COMPONENT_DIR", &artifacts.components_dir)
-        .env("TERRAFORM", &artifacts.terraform)
+        .env("TERRAFORM", terraform)
         .env("DEMO_DIR", scratch.path())
         .env_remove("TF_CLI_CONFIG_FILE")
         .stdin(Stdio::null());
@@ -46,7 +77,7 @@ fn the_demo_runs_every_step_and_shows_every_plan() -> anyhow::Result<()> {
     let shown = shown::without_colour(&stdout);
     ensure!(code == Some(0), "the demo failed (exit {code:?}):\n{shown}\n--- stderr\n{stderr}");
     let mut rest = shown.as_str();
-    for expected in EXPECTED {
+    for expected in expected {
         let Some(at) = rest.find(expected) else {
             anyhow::bail!("the demo never showed {expected:?} where it should:\n{shown}");
         };

@@ -32,14 +32,17 @@
 //!   `make test` (unit tests, then an acceptance test with terraform) passes as generated.
 //! * `schema_calls`: get_provider_schema_optional saves terraform's later GetProviderSchema calls.
 //! * `compat`: a component built against WIT 0.2.0 (a checked-in fixture) served through terraform.
-//! * `terraform_versions`: the Terraform version matrix (1.6.6, 1.10.5, 1.13.5, 1.15.5): what
-//!   works with which release, and a clear refusal, never a crash, where a release lacks it.
+//! * `terraform_versions`: the version matrix (Terraform 1.6.6, 1.10.5, 1.13.5, 1.15.5 and
+//!   OpenTofu 1.12.6): what works with which release, and a clear refusal, never a crash, where a
+//!   release lacks it.
 //! * `stop`: Ctrl-C during a slow create: the created object is recorded (graceful stop).
 //! * `typescript`: examples/pets/typescript, a provider written with the TypeScript SDK.
 //! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
 //! * `go`: guest-sdk/go/README.md run as written, and examples/pets/go through terraform.
 //! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
 //! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
+//! * `pulumi_cli`: the real Pulumi CLI (and pulumi-yaml) driving the plugins through YAML
+//!   programs: preview, up, update, replace, refresh, import, destroy.
 //! * `pets`: the cross-language conformance suite: every implementation of
 //!   examples/pets/SPEC.md gives the same plans, states and diagnostics.
 
@@ -67,6 +70,7 @@ mod pets;
 mod plugin;
 mod protocol5;
 mod pulumi;
+mod pulumi_cli;
 mod python;
 mod query;
 mod random;

