@@ -6,6 +6,8 @@
 //! named by a hook number ([`DefaultValue::Hook`](crate::schema::DefaultValue::Hook), [`ReplaceRule::Hook`](crate::schema::ReplaceRule::Hook),
 //! [`crate::validate::hook`]) and answered by the guest.
 
+use std::collections::{HashMap, HashSet};
+
 use terrarium_model::schema::{self as model, AttributeType, TextKind};
 use terrarium_model::{Number, Value};
 
@@ -96,18 +98,23 @@ pub struct DeclaredError {
     pub what: &'static str,
 }
 
-/// The schema Terraform sees, with the declared behaviour attached.
+/// The schema Terraform sees, with the declared behaviour attached. Takes time linear in
+/// the sizes of the schema and the behaviour: both are indexed by path first, so a schema
+/// of tens of thousands of attributes joins as fast as it converts.
 pub fn schema_with_behaviour(
     schema: &model::Schema,
     behaviour: &SchemaBehaviour,
 ) -> Result<Schema, DeclaredError> {
+    let mut attributes = HashSet::new();
+    let mut blocks = HashSet::new();
+    schema_paths(&schema.block, &mut Vec::new(), &mut attributes, &mut blocks);
     for a in &behaviour.attributes {
-        if !names_attribute(&schema.block, &a.path) {
+        if !attributes.contains(a.path.as_slice()) {
             return Err(DeclaredError { path: a.path.join("."), what: "attribute" });
         }
     }
     for b in &behaviour.replace_blocks {
-        if !names_block(&schema.block, b) {
+        if !blocks.contains(b.as_slice()) {
             return Err(DeclaredError { path: b.join("."), what: "nested block" });
         }
     }
@@ -120,8 +127,25 @@ pub fn schema_without_behaviour(schema: &model::Schema) -> Schema {
     join(schema, &SchemaBehaviour::default())
 }
 
+/// A schema's behaviour by path. Where two entries name one attribute, the first counts.
+struct ByPath<'a> {
+    attributes: HashMap<&'a [String], &'a AttributeBehaviour>,
+    replace_blocks: HashSet<&'a [String]>,
+}
+
+impl<'a> ByPath<'a> {
+    fn new(behaviour: &'a SchemaBehaviour) -> Self {
+        let mut attributes = HashMap::with_capacity(behaviour.attributes.len());
+        for a in &behaviour.attributes {
+            attributes.entry(a.path.as_slice()).or_insert(a);
+        }
+        let replace_blocks = behaviour.replace_blocks.iter().map(Vec::as_slice).collect();
+        ByPath { attributes, replace_blocks }
+    }
+}
+
 fn join(schema: &model::Schema, behaviour: &SchemaBehaviour) -> Schema {
-    let root = block(&schema.block, &[], behaviour);
+    let root = block(&schema.block, &[], &ByPath::new(behaviour));
     let mut out = Schema::new().version(schema.version);
     for a in root.attributes() {
         out = out.attribute(a.clone());
@@ -139,28 +163,34 @@ fn join(schema: &model::Schema, behaviour: &SchemaBehaviour) -> Schema {
     out
 }
 
-fn names_attribute(block: &model::Block, path: &[String]) -> bool {
-    match path {
-        [] => false,
-        [name] => block.attributes.iter().any(|a| &a.name == name),
-        [name, rest @ ..] => {
-            block.block_types.iter().any(|b| &b.type_name == name && names_attribute(&b.block, rest))
-                || block.attributes.iter().any(|a| {
-                    &a.name == name
-                        && matches!(&a.ty, AttributeType::Nested { attributes, .. }
-                            if names_attribute(&model::Block { attributes: attributes.clone(), ..model::Block::default() }, rest))
-                })
+/// Every path of an attribute (through nested blocks and nested attributes) and of a
+/// nested block in `block`.
+fn schema_paths(
+    block: &model::Block,
+    prefix: &mut Vec<String>,
+    attributes: &mut HashSet<Vec<String>>,
+    blocks: &mut HashSet<Vec<String>>,
+) {
+    fn nested_attributes(
+        list: &[model::Attribute],
+        prefix: &mut Vec<String>,
+        attributes: &mut HashSet<Vec<String>>,
+    ) {
+        for a in list {
+            prefix.push(a.name.clone());
+            attributes.insert(prefix.clone());
+            if let AttributeType::Nested { attributes: inner, .. } = &a.ty {
+                nested_attributes(inner, prefix, attributes);
+            }
+            prefix.pop();
         }
     }
-}
-
-fn names_block(block: &model::Block, path: &[String]) -> bool {
-    match path {
-        [] => false,
-        [name] => block.block_types.iter().any(|b| &b.type_name == name),
-        [name, rest @ ..] => {
-            block.block_types.iter().any(|b| &b.type_name == name && names_block(&b.block, rest))
-        }
+    nested_attributes(&block.attributes, prefix, attributes);
+    for b in &block.block_types {
+        prefix.push(b.type_name.clone());
+        blocks.insert(prefix.clone());
+        schema_paths(&b.block, prefix, attributes, blocks);
+        prefix.pop();
     }
 }
 
@@ -170,7 +200,7 @@ fn child_path(prefix: &[String], name: &str) -> Vec<String> {
     path
 }
 
-fn block(b: &model::Block, prefix: &[String], behaviour: &SchemaBehaviour) -> Block {
+fn block(b: &model::Block, prefix: &[String], behaviour: &ByPath<'_>) -> Block {
     let mut out = Block::new();
     out = match b.description.kind {
         TextKind::Plain => out.description(b.description.text.clone()),
@@ -188,7 +218,7 @@ fn block(b: &model::Block, prefix: &[String], behaviour: &SchemaBehaviour) -> Bl
             NestedBlock::new(nb.type_name.clone(), nb.nesting, block(&nb.block, &path, behaviour))
                 .min_items(nb.min_items)
                 .max_items(nb.max_items);
-        if behaviour.replace_blocks.contains(&path) {
+        if behaviour.replace_blocks.contains(path.as_slice()) {
             nested = nested.requires_replace();
         }
         out = out.block(nested);
@@ -196,7 +226,7 @@ fn block(b: &model::Block, prefix: &[String], behaviour: &SchemaBehaviour) -> Bl
     out
 }
 
-fn attribute(a: &model::Attribute, prefix: &[String], behaviour: &SchemaBehaviour) -> Attribute {
+fn attribute(a: &model::Attribute, prefix: &[String], behaviour: &ByPath<'_>) -> Attribute {
     let path = child_path(prefix, &a.name);
     let mut out = match &a.ty {
         AttributeType::Type(ty) => Attribute::new(a.name.clone(), ty.clone()),
@@ -224,7 +254,7 @@ fn attribute(a: &model::Attribute, prefix: &[String], behaviour: &SchemaBehaviou
     if a.deprecated {
         out = out.deprecated(a.deprecation_message.clone());
     }
-    let Some(declared) = behaviour.attributes.iter().find(|d| d.path == path) else {
+    let Some(declared) = behaviour.attributes.get(path.as_slice()) else {
         return out;
     };
     out = match &declared.default {

@@ -122,11 +122,56 @@ pub fn length(min: usize, max: usize) -> BoxedValidator {
     })
 }
 
+/// The most memory one pattern may take compiled (its automaton), in bytes. A pattern that
+/// needs more is invalid: a short expression can ask for a huge automaton (`\w{500}`), and
+/// compiling it takes time in proportion.
+pub const PATTERN_SIZE_LIMIT: usize = 4 << 20;
+/// The most memory one pattern's lazy matching cache may grow to, in bytes.
+pub const PATTERN_CACHE_LIMIT: usize = 256 << 10;
+
+fn compile_pattern(re: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(re)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_CACHE_LIMIT)
+        .build()
+}
+
+/// Why a pattern does not compile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Its automaton would take more than [`PATTERN_SIZE_LIMIT`] bytes.
+    #[error("it compiles to more than {limit} bytes, the limit for one pattern")]
+    TooBig {
+        /// [`PATTERN_SIZE_LIMIT`].
+        limit: usize,
+    },
+    /// It is no regular expression.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The memory `re` takes compiled as [`pattern`] compiles it, in bytes; for a host that
+/// bounds what the patterns a component declares may take together.
+pub fn pattern_memory(re: &str) -> Result<usize, PatternError> {
+    use regex_automata::meta;
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(PATTERN_SIZE_LIMIT))
+        .hybrid_cache_capacity(PATTERN_CACHE_LIMIT);
+    match meta::Regex::builder().configure(config).build(re) {
+        Ok(compiled) => Ok(compiled.memory_usage()),
+        Err(e) if e.size_limit().is_some() => {
+            Err(PatternError::TooBig { limit: PATTERN_SIZE_LIMIT })
+        }
+        Err(e) => Err(PatternError::Invalid(e.to_string())),
+    }
+}
+
 /// A string matching the regular expression `re` (Rust `regex` syntax; anchor it with `^`
-/// and `$` to match the whole string). An invalid expression is reported when the
-/// validator runs, as a provider bug.
+/// and `$` to match the whole string). An invalid expression, or one whose automaton would
+/// take more than [`PATTERN_SIZE_LIMIT`] bytes, is reported when the validator runs, as a
+/// provider bug.
 pub fn pattern(re: &str) -> BoxedValidator {
-    let compiled = regex::Regex::new(re).map_err(|e| e.to_string());
+    let compiled = compile_pattern(re).map_err(|e| e.to_string());
     let re = re.to_string();
     simple(format!("matches {re}"), move |v| match (v, &compiled) {
         (Value::String(s), Ok(compiled)) if compiled.is_match(s) => Ok(()),
@@ -385,6 +430,18 @@ mod tests {
         Value::Object(
             entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>(),
         )
+    }
+
+    #[test]
+    fn a_pattern_is_bounded_in_compiled_size() {
+        let small = pattern_memory("^[a-z][a-z0-9-]{0,62}$").unwrap();
+        assert!(small < 64 << 10, "{small} bytes");
+        // A few bytes of expression that ask for an automaton past the limit.
+        let huge = r"^\w{2000}$";
+        assert_eq!(pattern_memory(huge), Err(PatternError::TooBig { limit: PATTERN_SIZE_LIMIT }));
+        let problems = run(&pattern(huge), Value::string("x"), &Value::Null);
+        assert!(problems[0].contains("is invalid"), "{problems:?}");
+        assert!(matches!(pattern_memory("("), Err(PatternError::Invalid(_))));
     }
 
     #[test]
