@@ -22,6 +22,9 @@ pub enum Provider {
     Faulty,
     /// tests/guests/hostile: tries to escape its sandbox and exhaust its limits on request.
     Hostile,
+    /// tests/guests/declaring: declares its behaviour, so that the host plans for it; as
+    /// large a declaration as a hostile component's on request.
+    Declaring,
     /// tests/guests/slow: a create that waits, and winds down on Terraform's Ctrl-C.
     Slow,
     /// examples/files: files inside granted directories.
@@ -43,12 +46,13 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 13] = [
+    pub const ALL: [Provider; 14] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
         Provider::Faulty,
         Provider::Hostile,
+        Provider::Declaring,
         Provider::Slow,
         Provider::Files,
         Provider::Etcd,
@@ -68,6 +72,7 @@ impl Provider {
             Provider::Random | Provider::RandomWit020 => "registry.terraform.io/terrarium/random",
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
+            Provider::Declaring => "registry.terraform.io/terrarium/declaring",
             Provider::Slow => "registry.terraform.io/terrarium/slow",
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
@@ -93,6 +98,7 @@ impl Provider {
             Provider::Random
             | Provider::Faulty
             | Provider::Hostile
+            | Provider::Declaring
             | Provider::Slow
             | Provider::Files
             | Provider::Etcd
@@ -111,6 +117,7 @@ impl Provider {
             Provider::Random => Some("random_provider"),
             Provider::Faulty => Some("faulty_provider"),
             Provider::Hostile => Some("hostile_provider"),
+            Provider::Declaring => Some("declaring_provider"),
             Provider::Slow => Some("slow_provider"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),

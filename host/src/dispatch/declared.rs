@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use terrarium_framework::check::{
     check_apply, check_plan, hook_validations, inconsistent, run_validators,
@@ -28,7 +29,9 @@ use wasmtime::Store;
 
 use super::types::DynamicValue;
 use super::{Dispatcher, Subject};
-use crate::runtime::{self, HostState, ProviderBehaviour, wit, wit_behaviour as wb};
+use crate::runtime::{
+    self, BehaviourLimits, BoundError, HostState, ProviderBehaviour, wit, wit_behaviour as wb,
+};
 
 /// How many times one plan may go back to the guest for hook answers. Each round answers
 /// every hook the planner reached; a computed default can only reveal hooks nested below
@@ -51,15 +54,17 @@ pub(super) struct Declared {
 impl Declared {
     /// Joins the declared behaviour with the schemas; an error names what the behaviour
     /// declares that the schema does not have.
+    /// The join has the time limit `limits` gives, counted from `started`.
     pub(super) fn new(
         schema: &ProviderSchema,
         mut behaviour: ProviderBehaviour,
+        limits: BehaviourLimits,
+        started: Instant,
     ) -> Result<Declared, String> {
-        fn join(
-            kind: &str,
-            schemas: &BTreeMap<String, terrarium_model::schema::Schema>,
-            declared: &mut BTreeMap<String, SchemaBehaviour>,
-        ) -> Result<BTreeMap<String, Schema>, String> {
+        let join = |kind: &str,
+                    schemas: &BTreeMap<String, terrarium_model::schema::Schema>,
+                    declared: &mut BTreeMap<String, SchemaBehaviour>|
+         -> Result<BTreeMap<String, Schema>, String> {
             if let Some(name) = declared.keys().find(|n| !schemas.contains_key(*n)) {
                 return Err(format!(
                     "the behaviour is declared for {kind} {name:?}, which the schema does not have"
@@ -68,13 +73,16 @@ impl Declared {
             schemas
                 .iter()
                 .map(|(name, schema)| {
+                    if started.elapsed() > limits.time {
+                        return Err(BoundError::Time { limit: limits.time }.to_string());
+                    }
                     let behaviour = declared.remove(name).unwrap_or_default();
                     schema_with_behaviour(schema, &behaviour)
                         .map(|s| (name.clone(), s))
                         .map_err(|e| format!("{kind} {name:?}: {e}"))
                 })
                 .collect()
-        }
+        };
         let plan_hooks = behaviour
             .resources
             .iter()

@@ -104,10 +104,16 @@ impl Dispatcher {
                     b.call_get_behaviour(s).await
                 })
                 .await?;
-            let behaviour = runtime::provider_behaviour_from_wit(behaviour)
+            // The host's own work on the behaviour has the component's limits too.
+            let started = std::time::Instant::now();
+            let limits = runtime::BehaviourLimits {
+                memory: runtime.settings().max_memory_bytes,
+                time: runtime.settings().call_timeout,
+            };
+            let behaviour = runtime::provider_behaviour_from_wit(behaviour, limits, started)
                 .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?;
             Some(
-                declared::Declared::new(schemas.provider_schema(), behaviour)
+                declared::Declared::new(schemas.provider_schema(), behaviour, limits, started)
                     .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?,
             )
         } else {

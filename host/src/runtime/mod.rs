@@ -2,7 +2,7 @@
 //! calling into it with limits, so that a guest that traps, loops or allocates without end
 //! becomes an error for one call rather than a crash or a hang.
 
-mod behaviour;
+pub mod behaviour;
 mod bindings;
 pub mod cache;
 mod epoch;
@@ -21,7 +21,7 @@ use wasmtime::{
     RegallocAlgorithm, Store, Strategy, UpdateDeadline,
 };
 
-pub use behaviour::{ProviderBehaviour, provider_behaviour_from_wit};
+pub use behaviour::{BehaviourLimits, BoundError, ProviderBehaviour, provider_behaviour_from_wit};
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
     BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION,

@@ -11,7 +11,7 @@ use terrarium::codec;
 use terrarium::proto::tfplugin6 as pb;
 use terrarium_model::{Type, Value};
 
-use crate::served::{ServedProvider, hostile};
+use crate::served::{ServedProvider, declaring, hostile};
 use crate::streams::{chatter_text_config, drain, flood_named_msgpack, invoke, list};
 
 /// The hostile guest's escape text (see its `ESCAPES`): what must never reach a terminal raw.
@@ -390,4 +390,83 @@ fn a_changed_signature_at_the_same_version_is_an_interface_mismatch() {
             && error.contains("Rebuild it against terrarium-sdk"),
         "{error}"
     );
+}
+
+/// Serves the declaring guest with the declared behaviour `load` (its `DECLARING_LOAD`
+/// forms); the summaries and details of its schema diagnostics.
+async fn declared_load(load: &str) -> (ServedProvider, Vec<String>) {
+    let grants = "allow_env = [\"DECLARING_LOAD\"]\n";
+    let env = [("DECLARING_LOAD", load)];
+    let mut p = ServedProvider::start_with_grants(&declaring(), &env, Some(grants)).await;
+    let schema = p
+        .client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("GetProviderSchema answers")
+        .into_inner();
+    let text = schema.diagnostics.iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect();
+    (p, text)
+}
+
+/// Issue 27: 300 patterns of a few megabytes compiled each (2.4 GiB of the host's and 78 s
+/// before) are refused once their compiled size passes the component's budget; the host
+/// stays small and keeps running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_patterns_are_bounded_in_compiled_size_together() {
+    use terrarium::runtime::behaviour::MAX_PATTERN_MEMORY;
+    let (mut p, text) = declared_load("patterns:300:150").await;
+    let bound = format!("compile to more than {MAX_PATTERN_MEMORY} bytes together");
+    assert!(text.iter().any(|t| t.contains(&bound)), "{text:#?}");
+    assert!(p.is_running(), "the host survived");
+    let peak = p.peak_rss();
+    assert!(peak < 384 * MIB, "the host peaked at {} MiB", peak / MIB);
+}
+
+/// Issue 27: one pattern whose automaton would pass the limit for one pattern is refused,
+/// naming the pattern, its attribute and the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_pattern_over_the_size_of_one_is_refused() {
+    use terrarium_framework::validate::PATTERN_SIZE_LIMIT;
+    let (_, text) = declared_load("patterns:1:400").await;
+    let limit = format!("the limit for one pattern is {PATTERN_SIZE_LIMIT} bytes compiled");
+    assert!(
+        text.iter().any(|t| t.contains(r#""^\\w{400}0$" (of "label")"#) && t.contains(&limit)),
+        "{text:#?}"
+    );
+}
+
+/// Issue 27: `one-of` lists are bounded in count and bytes (2,000 large ones held 336 MiB of
+/// the host's before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_one_of_values_are_bounded() {
+    use terrarium::runtime::behaviour::{MAX_ONE_OF_BYTES, MAX_ONE_OF_VALUES};
+    let (_, text) = declared_load("one-of:200:1000").await;
+    let bound = format!("200000 one-of values, over this host's limit of {MAX_ONE_OF_VALUES}");
+    assert!(text.iter().any(|t| t.contains(&bound)), "{text:#?}");
+    // Few values, but long ones: 20 x 200 x 100 bytes.
+    let (_, text) = declared_load("one-of:20:200").await;
+    let bound =
+        format!("400000 bytes of one-of values, over this host's limit of {MAX_ONE_OF_BYTES}");
+    assert!(!text.iter().any(|t| t.contains(&bound)), "under the bytes bound: {text:#?}");
+    let (_, text) = declared_load("one-of:20:600").await;
+    let bound =
+        format!("1200000 bytes of one-of values, over this host's limit of {MAX_ONE_OF_BYTES}");
+    assert!(text.iter().any(|t| t.contains(&bound)), "{text:#?}");
+}
+
+/// Issue 27: a schema of 40,000 attributes, each with behaviour, loads and joins with its
+/// behaviour (by path, in one pass; it took 91 s of the host's when each attribute searched
+/// the behaviour), and within the bounds nothing is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wide_schema_with_behaviour_everywhere_loads() {
+    let (mut p, text) = declared_load("wide:40000").await;
+    assert!(text.is_empty(), "{text:#?}");
+    let schema = p
+        .client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("GetProviderSchema answers")
+        .into_inner();
+    let wide = &schema.resource_schemas["declaring_wide"];
+    assert_eq!(wide.block.as_ref().map(|b| b.attributes.len()), Some(40_000));
 }

@@ -108,3 +108,39 @@ fn a_schema_nested_without_end_is_refused_naming_the_limit() -> anyhow::Result<(
     ensure!(!run.stderr.contains("Plugin did not respond"), "the provider did not crash\n{run}");
     Ok(())
 }
+
+/// Issue 27: declared behaviour runs on the host, so its size is bounded when the component
+/// loads. 300 heavy patterns (2.4 GiB and 78 s of the host's before the bound) are a load
+/// error that names the bound and its limit, under the limits the user granted.
+#[test]
+fn declared_behaviour_over_a_bound_is_refused_naming_the_limit() -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let grants: Vec<String> =
+        ["--allow-env", "DECLARING_LOAD", "--memory", "512MiB", "--timeout", "20s"]
+            .map(String::from)
+            .to_vec();
+    let ws = workspace_with_grants(Provider::Declaring, scratch.path(), &grants)?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "{}\nresource \"declaring_thing\" \"x\" {{\n  name = \"x\"\n}}\n",
+            required(Provider::Declaring)
+        ),
+    )?;
+    ws.init()?;
+    let plan = ["plan", "-input=false", "-no-color"];
+    for (load, bound) in [
+        ("patterns:300:150", "the declared patterns compile to more than 33554432 bytes together"),
+        ("one-of:200:1000", "200000 one-of values, over this host's limit of 100000"),
+    ] {
+        let run = ws.run_with_env(&plan, &[("DECLARING_LOAD", load)])?;
+        ensure!(run.code == Some(1), "{load}: plan fails\n{run}");
+        let stderr = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        ensure!(stderr.contains(bound), "{load}: the error names the bound and its limit\n{run}");
+        ensure!(!run.stderr.contains("Plugin did not respond"), "{load}: no crash\n{run}");
+    }
+    // Within the bounds, the same provider plans.
+    let run = ws.run_with_env(&plan, &[("DECLARING_LOAD", "patterns:3:5")])?;
+    ensure!(run.code == Some(0), "a small declaration plans\n{run}");
+    Ok(())
+}

@@ -29,8 +29,8 @@ use terrarium_model::schema::ProviderSchema;
 
 use crate::dispatch::Dispatcher;
 use crate::runtime::{
-    HostState, ProviderBehaviour, Runtime, RuntimeSettings, provider_behaviour_from_wit,
-    wit_behaviour,
+    BehaviourLimits, HostState, ProviderBehaviour, Runtime, RuntimeSettings,
+    provider_behaviour_from_wit, wit_behaviour,
 };
 
 #[derive(clap::Args, Debug)]
@@ -102,7 +102,11 @@ async fn declared_behaviour(runtime: &Runtime) -> anyhow::Result<Option<Provider
             b.call_get_behaviour(s).await
         })
         .await?;
-    let behaviour = provider_behaviour_from_wit(behaviour)
+    let limits = BehaviourLimits {
+        memory: runtime.settings().max_memory_bytes,
+        time: runtime.settings().call_timeout,
+    };
+    let behaviour = provider_behaviour_from_wit(behaviour, limits, std::time::Instant::now())
         .map_err(|e| anyhow::anyhow!("the component's declared behaviour: {e}"))?;
     Ok(Some(behaviour))
 }

@@ -16,6 +16,15 @@
 //! | `default-wrong-type`  | `compute-defaults` answers a string for the number `size`   |
 //! | `plan-renames`        | the plan hook plans another `name` than the configured one  |
 //! | `apply-resizes`       | apply returns another `size` than the planned one           |
+//!
+//! With the env var `DECLARING_LOAD` granted and set, its behaviour is as large as a hostile
+//! component's, for the host's bounds on loading it (the numbers are N, M, K):
+//!
+//! | `DECLARING_LOAD`   | declares                                                        |
+//! |--------------------|-----------------------------------------------------------------|
+//! | `patterns:N:K`     | N distinct patterns `^\w{K}I$` on `label`                      |
+//! | `one-of:N:M`       | N `one-of` validators of M values of 100 bytes each on `label`  |
+//! | `wide:N`           | a resource `declaring_wide` of N attributes, each with behaviour |
 
 wit_bindgen::generate!({
     world: "terrarium-provider-with-behaviour",
@@ -27,7 +36,7 @@ mod values;
 use values::{attributes, null_value, object, string_attr};
 
 use exports::terrarium::provider::behaviour::{
-    AttributeBehaviour, CustomValidator, DefaultRequest, DefaultValue, NamedBehaviour,
+    AttributeBehaviour, CountRange, CustomValidator, DefaultRequest, DefaultValue, NamedBehaviour,
     PlanResourceRequest, PlanResourceResponse, ProviderBehaviour, ReplaceRequest, ReplaceRule,
     SchemaBehaviour, ValidateRequest, Validator,
 };
@@ -43,6 +52,17 @@ struct Declaring;
 const THING: &str = "declaring_thing";
 const SIZE_DEFAULT: u32 = 1;
 const LABEL_CHECK: u32 = 2;
+const WIDE: &str = "declaring_wide";
+
+/// `DECLARING_LOAD`, as its kind and numbers (see the module's documentation).
+fn load() -> Option<(String, u32, u32)> {
+    let spec = std::env::var("DECLARING_LOAD").ok()?;
+    let mut parts = spec.split(':');
+    let kind = parts.next()?.to_string();
+    let n = parts.next()?.parse().ok()?;
+    let m = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some((kind, n, m))
+}
 
 fn text(t: &str) -> Description {
     Description { text: t.to_string(), kind: TextKind::Plain }
@@ -106,10 +126,20 @@ impl Guest for Declaring {
                 Attribute { computed: true, ..attribute("id", "string") },
             ])],
         };
+        let mut resources = vec![NamedSchema { name: THING.into(), schema: thing }];
+        if let Some(("wide", n, _)) = load().as_ref().map(|(k, n, m)| (k.as_str(), *n, *m)) {
+            let attributes = (0..n)
+                .map(|i| Attribute { optional: true, ..attribute(&format!("a{i}"), "string") })
+                .collect();
+            resources.push(NamedSchema {
+                name: WIDE.into(),
+                schema: Schema { version: 0, blocks: vec![block(attributes)] },
+            });
+        }
         ProviderSchema {
             provider: Schema { version: 0, blocks: vec![block(vec![])] },
             provider_meta: None,
-            resources: vec![NamedSchema { name: THING.into(), schema: thing }],
+            resources,
             data_sources: vec![],
             functions: vec![],
             resource_identities: vec![],
@@ -309,9 +339,47 @@ impl exports::terrarium::provider::behaviour::Guest for Declaring {
             replace_blocks: vec![],
             plan_hook: true,
         };
+        let mut thing = thing;
+        let mut resources = vec![];
+        match load().as_ref().map(|(k, n, m)| (k.as_str(), *n, *m)) {
+            Some(("patterns", n, k)) => {
+                let label = thing.attributes.iter_mut().find(|a| a.path == ["label"]);
+                if let Some(label) = label {
+                    label
+                        .validators
+                        .extend((0..n).map(|i| Validator::Pattern(format!("^\\w{{{k}}}{i}$"))));
+                }
+            }
+            Some(("one-of", n, m)) => {
+                let label = thing.attributes.iter_mut().find(|a| a.path == ["label"]);
+                if let Some(label) = label {
+                    label.validators.extend((0..n).map(|i| {
+                        Validator::OneOf((0..m).map(|j| format!("{i:0>50}{j:0>50}")).collect())
+                    }));
+                }
+            }
+            Some(("wide", n, _)) => {
+                let wide = (0..n)
+                    .map(|i| AttributeBehaviour {
+                        validators: vec![Validator::Length(CountRange { min: 0, max: 100 })],
+                        ..plain(&format!("a{i}"))
+                    })
+                    .collect();
+                resources.push(NamedBehaviour {
+                    name: WIDE.into(),
+                    behaviour: SchemaBehaviour {
+                        attributes: wide,
+                        replace_blocks: vec![],
+                        plan_hook: false,
+                    },
+                });
+            }
+            _ => {}
+        }
+        resources.insert(0, NamedBehaviour { name: THING.into(), behaviour: thing });
         ProviderBehaviour {
             provider: none,
-            resources: vec![NamedBehaviour { name: THING.into(), behaviour: thing }],
+            resources,
             data_sources: vec![],
             ephemeral_resources: vec![],
             list_resources: vec![],
