@@ -94,7 +94,7 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
     if let Some(package) = &args.pulumi {
         super::install::pulumi::check_package_name(package)?;
         let version = args.plugin_version.as_deref().unwrap_or(super::pulumi::UNVERSIONED);
-        let tokens = crate::server::pulumi::tokens_of(&provider, package);
+        let tokens = crate::server::pulumi::tokens_of(&provider, package)?;
         let schema =
             crate::server::pulumi::schema::package_schema(provider.schema(), &tokens, version);
         println!("{}", serde_json::to_string_pretty(&schema)?);

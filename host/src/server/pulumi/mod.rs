@@ -127,13 +127,18 @@ impl PulumiService {
         })
     }
 
-    fn tokens(&self, p: &Dispatcher) -> Tokens {
-        tokens_of(p, &self.package)
+    /// The package's tokens; an error for every call when two types would share one.
+    fn tokens(&self, p: &Dispatcher) -> Result<Tokens, Status> {
+        tokens_of(p, &self.package).map_err(|e| {
+            Status::failed_precondition(format!(
+                "this provider's schema cannot be served to Pulumi: {e}"
+            ))
+        })
     }
 
     /// The Terraform resource type a token names, with its schema.
     fn resource<'p>(&self, p: &'p Dispatcher, token: &str) -> Result<Resource<'p>, Status> {
-        let tokens = self.tokens(p);
+        let tokens = self.tokens(p)?;
         match tokens.member(token) {
             Some(Member::Resource(name)) => {
                 let s = p
@@ -173,8 +178,9 @@ enum Source {
     Current(Arc<dyn Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync>),
 }
 
-/// The tokens of the package `package` served from `p`'s schema.
-pub fn tokens_of(p: &Dispatcher, package: &str) -> Tokens {
+/// The tokens of the package `package` served from `p`'s schema; an error naming both
+/// members when two would get one token.
+pub fn tokens_of(p: &Dispatcher, package: &str) -> Result<Tokens, names::TokenCollision> {
     let s = p.schema();
     Tokens::new(package, s.resources.keys(), s.data_sources.keys(), s.functions.keys())
 }
@@ -550,7 +556,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             )));
         }
         let p = self.provider().await?;
-        let schema = schema::package_schema(p.schema(), &self.tokens(&p), &self.version);
+        let schema = schema::package_schema(p.schema(), &self.tokens(&p)?, &self.version);
         ok(pb::GetSchemaResponse { schema: schema.to_string() })
     }
 
@@ -626,7 +632,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
     async fn invoke(&self, request: Request<pb::InvokeRequest>) -> Reply<pb::InvokeResponse> {
         let request = request.into_inner();
         let p = self.provider().await?;
-        let tokens = self.tokens(&p);
+        let tokens = self.tokens(&p)?;
         match tokens.member(&request.tok) {
             Some(Member::DataSource(name)) => {
                 let Some(s) = p.schema().data_sources.get(name) else {
@@ -1010,7 +1016,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             return ok(pb::GetMappingResponse::default());
         }
         let p = self.provider().await?;
-        let tokens = self.tokens(&p);
+        let tokens = self.tokens(&p)?;
         let s = p.schema();
         let map =
             |names: Vec<(&String, Option<&str>)>| -> serde_json::Map<String, serde_json::Value> {

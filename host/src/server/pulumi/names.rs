@@ -83,6 +83,16 @@ pub enum Member {
     Function(String),
 }
 
+impl std::fmt::Display for Member {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Member::Resource(name) => write!(f, "resource type {name:?}"),
+            Member::DataSource(name) => write!(f, "data source {name:?}"),
+            Member::Function(name) => write!(f, "function {name:?}"),
+        }
+    }
+}
+
 /// The tokens of one package: every resource type, data source and function of the schema.
 #[derive(Clone, Debug, Default)]
 pub struct Tokens {
@@ -93,37 +103,65 @@ pub struct Tokens {
     functions: BTreeMap<String, String>,
 }
 
+/// Two members of the schema that would get one token, so that Pulumi could reach only one
+/// of them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {first} and the {second} would both be Pulumi's {token:?}, so one of them could not be \
+     reached; rename one of them in the provider (tokens drop the provider's `NAME_` prefix and \
+     camel-case the rest, so `a_b`, `a__b` and `aB` are one name)"
+)]
+pub struct TokenCollision {
+    pub token: String,
+    /// What took the token first: `resource type "h2_a_b"`.
+    pub first: String,
+    /// What would take it as well.
+    pub second: String,
+}
+
 impl Tokens {
+    /// The tokens of every member; an error when two members would get one token.
     pub fn new<'a>(
         package: &str,
         resources: impl IntoIterator<Item = &'a String>,
         data_sources: impl IntoIterator<Item = &'a String>,
         functions: impl IntoIterator<Item = &'a String>,
-    ) -> Self {
+    ) -> Result<Self, TokenCollision> {
         let mut tokens = Tokens { package: package.to_string(), ..Tokens::default() };
         for r in resources {
             let base = strip_prefix(package, r);
             let token = format!("{package}:index/{}:{}", camel_case(base), pascal_case(base));
-            tokens.by_token.insert(token.clone(), Member::Resource(r.clone()));
+            tokens.claim(&token, Member::Resource(r.clone()))?;
             tokens.resources.insert(r.clone(), token);
         }
         for d in data_sources {
             let name = camel_case(&format!("get_{}", strip_prefix(package, d)));
             let token = format!("{package}:index/{name}:{name}");
-            tokens.by_token.insert(token.clone(), Member::DataSource(d.clone()));
+            tokens.claim(&token, Member::DataSource(d.clone()))?;
             tokens.data_sources.insert(d.clone(), token);
         }
         for f in functions {
             let name = camel_case(f);
             let token = format!("{package}:index/{name}:{name}");
-            // A data source keeps its token when a function would take it.
-            if tokens.by_token.contains_key(&token) {
-                continue;
-            }
-            tokens.by_token.insert(token.clone(), Member::Function(f.clone()));
+            tokens.claim(&token, Member::Function(f.clone()))?;
             tokens.functions.insert(f.clone(), token);
         }
-        tokens
+        Ok(tokens)
+    }
+
+    /// Gives `token` to `member`, unless another member has it.
+    fn claim(&mut self, token: &str, member: Member) -> Result<(), TokenCollision> {
+        match self.by_token.get(token) {
+            Some(first) => Err(TokenCollision {
+                token: token.to_string(),
+                first: first.to_string(),
+                second: member.to_string(),
+            }),
+            None => {
+                self.by_token.insert(token.to_string(), member);
+                Ok(())
+            }
+        }
     }
 
     pub fn package(&self) -> &str {
@@ -202,7 +240,7 @@ mod tests {
         let r = vec!["random_string".to_string(), "random_password".to_string()];
         let d = vec!["random_shuffle".to_string()];
         let f = vec!["uuid_v5".to_string()];
-        let tokens = Tokens::new("random", &r, &d, &f);
+        let tokens = Tokens::new("random", &r, &d, &f).unwrap();
         assert_eq!(tokens.resource("random_string"), Some("random:index/string:String"));
         assert_eq!(
             tokens.data_source("random_shuffle"),
@@ -214,5 +252,33 @@ mod tests {
             Some(&Member::Resource("random_password".into()))
         );
         assert_eq!(urn_name("urn:pulumi:dev::proj::random:index/string:String::pw"), "pw");
+    }
+
+    #[test]
+    fn types_whose_tokens_collide_are_an_error_naming_both() {
+        let r: Vec<String> = ["h2_a_b", "h2_aB"].map(String::from).to_vec();
+        let err = Tokens::new("h2", &r, &[], &[]).unwrap_err();
+        assert_eq!(err.token, "h2:index/aB:AB");
+        assert_eq!(
+            (err.first.as_str(), err.second.as_str()),
+            (r#"resource type "h2_a_b""#, r#"resource type "h2_aB""#)
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains(r#"the resource type "h2_a_b" and the resource type "h2_aB""#),
+            "{message}"
+        );
+        let r = vec!["h2_a__b".to_string()];
+        assert!(
+            Tokens::new("h2", &r, &["h2_a_b".to_string()], &[]).is_ok(),
+            "a data source is getAB"
+        );
+        let d = vec!["h2_a_b".to_string(), "h2_a__b".to_string()];
+        let err = Tokens::new("h2", &[], &d, &[]).unwrap_err();
+        assert_eq!(err.token, "h2:index/getAB:getAB");
+        // A function and a data source: `get_a_b` and `h2_a_b`.
+        let err =
+            Tokens::new("h2", &[], &["h2_a_b".to_string()], &["get_a_b".to_string()]).unwrap_err();
+        assert_eq!(err.second, r#"function "get_a_b""#);
     }
 }

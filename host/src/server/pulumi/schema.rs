@@ -351,7 +351,7 @@ mod tests {
         let mut schema = ProviderSchema::default();
         schema.resources.insert("p_thing".into(), Schema { block, version: 0 });
         let none: Vec<String> = Vec::new();
-        let tokens = Tokens::new("p", schema.resources.keys(), &none, &none);
+        let tokens = Tokens::new("p", schema.resources.keys(), &none, &none).unwrap();
         let json = package_schema(&schema, &tokens, "1.0.0");
         let thing = &json["resources"]["p:index/thing:Thing"]["inputProperties"];
         assert_eq!(thing["min_length"]["type"], "number");
