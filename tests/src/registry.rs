@@ -27,6 +27,15 @@ pub struct RegistryServer {
 impl RegistryServer {
     /// Starts serving `dir` and waits for the lines it prints on stdout.
     pub fn start(dir: &Path) -> anyhow::Result<RegistryServer> {
+        Self::start_with_descriptor_limit(dir, None)
+    }
+
+    /// As [`RegistryServer::start`], with the server's `RLIMIT_NOFILE` lowered to
+    /// `descriptors` when given, so that a test can run it out of descriptors.
+    pub fn start_with_descriptor_limit(
+        dir: &Path,
+        descriptors: Option<u64>,
+    ) -> anyhow::Result<RegistryServer> {
         let data_home = tempfile::tempdir()?;
         let mut command = Command::new(Artifacts::get()?.terrarium()?);
         command
@@ -41,6 +50,20 @@ impl RegistryServer {
         {
             use std::os::unix::process::CommandExt as _;
             command.process_group(0);
+            if let Some(descriptors) = descriptors {
+                let limit = libc::rlimit { rlim_cur: descriptors, rlim_max: descriptors };
+                // SAFETY: setrlimit is async-signal-safe and only reads `limit`, a copy owned
+                // by the closure.
+                unsafe {
+                    command.pre_exec(move || {
+                        if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                            Ok(())
+                        } else {
+                            Err(std::io::Error::last_os_error())
+                        }
+                    });
+                }
+            }
         }
         let mut child = command.spawn().context("starting terrarium registry serve")?;
         let stdout = child.stdout.take().context("no stdout")?;
@@ -76,6 +99,16 @@ impl RegistryServer {
             "unexpected mirror line: {lines:?}"
         );
         Ok(RegistryServer { child, host, ca_file, _data_home: data_home })
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the server is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// The environment terraform needs to trust this registry.

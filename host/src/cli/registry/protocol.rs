@@ -27,6 +27,9 @@ pub struct Reply {
     pub status: u16,
     pub content_type: &'static str,
     pub body: Vec<u8>,
+    /// When set, the body is this file, which the server streams from disk (a zip may be
+    /// hundreds of megabytes: never read whole per request).
+    pub file: Option<std::path::PathBuf>,
 }
 
 impl Reply {
@@ -35,13 +38,14 @@ impl Reply {
             status: 200,
             content_type: "application/json",
             body: format!("{value:#}\n").into_bytes(),
+            file: None,
         }
     }
 
     /// The registry protocol's error shape, `{"errors": [...]}`.
     fn error(status: u16, message: String) -> Self {
         let body = format!("{:#}\n", json!({ "errors": [message] })).into_bytes();
-        Self { status, content_type: "application/json", body }
+        Self { status, content_type: "application/json", body, file: None }
     }
 
     fn not_found(what: String) -> Self {
@@ -291,10 +295,11 @@ fn file_reply(
     if !provider.serves(file) {
         return missing();
     }
-    match std::fs::read(provider.dir.join(file)) {
-        Ok(body) => Reply { status: 200, content_type: content_type(file), body },
-        Err(_) => missing(),
+    let path = provider.dir.join(file);
+    if !path.is_file() {
+        return missing();
     }
+    Reply { status: 200, content_type: content_type(file), body: Vec::new(), file: Some(path) }
 }
 
 fn content_type(file: &str) -> &'static str {
@@ -377,7 +382,8 @@ mod tests {
         );
         let zip = respond(&catalog, "GET", download["download_url"].as_str().unwrap(), None);
         assert_eq!(zip.status, 200);
-        assert_eq!(crate::cli::package::hashes::zip_hash(&zip.body), arm64.zh);
+        let zip = std::fs::read(zip.file.unwrap()).unwrap();
+        assert_eq!(crate::cli::package::hashes::zip_hash(&zip), arm64.zh);
         for url in ["shasums_url", "shasums_signature_url"] {
             assert_eq!(respond(&catalog, "GET", download[url].as_str().unwrap(), None).status, 200);
         }
@@ -425,7 +431,8 @@ mod tests {
             "/mirror/v1/example.com/acme/widgets/terraform-provider-widgets_1.0.0_linux_amd64.zip",
             None,
         );
-        assert_eq!(crate::cli::package::hashes::zip_hash(&zip.body), release.platforms[0].zh);
+        let zip = std::fs::read(zip.file.unwrap()).unwrap();
+        assert_eq!(crate::cli::package::hashes::zip_hash(&zip), release.platforms[0].zh);
         assert_eq!(
             respond(&catalog, "GET", "/mirror/v1/other.example/acme/widgets/index.json", None)
                 .status,
