@@ -1,9 +1,11 @@
 //! The `terrarium` command line. Terraform runs the installed executable with no arguments,
 //! which means `serve`.
 
+pub mod approvals;
 pub mod dev;
 pub mod docs;
 pub mod grant_args;
+pub mod grants;
 pub mod harness;
 pub mod inspect;
 pub mod install;
@@ -53,6 +55,9 @@ pub enum Command {
     /// Write registry documentation (docs/index.md, docs/resources/*.md, ...) for a provider
     /// component, from its schema and an examples/ directory.
     Docs(docs::DocsArgs),
+    /// Show and approve the grants a provider package asks for: a publisher's grants file is
+    /// a request, in force only once you approve it.
+    Grants(grants::GrantsArgs),
     /// Create a provider project in Rust, Python or TypeScript: a resource, a data source and
     /// a function with tests, examples, a README and a Makefile, ready to build, test and
     /// reload.
@@ -87,6 +92,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         }
         Some(Command::Harness(args)) => for_people(|| harness::run(&args)),
         Some(Command::Docs(args)) => for_people(|| docs::run(&args)),
+        Some(Command::Grants(args)) => for_people(|| grants::run(&args)),
         Some(Command::New(args)) => {
             new::run(&args)?;
             Ok(std::process::ExitCode::SUCCESS)

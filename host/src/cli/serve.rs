@@ -168,8 +168,14 @@ fn granted_settings(
     mut settings: RuntimeSettings,
 ) -> Result<RuntimeSettings, String> {
     // The grants are read once, here; nothing later (the provider's configuration included)
-    // can change them. An unreadable or invalid file is an error, never "no grants".
-    let grants = Grants::load(grants_file).map_err(|e| e.to_string())?;
+    // can change them. An unreadable or invalid file is an error, never "no grants". A grants
+    // file the user did not write is only a request (see `approvals`).
+    let approvals = super::approvals::Approvals::for_user().ok_or_else(|| {
+        "neither XDG_CONFIG_HOME nor HOME is set, so Terrarium cannot find which grants you \
+         approved: set HOME"
+            .to_string()
+    })?;
+    let grants = approvals.grants_for(grants_file).map_err(|e| e.to_string())?;
     // The rules `terrarium install` checked, again: the file may have been edited since, and
     // only now is Terraform's working directory known.
     let mut protected = super::protected::installed_package(component, grants_file);

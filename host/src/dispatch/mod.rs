@@ -57,10 +57,47 @@ impl std::fmt::Display for Subject<'_> {
     }
 }
 
+tokio::task_local! {
+    /// What the sandbox refused the guest calls of the RPC being answered (see [`answer`]).
+    static REFUSALS: std::cell::RefCell<Vec<String>>;
+}
+
+/// Keeps what the sandbox refused a guest call for the diagnostics of the RPC it serves.
+fn note_refusals(refused: Vec<String>) {
+    if !refused.is_empty() {
+        // Outside an RPC's `answer` (a hook, a start), the log line is all there is.
+        let _ = REFUSALS.try_with(|r| r.borrow_mut().extend(refused));
+    }
+}
+
 /// Runs the steps of one RPC (decode, call the guest, check and encode its answer); the
-/// first step that fails answers with its diagnostics alone.
+/// first step that fails answers with its diagnostics alone. File operations the sandbox
+/// refused on the way are added as a warning, so that a person sees which rule stopped the
+/// provider even when the provider did not report the error it got.
 async fn answer<R: types::Failed>(steps: impl Future<Output = Result<R, Vec<Diagnostic>>>) -> R {
-    steps.await.unwrap_or_else(R::failed)
+    REFUSALS
+        .scope(std::cell::RefCell::new(Vec::new()), async {
+            let mut response = steps.await.unwrap_or_else(R::failed);
+            let refused = REFUSALS.with(|r| r.take());
+            if !refused.is_empty() {
+                response.diagnostics_mut().push(refusal_diagnostic(&refused));
+            }
+            response
+        })
+        .await
+}
+
+/// The warning that lists refused file operations.
+fn refusal_diagnostic(refused: &[String]) -> Diagnostic {
+    Diagnostic::warning(
+        "The sandbox refused a file operation",
+        format!(
+            "{}. A provider component may never write, move or link what Terraform, OpenTofu or \
+             Pulumi later runs or reads as code or configuration, whatever directories it was \
+             granted (Terrarium's docs/security.md lists the rule); no grant allows it.",
+            refused.join("; ")
+        ),
+    )
 }
 
 /// A provider component being served: its schemas and its instances. Every protocol front

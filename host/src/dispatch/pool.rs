@@ -120,6 +120,7 @@ impl Dispatcher {
     ) -> Result<R, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, needs_configuration(subject.rpc)).await?;
         let result = lease.pooled.instance.call(f).await;
+        super::note_refusals(lease.pooled.instance.take_refusals());
         self.settle(subject, lease, result)
     }
 
@@ -132,6 +133,7 @@ impl Dispatcher {
     ) -> Result<R, Vec<Diagnostic>> {
         let mut lease = self.lease(subject, needs_configuration(subject.rpc)).await?;
         let result = lease.pooled.instance.call_behaviour(f).await;
+        super::note_refusals(lease.pooled.instance.take_refusals());
         self.settle(subject, lease, result)
     }
 

@@ -299,6 +299,8 @@ pub enum ActionEvent {
 /// before the guest produced anything (see `dispatch::answer`).
 pub trait Failed: Default {
     fn failed(diagnostics: Vec<Diagnostic>) -> Self;
+    /// The response's diagnostics, to add what the host saw during the call.
+    fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic>;
 }
 
 macro_rules! failed_with_diagnostics {
@@ -306,6 +308,9 @@ macro_rules! failed_with_diagnostics {
         impl Failed for $response {
             fn failed(diagnostics: Vec<Diagnostic>) -> Self {
                 Self { diagnostics, ..Default::default() }
+            }
+            fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
+                &mut self.diagnostics
             }
         }
     )*};

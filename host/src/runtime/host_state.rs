@@ -38,6 +38,8 @@ pub struct HostState {
     module: String,
     /// StopProvider requests, which the running call sees through `lifecycle.stopping`.
     stop: Arc<StopSignal>,
+    /// What the file system refused the call running now (`fs_guard`), for its diagnostics.
+    refusals: Vec<String>,
 }
 
 impl HostState {
@@ -120,7 +122,21 @@ impl HostState {
             waited_for_consumer: Arc::default(),
             module: settings.log_module.clone(),
             stop,
+            refusals: Vec::new(),
         })
+    }
+
+    /// Keeps what the file system refused the running call, at most a few entries.
+    pub(super) fn note_refusal(&mut self, what: String) {
+        const KEPT: usize = 8;
+        if self.refusals.len() < KEPT {
+            self.refusals.push(what);
+        }
+    }
+
+    /// What the file system refused since the last call of this, oldest first.
+    pub(crate) fn take_refusals(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.refusals)
     }
 }
 

@@ -900,6 +900,11 @@ impl GuestInstance {
         self.call_within(timeout, f).await
     }
 
+    /// What the sandbox's file system refused the last call (`fs_guard`), once.
+    pub fn take_refusals(&mut self) -> Vec<String> {
+        self.store.data_mut().take_refusals()
+    }
+
     /// Whether the component declares its behaviour (exports `behaviour`), so that the host
     /// plans and validates for it.
     pub fn declares_behaviour(&self) -> bool {
@@ -967,6 +972,7 @@ async fn guard<R>(
     // The epoch (the clock of the interruption below) advances only while some call runs.
     let _running = ticker.call_running();
     output.clear();
+    store.data_mut().take_refusals();
     store.data_mut().budget = budget;
     store.data_mut().limits.take_exceeded();
     let waited = store.data().waited_for_consumer.clone();

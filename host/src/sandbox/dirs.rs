@@ -68,6 +68,15 @@ pub enum DirGrantError {
         inside: bool,
         read_only_allowed: bool,
     },
+    #[error(
+        "the directory grant {grant} {} a {fstype} file system (mounted at {}): a kernel \
+         pseudo-file system shows the host itself (its processes' environment and memory, its \
+         devices and settings), not files, so no grant may reach it, not even read-only; grant \
+         a directory on an ordinary file system",
+        if *inside { "is on" } else { "covers" },
+        mount_point.display()
+    )]
+    PseudoFilesystem { grant: String, fstype: String, mount_point: PathBuf, inside: bool },
 }
 
 /// Which grants a protected path refuses.
@@ -212,6 +221,14 @@ pub fn open_dir_grants(
                 source: e,
             },
         })?;
+        if let Some(mount) = pseudo_filesystem(&dir, &grant.path) {
+            return Err(DirGrantError::PseudoFilesystem {
+                grant: grant.to_string(),
+                fstype: mount.fstype,
+                inside: mount.holds_grant,
+                mount_point: mount.point,
+            });
+        }
         opened.push(GrantedDir { grant: grant.clone(), dir });
     }
     // The paths are real (no links on the way), so comparing them is comparing directories.
@@ -232,6 +249,16 @@ pub fn open_dir_grants(
             });
         }
     }
+    check_protected(dirs, protected)?;
+    Ok(opened)
+}
+
+/// Checks directory grants against `protected` alone (by path: the grants need not exist),
+/// e.g. the grants already in force against a mirror about to be created.
+pub fn check_protected(
+    dirs: &[DirGrant],
+    protected: &[ProtectedPath],
+) -> Result<(), DirGrantError> {
     for grant in dirs {
         for p in protected {
             if p.refuse == Refuse::Write && grant.access == Access::ReadOnly {
@@ -251,7 +278,145 @@ pub fn open_dir_grants(
             }
         }
     }
-    Ok(opened)
+    Ok(())
+}
+
+/// Kernel pseudo-file systems, told apart by type (their names in /proc/self/mountinfo), not
+/// by where they are mounted: `/proc` bind-mounted elsewhere is still the host's processes.
+const PSEUDO_FILESYSTEMS: &[&str] = &[
+    "proc",
+    "sysfs",
+    "devtmpfs",
+    "devpts",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "bpf",
+    "configfs",
+    "fusectl",
+    "pstore",
+    "efivarfs",
+    "mqueue",
+    "hugetlbfs",
+    "binfmt_misc",
+    "autofs",
+    "rpc_pipefs",
+    "nsfs",
+    "selinuxfs",
+];
+
+/// A mount of a pseudo-file system that a grant reaches.
+struct PseudoMount {
+    fstype: String,
+    point: PathBuf,
+    /// The granted directory is on it (rather than covering its mount point).
+    holds_grant: bool,
+}
+
+/// The pseudo-file system the open directory `dir` (granted as `path`) is on, or one mounted
+/// below it.
+fn pseudo_filesystem(dir: &OwnedFd, path: &Path) -> Option<PseudoMount> {
+    let is_pseudo = |fstype: &str| PSEUDO_FILESYSTEMS.contains(&fstype);
+    let Ok(mountinfo) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        // No mount table (not Linux, or no /proc): the file system's own magic number.
+        return statfs_pseudo(dir).map(|fstype| PseudoMount {
+            fstype: fstype.into(),
+            point: path.to_path_buf(),
+            holds_grant: true,
+        });
+    };
+    let mounts = parse_mountinfo(&mountinfo);
+    let own = mount_id(dir);
+    mounts.into_iter().find_map(|(id, point, fstype)| {
+        if !is_pseudo(&fstype) {
+            return None;
+        }
+        let holds_grant = own == Some(id);
+        (holds_grant || within(&point, path)).then_some(PseudoMount { fstype, point, holds_grant })
+    })
+}
+
+/// The mounts of /proc/self/mountinfo: id, mount point and file system type.
+fn parse_mountinfo(text: &str) -> Vec<(u64, PathBuf, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let id = fields.first()?.parse().ok()?;
+            let point = unescape_mount_path(fields.get(4)?);
+            let separator = fields.iter().position(|f| *f == "-")?;
+            let fstype = fields.get(separator + 1)?.to_string();
+            Some((id, point, fstype))
+        })
+        .collect()
+}
+
+/// A mount point as mountinfo writes it: space, tab, newline and backslash as octal escapes.
+fn unescape_mount_path(field: &str) -> PathBuf {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match (bytes[i], octal) {
+            (b'\\', Some(d)) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(out))
+}
+
+/// The id of the mount the open file `fd` is on (statx's `stx_mnt_id`, as in mountinfo).
+#[cfg(target_os = "linux")]
+fn mount_id(fd: &OwnedFd) -> Option<u64> {
+    // SAFETY: an all-zero statx is a valid value for the kernel to fill.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open, the path is an empty NUL-terminated string (AT_EMPTY_PATH: the
+    // descriptor itself), and `stx` is a valid statx buffer.
+    let rc = unsafe {
+        libc::statx(fd.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_MNT_ID, &mut stx)
+    };
+    (rc == 0 && stx.stx_mask & libc::STATX_MNT_ID != 0).then_some(stx.stx_mnt_id)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mount_id(_: &OwnedFd) -> Option<u64> {
+    None
+}
+
+/// The pseudo-file system `fd` is on, by the magic number fstatfs gives (Linux).
+#[cfg(target_os = "linux")]
+fn statfs_pseudo(fd: &OwnedFd) -> Option<&'static str> {
+    // SAFETY: an all-zero statfs is a valid value for the kernel to fill.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open and `st` is a valid statfs buffer.
+    if unsafe { libc::fstatfs(fd.as_raw_fd(), &mut st) } != 0 {
+        return None;
+    }
+    match st.f_type {
+        libc::PROC_SUPER_MAGIC => Some("proc"),
+        libc::SYSFS_MAGIC => Some("sysfs"),
+        libc::DEVPTS_SUPER_MAGIC => Some("devpts"),
+        libc::CGROUP_SUPER_MAGIC => Some("cgroup"),
+        libc::CGROUP2_SUPER_MAGIC => Some("cgroup2"),
+        libc::DEBUGFS_MAGIC => Some("debugfs"),
+        libc::TRACEFS_MAGIC => Some("tracefs"),
+        libc::SECURITYFS_MAGIC => Some("securityfs"),
+        libc::BPF_FS_MAGIC => Some("bpf"),
+        _ => None,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn statfs_pseudo(_: &OwnedFd) -> Option<&'static str> {
+    None
 }
 
 /// Opens the directory at the absolute `path` one component at a time, refusing to follow a
@@ -409,6 +574,35 @@ mod tests {
         let p = ProtectedPath::new(&root.join("link/cache/entry"), "x", "y", Refuse::Any);
         assert_eq!(p.path, root.join("real/cache/entry"));
         assert!(check_dir_grants(&[grant(&root.join("real"), "ro")], &[p]).is_err());
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn pseudo_file_systems_are_refused_by_type_even_read_only() {
+        for path in ["/proc", "/proc/sys", "/sys", "/sys/kernel", "/dev/pts"] {
+            if !Path::new(path).is_dir() {
+                continue;
+            }
+            let err = check_dir_grants(&[grant(Path::new(path), "ro")], &[]).unwrap_err();
+            assert!(matches!(err, DirGrantError::PseudoFilesystem { .. }), "{path}: {err}");
+            assert!(err.to_string().contains("pseudo-file system"), "{err}");
+        }
+        // `/dev` is on devtmpfs, or (in a container) on a tmpfs that covers /dev/pts.
+        let err = check_dir_grants(&[grant(Path::new("/dev"), "ro")], &[]).unwrap_err();
+        assert!(matches!(err, DirGrantError::PseudoFilesystem { .. }), "{err}");
+        let (_dir, root) = real_tempdir();
+        assert!(check_dir_grants(&[grant(&root, "ro")], &[]).is_ok());
+    }
+
+    #[test]
+    fn mountinfo_lines_and_escaped_mount_points_are_read() {
+        let text = "22 1 0:21 / /proc rw,nosuid shared:5 - proc proc rw\n\
+                    90 29 0:50 / /mnt/with\\040space rw - tmpfs tmpfs rw\n\
+                    garbage\n";
+        let mounts = parse_mountinfo(text);
+        assert_eq!(mounts.len(), 2);
+        assert_eq!(mounts[0], (22, PathBuf::from("/proc"), "proc".to_string()));
+        assert_eq!(mounts[1].1, PathBuf::from("/mnt/with space"));
     }
 
     #[test]

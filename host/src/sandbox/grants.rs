@@ -488,6 +488,10 @@ impl Grants {
              # and its own memory, and NOTHING else unless it is listed here. The provider's own\n\
              # configuration can never widen these grants. This file is read when the provider starts.\n\
              #\n\
+             # Written by `terrarium install`, it is yours and in force. Arrived in a package you did\n\
+             # not install yourself (a release `terraform init` fetched), it is only the publisher's\n\
+             # request: see `terrarium grants show DIR` and `terrarium grants approve DIR`.\n\
+             #\n\
              # Terraform's dependency lock file hashes this directory, grants included: after an\n\
              # edit, re-run `terraform init` (configurations that locked the old hash report a\n\
              # checksum mismatch, on purpose: a changed grant is a change to review).\n\n"

@@ -7,6 +7,7 @@
 //! when the provider starts and nothing the provider or its configuration says at run time can
 //! change them: the guest has no interface that reaches them.
 
+pub mod code_files;
 pub mod dirs;
 pub mod grants;
 pub mod http;

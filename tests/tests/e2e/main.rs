@@ -43,6 +43,9 @@
 //! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
 //! * `pulumi_cli`: the real Pulumi CLI (and pulumi-yaml) driving the plugins through YAML
 //!   programs: preview, up, update, replace, refresh, import, destroy.
+//! * `sandbox_code`: no grant becomes native code: names and executables a provider may never
+//!   write, grants of pseudo-file systems, modules, TF_DATA_DIR and mirrors refused, and a
+//!   publisher's grants in force only once the person approves them.
 //! * `pets`: the cross-language conformance suite: every implementation of
 //!   examples/pets/SPEC.md gives the same plans, states and diagnostics.
 
@@ -76,6 +79,7 @@ mod query;
 mod random;
 mod registry;
 mod sandbox;
+mod sandbox_code;
 mod scaffold;
 mod schema_calls;
 mod stop;

@@ -26,6 +26,7 @@
 
 mod cli_config;
 mod component;
+mod fetch;
 mod layout;
 mod platform;
 pub mod pulumi;
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+use super::approvals::Approvals;
 use crate::sandbox::Grants;
 pub use cli_config::cli_config_block;
 pub use component::check_component;
@@ -55,8 +57,16 @@ pub use source::{DEFAULT_REGISTRY_HOST, ProviderSource, ProviderVersion};
 #[command(group(clap::ArgGroup::new("target").required(true).args(["source", "pulumi"])))]
 pub struct InstallArgs {
     /// The provider component to install: a WebAssembly component (.wasm), for instance one
-    /// built with `cargo build --target wasm32-wasip2`.
-    pub component: PathBuf,
+    /// built with `cargo build --target wasm32-wasip2`, or a release zip of `terrarium
+    /// package` (only its component is taken: its executable and grants are the publisher's).
+    #[arg(required_unless_present = "from_registry")]
+    pub component: Option<PathBuf>,
+
+    /// Fetch the release of --source at --version from its registry (Terraform's provider
+    /// registry protocol, signature checked) and install its component under this host,
+    /// leaving the publisher's executable and grants behind.
+    #[arg(long, conflicts_with_all = ["component", "pulumi"])]
+    pub from_registry: bool,
 
     /// Provider source address, HOST/NAMESPACE/TYPE (or NAMESPACE/TYPE for registry.terraform.io),
     /// exactly as configurations will write it in `required_providers`.
@@ -237,8 +247,9 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
-    check_component(&args.component)?;
-    validate_component(&args.component)?;
+    let component = Component::resolve(args, Some(&source), &version)?;
+    check_component(component.path())?;
+    validate_component(component.path())?;
     let mirror = match &args.mirror {
         Some(mirror) => mirror.clone(),
         None => default_mirror_dir()?,
@@ -247,6 +258,8 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let mut protected = super::protected::host(None);
     protected.push(super::protected::mirror(&mirror));
     crate::sandbox::dirs::check_dir_grants(&grants.dirs, &protected)?;
+    let approvals = Approvals::for_user();
+    check_grants_in_force(approvals.as_ref(), &mirror)?;
     fs::create_dir_all(&mirror)
         .map_err(|cause| InstallError::Write { path: mirror.clone(), cause })?;
     // Terraform resolves a relative mirror path against its own working directory, not ours.
@@ -254,7 +267,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         .canonicalize()
         .with_context(|| format!("cannot resolve the mirror directory {}", mirror.display()))?;
     let request = InstallRequest {
-        component: args.component.clone(),
+        component: component.path().to_path_buf(),
         source,
         version,
         mirror,
@@ -264,10 +277,12 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
         grants,
     };
     let (layout, outcome) = install(&request)?;
+    trust_installed(approvals.as_ref(), &layout.grants, &request.mirror)?;
 
     let what = format!("{} {} ({})", request.source, request.version, request.platform);
     let verb = outcome.verb();
     eprintln!("{verb}: {what}\n  in {}\n", layout.package_dir.display());
+    component.tell_about_release();
     if outcome == InstallOutcome::Replaced {
         eprintln!(
             "The package changed, so configurations that already use {} {} fail Terraform's \
@@ -297,8 +312,9 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
     pulumi::check_package_name(name)?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
-    check_component(&args.component)?;
-    validate_component(&args.component)?;
+    let component = Component::resolve(args, None, &version)?;
+    check_component(component.path())?;
+    validate_component(component.path())?;
     let plugin_dir = match &args.plugin_dir {
         Some(dir) => dir.clone(),
         None => pulumi::default_plugin_dir()?,
@@ -306,10 +322,12 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
     let mut protected = super::protected::host(None);
     protected.push(super::protected::mirror(&plugin_dir));
     crate::sandbox::dirs::check_dir_grants(&grants.dirs, &protected)?;
+    let approvals = Approvals::for_user();
+    check_grants_in_force(approvals.as_ref(), &plugin_dir)?;
     let layout = pulumi::pulumi_layout(&plugin_dir, name, version.as_str());
     let host_executable = std::env::current_exe().map_err(InstallError::CurrentExe)?;
     let package = Package {
-        component: &args.component,
+        component: component.path(),
         host_executable: &host_executable,
         grants: &grants,
         source_address: format!("pulumi plugin {name}"),
@@ -317,6 +335,7 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
         force: args.force,
     };
     let outcome = install_package(&layout, &package)?;
+    trust_installed(approvals.as_ref(), &layout.grants, &plugin_dir)?;
     let verb = outcome.verb();
     eprintln!(
         "{verb}: Pulumi resource plugin {name} {version}\n  in {}\n",
@@ -330,6 +349,102 @@ fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
     );
     println!("{}", layout.package_dir.display());
     Ok(())
+}
+
+/// The component to install: the file given, or the one taken out of a release.
+enum Component {
+    File(PathBuf),
+    /// Taken out of a release: written to a scratch file, with what the release said.
+    Release {
+        path: PathBuf,
+        _scratch: tempfile::TempDir,
+        release: fetch::Release,
+    },
+}
+
+impl Component {
+    fn resolve(
+        args: &InstallArgs,
+        source: Option<&ProviderSource>,
+        version: &ProviderVersion,
+    ) -> anyhow::Result<Component> {
+        let release = match (&args.component, source) {
+            (Some(path), _) if fetch::is_release_zip(path) => {
+                let bytes = fs::read(path)
+                    .map_err(|cause| InstallError::ReadComponent { path: path.clone(), cause })?;
+                fetch::read_release_zip(&bytes, &path.display().to_string())?
+            }
+            (Some(path), _) => return Ok(Component::File(path.clone())),
+            (None, Some(source)) => {
+                eprintln!("fetching {source} {version} from {}", source.hostname);
+                fetch::fetch_release(source, version, &Platform::current()?)?
+            }
+            (None, None) => anyhow::bail!("pass the component to install, or --from-registry"),
+        };
+        let scratch = tempfile::tempdir().context("cannot make a scratch directory")?;
+        let path = scratch.path().join(COMPONENT_FILE_NAME);
+        fs::write(&path, &release.component)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Component::Release { path, _scratch: scratch, release })
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Component::File(path) | Component::Release { path, .. } => path,
+        }
+    }
+
+    /// What was taken from a release and what was left behind, for the person installing.
+    fn tell_about_release(&self) {
+        let Component::Release { release, .. } = self else { return };
+        eprintln!(
+            "Took the component out of {}; the publisher's executable was left behind: this \
+             terrarium serves it.",
+            release.origin
+        );
+        let requested = release.requested_grants.as_deref().and_then(|g| Grants::parse(g).ok());
+        match requested {
+            Some(requested) if requested != Grants::default() => eprintln!(
+                "The publisher's grants file asks for {}; it is not in force. Grant what you agree \
+                 to with this command's --allow-http, --allow-dir and --allow-env flags.\n",
+                super::approvals::summary(&requested)
+            ),
+            _ => eprintln!(),
+        }
+    }
+}
+
+/// Refuses to install into `mirror` when a grant already in force (written by an earlier
+/// `install`, or approved) could write there: that provider could replace this one's
+/// executable, which Terraform runs natively.
+fn check_grants_in_force(approvals: Option<&Approvals>, mirror: &Path) -> anyhow::Result<()> {
+    let Some(approvals) = approvals else { return Ok(()) };
+    let protected = [super::protected::mirror(mirror)];
+    for file in approvals.grants_in_force() {
+        let Ok(grants) = Grants::load(&file) else { continue };
+        crate::sandbox::dirs::check_protected(&grants.dirs, &protected).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot install into {}: a grant already in force, in {}, reaches it: {e}; \
+                 install into another directory, or narrow that grant first",
+                mirror.display(),
+                file.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Records that the user wrote this grants file (so it is in force as it is) and the mirror
+/// it went into (so that no later grant may cover it).
+fn trust_installed(
+    approvals: Option<&Approvals>,
+    grants_file: &Path,
+    mirror: &Path,
+) -> anyhow::Result<()> {
+    let Some(approvals) = approvals else { return Ok(()) };
+    approvals.trust(grants_file).and_then(|()| approvals.record_mirror(mirror)).with_context(|| {
+        format!("cannot record the installed grants in {}", approvals.dir().display())
+    })
 }
 
 /// Loads the component as the installed provider will (compiling it into the user's
@@ -661,7 +776,7 @@ mod tests {
             ])
             .expect("parse");
         let args = InstallArgs::from_arg_matches(&matches).expect("args");
-        assert_eq!(args.component, Path::new("p.wasm"));
+        assert_eq!(args.component.as_deref(), Some(Path::new("p.wasm")));
         assert_eq!(args.source.as_deref(), Some("acme/w"));
         assert_eq!(args.version, "1.0.0");
         assert_eq!(args.mirror.as_deref(), Some(Path::new("/m")));

@@ -12,9 +12,11 @@
 //! |--------------------|-----------------------------------------------------------------|
 //! | `read-file`        | read the file `target`                                          |
 //! | `write-file`       | create the file `target`                                        |
+//! | `append-file`      | open the existing file `target` for appending and write to it   |
 //! | `list-dir`         | list the directory `target`                                     |
 //! | `symlink`          | `LINK -> TO`: create the symbolic link LINK pointing at TO      |
 //! | `rename`           | `FROM -> TO`: rename FROM to TO (files or directories)          |
+//! | `link`             | `FROM -> TO`: make TO a hard link to FROM                       |
 //! | `mkdir`            | create the directory `target` (and its parents)                 |
 //! | `env`              | read the environment variable `target`                          |
 //! | `env-all`          | list every environment variable it can see                      |
@@ -277,6 +279,19 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
         "rename" => {
             let (from, to) = target.split_once(" -> ").ok_or("expected `FROM -> TO`")?;
             std::fs::rename(from, to).map(|()| "renamed".into()).map_err(|e| e.to_string())
+        }
+        "link" => {
+            let (from, to) = target.split_once(" -> ").ok_or("expected `FROM -> TO`")?;
+            std::fs::hard_link(from, to).map(|()| "linked".into()).map_err(|e| e.to_string())
+        }
+        "append-file" => {
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(target)
+                .and_then(|mut f| f.write_all(b"hostile was here"))
+                .map(|()| "appended".into())
+                .map_err(|e| e.to_string())
         }
         "mkdir" => {
             std::fs::create_dir_all(target).map(|()| "created".into()).map_err(|e| e.to_string())
