@@ -32,6 +32,7 @@
 pub mod case;
 pub mod json;
 pub mod provider;
+mod run;
 pub mod shown;
 pub mod tools;
 pub mod workspace;

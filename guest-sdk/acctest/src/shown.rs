@@ -1,7 +1,7 @@
 //! What a person sees. Terraform can succeed and still show a person nothing useful: a plan
 //! whose JSON form cannot be built prints `Failed to marshal plan to json` and exits 0, and
 //! `terraform apply` then asks for approval of a plan it never showed. So every terraform
-//! command the e2e tests run through [`Workspace`] is checked here:
+//! command the e2e tests run through [`Workspace`](crate::Workspace) is checked here:
 //!
 //! * no plan, apply or destroy may print `Failed to marshal` (or `error in marshaling`),
 //!   whatever its exit code, and no command may print it, or an error diagnostic, while it
@@ -21,7 +21,7 @@ use std::process::Command;
 use anyhow::{Context as _, bail};
 use serde_json::Value;
 
-use crate::workspace::{Run, Workspace};
+use crate::run::Run;
 
 /// Text terraform prints when it cannot render a plan.
 const MARSHAL_FAILURES: &[&str] = &["Failed to marshal", "error in marshaling"];
@@ -45,9 +45,17 @@ const FLAGS_WITH_VALUE: &[&str] = &[
     "-invoke",
 ];
 
+/// Where the checks run terraform: a [`Workspace`](crate::Workspace)'s directories, and
+/// terraform runs in it without these checks.
+pub(crate) trait Terraform {
+    fn root(&self) -> &Path;
+    fn config_dir(&self) -> &Path;
+    fn run_unchecked(&self, args: &[&str], prepare: &dyn Fn(&mut Command)) -> anyhow::Result<Run>;
+}
+
 /// Runs terraform with `args` in `ws` and checks what a person sees (see the module docs).
 pub(crate) fn run_shown(
-    ws: &Workspace,
+    ws: &dyn Terraform,
     args: &[&str],
     prepare: &dyn Fn(&mut Command),
 ) -> anyhow::Result<Run> {
@@ -135,7 +143,7 @@ fn shows_an_error(text: &str) -> bool {
 /// `terraform show -json` of a saved plan must succeed, and the human plan `human` must show
 /// the resource line of every change it lists.
 fn show_plan(
-    ws: &Workspace,
+    ws: &dyn Terraform,
     human: &Run,
     plan_file: &Path,
     extra: &dyn Fn(&mut Command),

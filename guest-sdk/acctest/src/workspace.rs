@@ -1,6 +1,5 @@
 //! A temporary Terraform working directory and terraform runs in it.
 
-use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -10,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
+
+pub use crate::run::Run;
+use crate::shown::Terraform;
 
 /// How long one terraform command may take before the test gives up on it. Generous: the
 /// machine is small and shared, but a hung provider must not hang the suite.
@@ -217,74 +219,18 @@ impl Workspace {
     }
 }
 
-/// What one terraform command did.
-#[derive(Debug, Clone)]
-pub struct Run {
-    pub args: Vec<String>,
-    /// The exit code; None if it was killed by a signal.
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    /// The summaries of the error diagnostics in (`-no-color`) human output, in order.
-    pub fn error_summaries(&self) -> Vec<String> {
-        diagnostic_summaries(&self.stderr, "Error: ")
+impl Terraform for Workspace {
+    fn root(&self) -> &Path {
+        Workspace::root(self)
     }
 
-    /// The summaries of the warning diagnostics in (`-no-color`) human output, in order.
-    pub fn warning_summaries(&self) -> Vec<String> {
-        let mut all = diagnostic_summaries(&self.stdout, "Warning: ");
-        all.extend(diagnostic_summaries(&self.stderr, "Warning: "));
-        all
+    fn config_dir(&self) -> &Path {
+        Workspace::config_dir(self)
     }
 
-    /// stdout as JSON lines (the streaming `-json` output of plan, apply, ...).
-    pub fn json_lines(&self) -> anyhow::Result<Vec<Value>> {
-        self.stdout
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).with_context(|| format!("not a JSON line: {l}")))
-            .collect()
+    fn run_unchecked(&self, args: &[&str], prepare: &dyn Fn(&mut Command)) -> anyhow::Result<Run> {
+        Workspace::run_unchecked(self, args, prepare)
     }
-
-    /// Requires every line of `lines` in stdout: the resource lines a person should see in
-    /// a plan ("# random_string.s will be created", "must be replaced", ...).
-    pub fn shows(&self, lines: &[&str]) -> anyhow::Result<()> {
-        for line in lines {
-            if !self.stdout.contains(line) {
-                bail!("terraform did not show {line:?}\n{self}");
-            }
-        }
-        Ok(())
-    }
-
-    /// The `diagnostic` objects of streaming `-json` output.
-    pub fn json_diagnostics(&self) -> anyhow::Result<Vec<Value>> {
-        Ok(self
-            .json_lines()?
-            .into_iter()
-            .filter(|line| line["type"] == "diagnostic")
-            .map(|mut line| line["diagnostic"].take())
-            .collect())
-    }
-}
-
-impl fmt::Display for Run {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "$ terraform {}  -> exit {:?}", self.args.join(" "), self.code)?;
-        writeln!(f, "--- stdout ---\n{}", self.stdout.trim_end())?;
-        write!(f, "--- stderr ---\n{}", self.stderr.trim_end())
-    }
-}
-
-fn diagnostic_summaries(text: &str, prefix: &str) -> Vec<String> {
-    text.lines()
-        .map(|l| l.trim_start_matches(['│', '╷', '╵', ' ']))
-        .filter_map(|l| l.strip_prefix(prefix))
-        .map(|s| s.trim().to_owned())
-        .collect()
 }
 
 /// A string literal for a CLI config file (HCL 1: only backslash escapes; `${` is literal).
