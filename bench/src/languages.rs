@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use terrarium::runtime::DEV_COMPILER;
 use terrarium_model::{Type, Value};
+use terrarium_runtime::DEV_COMPILER;
 
 use crate::plugin_client::RunningPlugin;
 use crate::start::{self, Samples};
@@ -76,7 +76,7 @@ fn pet_state() -> anyhow::Result<(Vec<u8>, Type)> {
         ),
         ("collar", Value::List(vec![object(vec![("material", s("leather")), ("size", s("m"))])])),
     ]);
-    Ok((terrarium::codec::encode_msgpack(&state, &ty)?, ty))
+    Ok((terrarium_codec::encode_msgpack(&state, &ty)?, ty))
 }
 
 /// The pets provider's configuration: `directory`.
@@ -86,7 +86,7 @@ fn pets_configuration(dir: &Path) -> anyhow::Result<Vec<u8>> {
         "directory".to_string(),
         Value::string(dir.to_string_lossy()),
     )]));
-    Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+    Ok(terrarium_codec::encode_msgpack(&value, &ty)?)
 }
 
 /// A directory holding `pet-1.json`, granted read-write to the provider by a grants file.
@@ -106,7 +106,7 @@ fn pets_dir(root: &Path) -> anyhow::Result<PetsDir> {
 
 const ROUND_TRIPS: usize = 200;
 /// Calls made at once to grow the pool to its default bound.
-const AT_ONCE: usize = terrarium::runtime::DEFAULT_INSTANCE_POOL_SIZE;
+const AT_ONCE: usize = terrarium_runtime::DEFAULT_INSTANCE_POOL_SIZE;
 
 /// What serving one provider cost beyond its start.
 struct Served {
@@ -161,7 +161,7 @@ async fn serve_pets(
 /// examples/null, reading 4 KB null_resource states: the baseline.
 async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> {
     let ty = crate::null_resource_type();
-    let state = terrarium::codec::encode_msgpack(&crate::four_kb_state(), &ty)?;
+    let state = terrarium_codec::encode_msgpack(&crate::four_kb_state(), &ty)?;
     let mut plugin =
         RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cache_home)))
             .await?

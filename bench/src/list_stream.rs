@@ -21,9 +21,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use futures::StreamExt;
 use prost::Message as _;
-use terrarium::proto::tfplugin6 as pb6;
 use terrarium_model::schema::Schema;
 use terrarium_model::{Number, Type, Value};
+use terrarium_proto::tfplugin6 as pb6;
 
 use crate::median;
 use crate::plugin_client::{Launch, Protocol, RunningPlugin};
@@ -96,9 +96,9 @@ pub struct HostileTypes {
 impl HostileTypes {
     /// Loads `component` in this process to read its schema.
     pub async fn of(component: &Path) -> anyhow::Result<HostileTypes> {
-        let settings = terrarium::runtime::RuntimeSettings::default();
-        let runtime = terrarium::runtime::Runtime::load(component, settings)?;
-        let provider = terrarium::dispatch::Dispatcher::start(Arc::new(runtime)).await?;
+        let settings = terrarium_runtime::RuntimeSettings::default();
+        let runtime = terrarium_runtime::Runtime::load(component, settings)?;
+        let provider = terrarium_core::Dispatcher::start(Arc::new(runtime)).await?;
         let schema = provider.schema();
         let of = |schemas: &BTreeMap<String, Schema>, name: &str| {
             schemas
@@ -126,7 +126,7 @@ fn config(ty: &Type, set: &[(&str, Value)]) -> anyhow::Result<Vec<u8>> {
         };
         *slot = v.clone();
     }
-    Ok(terrarium::codec::encode_msgpack(&Value::Object(value), ty)?)
+    Ok(terrarium_codec::encode_msgpack(&Value::Object(value), ty)?)
 }
 
 /// `hostile_flood`'s list configuration.
@@ -465,7 +465,7 @@ mod tests {
             .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
         let component = target.join("wasm32-wasip2/debug/hostile_provider.wasm");
         let types = HostileTypes::of(&component).await.unwrap();
-        let decoded = |bytes: Vec<u8>, ty: &Type| terrarium::codec::decode_msgpack(&bytes, ty);
+        let decoded = |bytes: Vec<u8>, ty: &Type| terrarium_codec::decode_msgpack(&bytes, ty);
         let flood = decoded(flood_config(&types, 3, 16).unwrap(), &types.flood).unwrap();
         let Value::Object(flood) = flood else { panic!("not an object: {flood:?}") };
         assert_eq!(flood.get("count"), Some(&Value::Number(Number::Int(3))));

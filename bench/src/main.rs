@@ -347,7 +347,7 @@ fn four_kb_state() -> Value {
 const ROUND_TRIPS: usize = 200;
 
 async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
-    let state = terrarium::codec::encode_msgpack(&four_kb_state(), &null_resource_type())?;
+    let state = terrarium_codec::encode_msgpack(&four_kb_state(), &null_resource_type())?;
     eprintln!("   state: {} bytes of msgpack", state.len());
     let cache = tempfile::tempdir_in(&setup.dir)?;
     let mut ours =

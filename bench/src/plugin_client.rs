@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::bail;
-use terrarium::plugin;
-use terrarium::proto::plugin::Empty;
-use terrarium::proto::plugin::grpc_controller_client::GrpcControllerClient;
-use terrarium::proto::tfplugin6 as pb6;
-use terrarium::proto::tfplugin6::provider_client::ProviderClient;
 use terrarium_model::{Type, Value};
 use terrarium_plugin_client::LaunchedPlugin;
+use terrarium_proto::plugin::Empty;
+use terrarium_proto::plugin::grpc_controller_client::GrpcControllerClient;
+use terrarium_proto::tfplugin6 as pb6;
+use terrarium_proto::tfplugin6::provider_client::ProviderClient;
+use terrarium_tfplugin::plugin;
 use tokio::process::Child;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
@@ -269,8 +269,8 @@ impl RunningPlugin {
             )
         };
         let planned =
-            terrarium::codec::encode_msgpack(&object(Value::unknown(), Value::unknown()), &ty)?;
-        let config = terrarium::codec::encode_msgpack(&object(Value::Null, Value::Null), &ty)?;
+            terrarium_codec::encode_msgpack(&object(Value::unknown(), Value::unknown()), &ty)?;
+        let config = terrarium_codec::encode_msgpack(&object(Value::Null, Value::Null), &ty)?;
         let calls = (0..n).map(|_| {
             let mut client = ProviderClient::new(self.channel.clone());
             let request = pb6::apply_resource_change::Request {

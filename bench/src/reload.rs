@@ -15,14 +15,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use terrarium::dispatch::Dispatcher;
-use terrarium::proto::tfplugin6 as pb;
-use terrarium::proto::tfplugin6::provider_server::Provider as _;
-use terrarium::reload::{self, LiveProvider, Reloader, ReloadingService, watch};
-use terrarium::runtime::{Compiler, DEV_COMPILER, Runtime, RuntimeSettings};
-use terrarium::server::ProviderService;
+use terrarium_core::Dispatcher;
+use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
 use terrarium_model::{Type, Value};
 use terrarium_plugin_client::rebuilt;
+use terrarium_proto::tfplugin6 as pb;
+use terrarium_proto::tfplugin6::provider_server::Provider as _;
+use terrarium_runtime::{Compiler, DEV_COMPILER, Runtime, RuntimeSettings};
+use terrarium_tfplugin::server::ProviderService;
 use tokio::io::AsyncBufReadExt as _;
 use tonic::Request;
 
@@ -97,7 +97,7 @@ impl Dev {
         };
         let value =
             Value::Object(object.attributes.keys().map(|k| (k.clone(), Value::Null)).collect());
-        Ok(terrarium::codec::encode_msgpack(&value, &ty)?)
+        Ok(terrarium_codec::encode_msgpack(&value, &ty)?)
     }
 
     async fn validate(&self, config: &[u8]) -> anyhow::Result<()> {
@@ -162,8 +162,8 @@ async fn plan_ms(component: &Path, compiler: Compiler, runs: usize) -> anyhow::R
         ("id".to_string(), Value::Null),
         ("triggers".to_string(), Value::Map(triggers)),
     ]));
-    let config = terrarium::codec::encode_msgpack(&config, &ty)?;
-    let null = terrarium::codec::encode_msgpack(&Value::Null, &ty)?;
+    let config = terrarium_codec::encode_msgpack(&config, &ty)?;
+    let null = terrarium_codec::encode_msgpack(&Value::Null, &ty)?;
     let dv = |msgpack: &[u8]| Some(pb::DynamicValue { msgpack: msgpack.to_vec(), json: vec![] });
     let mut samples = Vec::new();
     for _ in 0..runs + 1 {

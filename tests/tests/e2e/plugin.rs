@@ -1,5 +1,5 @@
 //! The installed executable as Terraform starts it (go-plugin handshake), and as a person
-//! running it by hand sees it. TLS itself is tested in depth in host/tests; here, the line.
+//! running it by hand sees it. TLS itself is tested in depth in crates/terrarium/tests; here, the line.
 
 use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::CommandExt as _;

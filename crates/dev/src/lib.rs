@@ -1,0 +1,388 @@
+//! Hot reload: serving a provider component that may be replaced while it serves.
+//!
+//! `terrarium dev` serves one long-lived process that Terraform reattaches to across any number
+//! of commands. When the component file changes, the new build is loaded beside the old one and
+//! swapped in between calls:
+//!
+//! * [`LiveProvider`] holds the component currently serving (a [`Generation`]). Every call takes
+//!   the current generation when it starts and keeps it to the end, so calls in flight finish on
+//!   the old code while new calls run the new code. An old generation is dropped (its instances
+//!   with it) when its last call finishes.
+//! * [`Reloader`] loads a new build: it reads the file, checks the world version (the runtime's
+//!   load does) and the schema (the guest's own `get-schema`, validated by dispatch),
+//!   instantiates it, carries the recorded ConfigureProvider request over (so Terraform need not
+//!   configure the provider again), and only then swaps. A build that fails any of this is not
+//!   swapped in: the old one keeps serving, the error is logged, and the next call that can carry
+//!   diagnostics returns it as a warning.
+//! * [`ReloadingService`] is the tfplugin6 service Terraform talks to; it routes each call to the
+//!   current generation and attaches pending warnings.
+//! * [`watch`] notices new builds (written in place or renamed over the old file) and, with a
+//!   build command, rebuilds when sources change.
+//! * [`diff`] describes what changed in the schema, for the reload log line.
+
+pub mod diff;
+mod service;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use terrarium_model::{Diagnostic, Severity};
+
+pub use service::ReloadingService;
+use terrarium_core::Dispatcher;
+use terrarium_runtime::{Runtime, RuntimeSettings};
+use terrarium_tfplugin::server::ProviderService;
+
+/// One loaded build of the component, serving until the next one is swapped in.
+pub struct Generation {
+    /// Counts builds swapped in, from 1; 0 is the placeholder used before any build loaded.
+    pub number: u64,
+    /// The provider, or `None` when no build has loaded yet (every call then answers with
+    /// the load error).
+    pub provider: Option<Arc<Dispatcher>>,
+    /// The SHA-256 of the component bytes this generation was loaded from.
+    pub digest: Option<[u8; 32]>,
+    service: ProviderService,
+}
+
+impl Generation {
+    /// The tfplugin6 service serving this generation.
+    pub fn service(&self) -> &ProviderService {
+        &self.service
+    }
+}
+
+/// The component currently serving, and the warnings waiting for the next call.
+pub struct LiveProvider {
+    current: RwLock<Arc<Generation>>,
+    pending_warnings: Mutex<Vec<Diagnostic>>,
+}
+
+impl LiveProvider {
+    /// A live provider serving `provider` as generation 1.
+    pub fn new(provider: Arc<Dispatcher>, digest: [u8; 32]) -> Arc<LiveProvider> {
+        Arc::new(LiveProvider {
+            current: RwLock::new(Arc::new(Generation {
+                number: 1,
+                service: ProviderService::new(provider.clone()),
+                provider: Some(provider),
+                digest: Some(digest),
+            })),
+            pending_warnings: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A live provider with no working build yet: every call answers with `message` as an
+    /// error until a build loads.
+    pub fn failed(message: impl Into<String>) -> Arc<LiveProvider> {
+        Arc::new(LiveProvider {
+            current: RwLock::new(Arc::new(Generation {
+                number: 0,
+                provider: None,
+                digest: None,
+                service: ProviderService::failed(message),
+            })),
+            pending_warnings: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The generation new calls run on.
+    pub fn current(&self) -> Arc<Generation> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Installs `provider` as the next generation; returns the one it replaced. Calls that
+    /// already took the old generation keep it.
+    fn swap(
+        &self,
+        provider: Arc<Dispatcher>,
+        digest: [u8; 32],
+    ) -> (Arc<Generation>, Arc<Generation>) {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        let next = Arc::new(Generation {
+            number: current.number + 1,
+            service: ProviderService::new(provider.clone()),
+            provider: Some(provider),
+            digest: Some(digest),
+        });
+        let old = std::mem::replace(&mut *current, next.clone());
+        (old, next)
+    }
+
+    /// Queues a warning for the next call that can carry diagnostics. Only the latest warning
+    /// of each summary is kept: a build that fails three times says so once.
+    pub fn warn(&self, warning: Diagnostic) {
+        let mut pending = self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner());
+        pending.retain(|w| w.summary != warning.summary);
+        pending.push(warning);
+    }
+
+    /// Drops a queued warning with this summary: a later build or reload succeeded.
+    pub fn clear_warning(&self, summary: &str) {
+        self.pending_warnings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|w| w.summary != summary);
+    }
+
+    /// Takes the queued warnings (each is returned once).
+    pub fn take_warnings(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Carries the configuration `from` recorded over to the current generation, if `from` is
+    /// no longer current: a ConfigureProvider that was still running on the old generation
+    /// when the swap happened must not be lost.
+    pub async fn carry_configuration_forward(&self, from: &Generation) {
+        let current = self.current();
+        if current.number == from.number {
+            return;
+        }
+        if let (Some(old), Some(new)) = (&from.provider, &current.provider)
+            && let (Some(request), _) = old.recorded_configuration()
+        {
+            report_carried(&new.adopt_configuration(&request).await);
+        }
+    }
+}
+
+fn report_carried(diagnostics: &[Diagnostic]) {
+    for d in diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+        tracing::warn!(
+            summary = %d.summary,
+            detail = %d.detail,
+            "the new build rejected the provider configuration carried over from the previous one; \
+             calls that need a configured provider will fail until Terraform configures it again"
+        );
+    }
+}
+
+/// How long to wait, after a build failed to load, before checking whether the file was still
+/// being written when it was read.
+const WRITE_SETTLE: Duration = Duration::from_millis(100);
+
+/// How many times a build that keeps changing under the reader is read again.
+const MAX_REREADS: usize = 5;
+
+fn read_component(path: &Path) -> Result<Vec<u8>, ReloadError> {
+    std::fs::read(path).map_err(|cause| {
+        ReloadError::Load(terrarium_runtime::LoadError::Read { path: path.to_path_buf(), cause })
+    })
+}
+
+/// Loads `bytes`, read from `path`: `None` when they are the build already serving (`known`).
+///
+/// A tool that writes the file in place may take longer than the watcher's quiet period (a
+/// large debug build on a busy machine), so the bytes read may be half a build. When they fail
+/// to load, the file is read again after `settle`: if it has changed meanwhile, the new
+/// contents are loaded instead of reporting a half-written build as broken.
+pub fn load_settled(
+    path: &Path,
+    mut bytes: Vec<u8>,
+    known: Option<[u8; 32]>,
+    settings: &RuntimeSettings,
+    settle: Duration,
+) -> Result<Option<(Runtime, [u8; 32])>, ReloadError> {
+    let mut rereads = 0;
+    loop {
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        if known == Some(digest) {
+            return Ok(None);
+        }
+        match Runtime::from_bytes(&bytes, path, settings.clone()) {
+            Ok(runtime) => return Ok(Some((runtime, digest))),
+            Err(error) => {
+                if rereads == MAX_REREADS {
+                    return Err(error.into());
+                }
+                std::thread::sleep(settle);
+                let now = read_component(path)?;
+                if now == bytes {
+                    return Err(error.into());
+                }
+                tracing::debug!(component = %path.display(), "the build changed while it was read; reading it again");
+                bytes = now;
+                rereads += 1;
+            }
+        }
+    }
+}
+
+/// Why a build was not swapped in.
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    #[error("{0}")]
+    Load(#[from] terrarium_runtime::LoadError),
+    #[error("{path}: {source}")]
+    Start {
+        path: PathBuf,
+        #[source]
+        source: terrarium_core::StartError,
+    },
+    #[error("loading {path} was interrupted: {message}")]
+    Interrupted { path: PathBuf, message: String },
+}
+
+/// What a reload did.
+#[derive(Debug)]
+pub enum ReloadOutcome {
+    /// The file holds the build already serving (an editor or a build tool touched it).
+    Unchanged,
+    /// A new build is serving.
+    Swapped {
+        generation: u64,
+        /// The schema changes, one line each (empty when the schema is the same; "first
+        /// working build" when no build was serving before).
+        changes: Vec<String>,
+        /// Reading, compiling, instantiating and configuring the new build.
+        took: Duration,
+    },
+}
+
+/// Loads new builds of one component file into a [`LiveProvider`]. Reloads run one at a time.
+pub struct Reloader {
+    live: Arc<LiveProvider>,
+    path: PathBuf,
+    settings: RuntimeSettings,
+    serial: tokio::sync::Mutex<()>,
+}
+
+impl Reloader {
+    pub fn new(live: Arc<LiveProvider>, path: PathBuf, settings: RuntimeSettings) -> Reloader {
+        Reloader { live, path, settings, serial: tokio::sync::Mutex::new(()) }
+    }
+
+    pub fn live(&self) -> &Arc<LiveProvider> {
+        &self.live
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Loads the component file's current contents and swaps them in, unless they fail to
+    /// load (then the old build keeps serving and the error is returned) or are the build
+    /// already serving.
+    pub async fn reload(&self) -> Result<ReloadOutcome, ReloadError> {
+        let _one_at_a_time = self.serial.lock().await;
+        let started = Instant::now();
+        let path = self.path.clone();
+        let settings = self.settings.clone();
+        let old = self.live.current();
+        let known = old.digest;
+        let loaded = tokio::task::spawn_blocking(
+            move || -> Result<Option<(Runtime, [u8; 32])>, ReloadError> {
+                let bytes = read_component(&path)?;
+                load_settled(&path, bytes, known, &settings, WRITE_SETTLE)
+            },
+        )
+        .await
+        .map_err(|e| ReloadError::Interrupted {
+            path: self.path.clone(),
+            message: e.to_string(),
+        })??;
+        let Some((runtime, digest)) = loaded else {
+            return Ok(ReloadOutcome::Unchanged);
+        };
+        let provider = Dispatcher::start(Arc::new(runtime))
+            .await
+            .map_err(|source| ReloadError::Start { path: self.path.clone(), source })?;
+        let provider = Arc::new(provider);
+
+        // Configure the new build before it serves, so the first call after the swap finds a
+        // configured instance; then swap, and carry over a configuration that arrived on the
+        // old build meanwhile.
+        let carried_generation = match &old.provider {
+            Some(old_provider) => match old_provider.recorded_configuration() {
+                (Some(request), generation) => {
+                    report_carried(&provider.adopt_configuration(&request).await);
+                    generation
+                }
+                (None, generation) => generation,
+            },
+            None => 0,
+        };
+        let changes = match &old.provider {
+            Some(old_provider) => {
+                let mut changes = diff::describe(old_provider.schema(), provider.schema());
+                changes.extend(diff::describe_identities(
+                    old_provider.identity_schemas(),
+                    provider.identity_schemas(),
+                ));
+                changes
+            }
+            None => vec!["first working build".to_string()],
+        };
+        let (old, new) = self.live.swap(provider, digest);
+        if let Some(old_provider) = &old.provider
+            && old_provider.recorded_configuration().1 != carried_generation
+        {
+            self.live.carry_configuration_forward(&old).await;
+        }
+        Ok(ReloadOutcome::Swapped { generation: new.number, changes, took: started.elapsed() })
+    }
+
+    /// [`Reloader::reload`], with the outcome logged and a failure queued as a warning for the
+    /// next call.
+    pub async fn reload_and_report(&self) {
+        match self.reload().await {
+            Ok(ReloadOutcome::Unchanged) => {
+                tracing::debug!(component = %self.path.display(), "component file touched, contents unchanged");
+            }
+            Ok(ReloadOutcome::Swapped { generation, changes, took }) => {
+                self.live.clear_warning(RELOAD_FAILED);
+                let schema = if changes.is_empty() {
+                    "schema unchanged".to_string()
+                } else {
+                    changes.join("; ")
+                };
+                tracing::info!(
+                    component = %self.path.display(),
+                    generation,
+                    took_ms = took.as_millis() as u64,
+                    "reloaded: {schema}"
+                );
+            }
+            Err(error) => {
+                tracing::error!(component = %self.path.display(), "reload failed, the previous build keeps serving: {error}");
+                self.live.warn(reload_failed_warning(&self.path, &error.to_string()));
+            }
+        }
+    }
+}
+
+/// The summary of the warning a failed reload leaves for the next call.
+pub const RELOAD_FAILED: &str = "Provider reload failed";
+/// The summary of the warning a failed build leaves for the next call.
+pub const BUILD_FAILED: &str = "Provider build failed";
+
+/// The warning a failed reload leaves for the next call.
+pub fn reload_failed_warning(path: &Path, message: &str) -> Diagnostic {
+    Diagnostic::warning(
+        RELOAD_FAILED,
+        format!(
+            "terrarium dev could not load the new build of {}: {message}\n\n\
+             The previous build keeps serving this and later calls until a build loads.",
+            path.display()
+        ),
+    )
+}
+
+/// The warning a failed build command leaves for the next call.
+pub fn build_failed_warning(command: &str, message: &str) -> Diagnostic {
+    Diagnostic::warning(
+        BUILD_FAILED,
+        format!(
+            "terrarium dev ran `{command}`, which failed: {message}\n\n\
+             The previous build keeps serving this and later calls until a build succeeds."
+        ),
+    )
+}
+
+/// The SHA-256 of a component's bytes, as [`LiveProvider::new`] wants it.
+pub fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}

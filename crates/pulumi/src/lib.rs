@@ -1,0 +1,1415 @@
+//! The Pulumi front end: `pulumirpc.ResourceProvider`, served to Pulumi's engine over the same
+//! protocol-neutral core ([`Dispatcher`]) as tfplugin6 and tfplugin5.
+//!
+//! Pulumi's model is mapped onto Terraform's here, in the host, as Terraform's core does it for
+//! Terraform: property values are converted with the schema ([`values`]), names and tokens
+//! follow the bridge's conventions ([`names`]), the proposed new state and the attribute-level
+//! diff are computed beside the plan (`change`), and the package schema is generated from the
+//! Terraform schema ([`schema`]). The component never learns which engine it serves.
+//!
+//! * `Check` validates (ValidateResourceConfig) and returns the inputs as given.
+//! * `Diff` plans (PlanResourceChange) from the prior state and compares the planned state with
+//!   it: `replaces` from the plan's `requires_replace`, `detailedDiff` by attribute path.
+//! * `Create`/`Update` plan and apply; with `preview` they only plan, unknowns written as
+//!   Pulumi's computed value. `Delete` applies a null plan. `Read` refreshes (ReadResource), or
+//!   imports (ImportResourceState, then ReadResource) when only an ID is given.
+//! * `Invoke` reads a data source or calls a provider function.
+//! * The provider's private state travels in the output property [`PRIVATE_PROPERTY`].
+
+mod change;
+pub mod names;
+pub mod plugin;
+pub mod schema;
+pub mod values;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures::FutureExt;
+use futures::future::{BoxFuture, Shared};
+use prost_types::value::Kind;
+use prost_types::{Struct, Value as Pb};
+use terrarium_model::schema::Block;
+use terrarium_model::{AttributePath, Diagnostic, Severity, Type, Value};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use crate::plugin::{EngineLink, for_resource};
+use names::{Member, Tokens};
+use terrarium_codec as codec;
+use terrarium_core::Dispatcher;
+use terrarium_core::types as dt;
+use terrarium_proto::pulumirpc as pb;
+use terrarium_tfplugin::plugin::MAX_MESSAGE_SIZE;
+use values::{Decoded, Failure, Writer};
+
+/// The output property that carries the provider's private state (base64), as the bridge
+/// keeps it in `__meta`. Pulumi passes outputs back on every later call, so it survives.
+pub const PRIVATE_PROPERTY: &str = "__terrariumPrivate";
+
+/// The key of `GetMapping` that asks for the Terraform names of the package's tokens.
+pub const TERRAFORM_MAPPING_KEY: &str = "terraform";
+
+type Reply<T> = Result<Response<T>, Status>;
+
+fn ok<T>(t: T) -> Reply<T> {
+    Ok(Response::new(t))
+}
+
+/// The `pulumirpc.ResourceProvider` service for one provider component, served as the Pulumi
+/// package `package` at `version`. While the component loads, RPCs wait for it; if it failed
+/// to load, every RPC answers with the reason.
+#[derive(Clone)]
+pub struct PulumiService {
+    provider: Source,
+    package: String,
+    version: String,
+    /// The engine, once known from the command line, `Handshake` or `Attach`.
+    engine: EngineLink,
+}
+
+impl PulumiService {
+    pub fn loading(
+        provider: impl Future<Output = Result<Arc<Dispatcher>, Arc<str>>> + Send + 'static,
+        package: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        PulumiService {
+            provider: Source::Loading(provider.boxed().shared()),
+            package: package.into(),
+            version: version.into(),
+            engine: EngineLink::default(),
+        }
+    }
+
+    pub fn new(provider: Arc<Dispatcher>, package: &str, version: &str) -> Self {
+        Self::loading(async move { Ok(provider) }, package, version)
+    }
+
+    /// A service that serves whatever build `current` returns when a call starts (hot reload).
+    pub fn current(
+        current: impl Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync + 'static,
+        package: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        PulumiService {
+            provider: Source::Current(Arc::new(current)),
+            package: package.into(),
+            version: version.into(),
+            engine: EngineLink::default(),
+        }
+    }
+
+    /// The tonic service with Pulumi's message limits.
+    pub fn into_server(self) -> pb::resource_provider_server::ResourceProviderServer<Self> {
+        pb::resource_provider_server::ResourceProviderServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// The engine this plugin serves (its address once known, where logs go).
+    pub fn engine(&self) -> &EngineLink {
+        &self.engine
+    }
+
+    pub fn set_engine_address(&self, address: &str) {
+        self.engine.set_address(address);
+    }
+
+    async fn provider(&self) -> Result<Arc<Dispatcher>, Status> {
+        let provider = match &self.provider {
+            Source::Loading(loading) => loading.clone().await,
+            Source::Current(current) => current(),
+        };
+        provider.map_err(|message| {
+            Status::failed_precondition(format!("failed to load the provider component: {message}"))
+        })
+    }
+
+    /// The package's tokens; an error for every call when two types would share one.
+    fn tokens(&self, p: &Dispatcher) -> Result<Tokens, Status> {
+        tokens_of(p, &self.package).map_err(|e| {
+            Status::failed_precondition(format!(
+                "this provider's schema cannot be served to Pulumi: {e}"
+            ))
+        })
+    }
+
+    /// The Terraform resource type a token names, with its schema.
+    fn resource<'p>(&self, p: &'p Dispatcher, token: &str) -> Result<Resource<'p>, Status> {
+        let tokens = self.tokens(p)?;
+        match tokens.member(token) {
+            Some(Member::Resource(name)) => {
+                let s = p
+                    .schema()
+                    .resources
+                    .get(name)
+                    .ok_or_else(|| unknown_token(token, &tokens, true))?;
+                Ok(Resource { name: name.clone(), block: &s.block, ty: s.block.implied_type() })
+            }
+            _ => Err(unknown_token(token, &tokens, true)),
+        }
+    }
+}
+
+/// What ApplyResourceChange left: the new state, and the error if the provider failed after
+/// making (or changing) the object.
+struct Applied {
+    state: Value,
+    private: Vec<u8>,
+    error: Option<Status>,
+}
+
+/// A managed resource type a token names, with its schema.
+struct Resource<'p> {
+    name: String,
+    block: &'p Block,
+    ty: Type,
+}
+
+/// Where a call's provider comes from.
+#[derive(Clone)]
+enum Source {
+    /// One provider, perhaps still loading.
+    Loading(Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>),
+    /// The build serving now, asked for at the start of every call (`terrarium dev`'s hot
+    /// reload: a call keeps the build it started with).
+    Current(Arc<dyn Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync>),
+}
+
+/// The tokens of the package `package` served from `p`'s schema; an error naming both
+/// members when two would get one token.
+pub fn tokens_of(p: &Dispatcher, package: &str) -> Result<Tokens, names::TokenCollision> {
+    let s = p.schema();
+    Tokens::new(package, s.resources.keys(), s.data_sources.keys(), s.functions.keys())
+}
+
+fn unknown_token(token: &str, tokens: &Tokens, resource: bool) -> Status {
+    let kind = if resource { "resource type" } else { "function" };
+    Status::invalid_argument(format!(
+        "this provider has no {kind} {token:?}; its {kind}s are: {}",
+        tokens.known(resource).join(", ")
+    ))
+}
+
+/// Reads `properties` with `ty`, or the check failures.
+fn decode(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Vec<Failure>> {
+    values::from_struct(properties, ty)
+}
+
+/// The same as [`decode`], for RPCs that answer failures as an error.
+fn decode_or_status(what: &str, properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Status> {
+    decode(properties, ty).map_err(|failures| {
+        Status::invalid_argument(format!(
+            "invalid {what}: {}",
+            failures
+                .iter()
+                .map(|f| format!("{}: {}", f.property, f.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    })
+}
+
+fn msgpack(value: &Value, ty: &Type) -> Result<dt::DynamicValue, Status> {
+    codec::encode_msgpack(value, ty)
+        .map(dt::DynamicValue::msgpack)
+        .map_err(|e| Status::invalid_argument(format!("the value cannot be encoded: {e}")))
+}
+
+fn unpack(dv: Option<&dt::DynamicValue>, ty: &Type) -> Result<Value, Status> {
+    match dv {
+        None => Ok(Value::Null),
+        Some(dv) => codec::decode_dynamic_value(&dv.msgpack, &dv.json, ty)
+            .map_err(|e| Status::internal(format!("the provider's value cannot be read: {e}"))),
+    }
+}
+
+/// Diagnostics with errors as one gRPC error; warnings are logged. `ty` names the properties
+/// of the diagnostics' paths.
+fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Result<(), Status> {
+    let mut errors = Vec::new();
+    for d in diagnostics {
+        let at = if d.attribute.is_root() {
+            String::new()
+        } else {
+            format!(" (at {})", values::property_path(&d.attribute, ty))
+        };
+        match d.severity {
+            Severity::Error => errors.push(format!("{}: {}{at}", d.summary, d.detail)),
+            Severity::Warning => tracing::warn!("{what}: {}: {}{at}", d.summary, d.detail),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::unknown(format!("{what}: {}", errors.join("\n"))))
+    }
+}
+
+/// Validation diagnostics as Pulumi check failures (errors only; warnings are logged), their
+/// paths named as the properties of `ty`.
+fn check_failures(diagnostics: Vec<Diagnostic>, ty: &Type) -> Vec<pb::CheckFailure> {
+    diagnostics
+        .into_iter()
+        .filter_map(|d| match d.severity {
+            Severity::Error => Some(pb::CheckFailure {
+                property: values::property_path(&d.attribute, ty),
+                reason: if d.detail.is_empty() {
+                    d.summary
+                } else {
+                    format!("{}: {}", d.summary, d.detail)
+                },
+            }),
+            Severity::Warning => {
+                tracing::warn!("{}: {}", d.summary, d.detail);
+                None
+            }
+        })
+        .collect()
+}
+
+/// Required properties the inputs leave out, as check failures.
+fn missing_required(block: &Block, ty: &Type, config: &Value) -> Vec<pb::CheckFailure> {
+    let mut paths = Vec::new();
+    change::missing_required(block, config, &AttributePath::root(), &mut paths);
+    paths
+        .into_iter()
+        .map(|path| {
+            let property = values::property_path(&path, ty);
+            pb::CheckFailure { reason: format!("missing required property {property:?}"), property }
+        })
+        .collect()
+}
+
+fn failures_to_pb(failures: Vec<Failure>) -> Vec<pb::CheckFailure> {
+    failures
+        .into_iter()
+        .map(|f| pb::CheckFailure { property: f.property, reason: f.reason })
+        .collect()
+}
+
+/// The private state kept in the outputs.
+fn private_of(properties: Option<&Struct>) -> Vec<u8> {
+    match properties.and_then(|p| p.fields.get(PRIVATE_PROPERTY)).and_then(|v| v.kind.as_ref()) {
+        Some(Kind::StringValue(s)) => {
+            base64::engine::general_purpose::STANDARD.decode(s).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Outputs of a resource (or a data source) `what`: its state in Pulumi's names, secret where
+/// the schema or the inputs say so, with the private state beside it. A number a Pulumi number
+/// cannot hold exactly is written as its decimal text, with a warning naming it.
+fn outputs(
+    what: &str,
+    state: &Value,
+    block: &Block,
+    ty: &Type,
+    secrets: &BTreeSet<AttributePath>,
+    private: &[u8],
+    preview: bool,
+) -> Struct {
+    for (path, n) in values::inexact_numbers(state) {
+        let message = format!(
+            "{what}: {} = {n} is more than a Pulumi number (a 64-bit float) holds exactly, so it \
+             is passed as the string \"{n}\"; give it back as a string to keep it exact",
+            values::property_path(&path, ty)
+        );
+        terrarium_runtime::logging::emit(tracing::Level::WARN, "terrarium.pulumi", &message, &[]);
+    }
+    let secret = |p: &AttributePath| secrets.contains(p) || change::is_sensitive(block, p);
+    let mut s = values::to_struct(state, ty, &Writer { secret: &secret, unknowns: preview });
+    if !private.is_empty() {
+        s.fields.insert(
+            PRIVATE_PROPERTY.into(),
+            Pb {
+                kind: Some(Kind::StringValue(
+                    base64::engine::general_purpose::STANDARD.encode(private),
+                )),
+            },
+        );
+    }
+    s
+}
+
+/// The resource ID: the `id` attribute when the type has one, else the resource's name.
+fn resource_id(state: &Value, urn: &str) -> String {
+    match state.attr("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        _ => names::urn_name(urn).to_string(),
+    }
+}
+
+/// `google.rpc.Status`, the message gRPC carries error details in (`grpc-status-details-bin`).
+#[derive(Clone, PartialEq, prost::Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<prost_types::Any>,
+}
+
+/// A create or update that failed after making or changing the object: the error with the
+/// `pulumirpc.ErrorResourceInitFailed` detail, from which the engine records the object (its
+/// ID and the state the provider reported) before it reports the error.
+fn init_failed(error: Status, id: String, properties: Struct, inputs: Option<Struct>) -> Status {
+    use prost::Message as _;
+    let detail = pb::ErrorResourceInitFailed {
+        id,
+        properties: Some(properties),
+        reasons: vec![error.message().to_string()],
+        inputs,
+        refresh_before_update: false,
+    };
+    let status = RpcStatus {
+        code: error.code() as i32,
+        message: error.message().to_string(),
+        details: vec![prost_types::Any {
+            type_url: "type.googleapis.com/pulumirpc.ErrorResourceInitFailed".into(),
+            value: detail.encode_to_vec(),
+        }],
+    };
+    Status::with_details(error.code(), error.message(), status.encode_to_vec().into())
+}
+
+/// Runs `call` within the engine's `timeout` (seconds; 0 means none).
+async fn within<T>(what: &str, timeout: f64, call: impl Future<Output = T>) -> Result<T, Status> {
+    if timeout > 0.0 && timeout.is_finite() {
+        tokio::time::timeout(Duration::from_secs_f64(timeout), call).await.map_err(|_| {
+            Status::deadline_exceeded(format!(
+                "{what} did not finish within its timeout of {timeout} s"
+            ))
+        })
+    } else {
+        Ok(call.await)
+    }
+}
+
+fn unimplemented(rpc: &str, why: &str) -> Status {
+    Status::unimplemented(format!("{rpc} is not supported by Terrarium's Pulumi front end: {why}"))
+}
+
+impl Resource<'_> {
+    /// PlanResourceChange from `prior` to `config`; returns the planned state, its private
+    /// state and the paths that require replacement.
+    async fn plan(
+        &self,
+        p: &Dispatcher,
+        prior: &Value,
+        config: &Value,
+        prior_private: Vec<u8>,
+    ) -> Result<(Value, Vec<u8>, Vec<AttributePath>), Status> {
+        let proposed = p.proposed_new_state(&self.name, prior, config).ok_or_else(|| {
+            Status::not_found(format!("this provider has no resource type {:?}", self.name))
+        })?;
+        let r = p
+            .plan_resource_change(&dt::PlanResourceChangeRequest {
+                type_name: self.name.clone(),
+                prior_state: msgpack(prior, &self.ty)?,
+                proposed_new_state: msgpack(&proposed, &self.ty)?,
+                config: msgpack(config, &self.ty)?,
+                prior_private,
+                ..Default::default()
+            })
+            .await;
+        check_diagnostics(&format!("planning {}", self.name), &self.ty, &r.diagnostics)?;
+        let planned = unpack(r.planned_state.as_ref(), &self.ty)?;
+        Ok((planned, r.planned_private, r.requires_replace))
+    }
+
+    /// ApplyResourceChange; returns the new state and its private state, and the error when
+    /// the provider failed but reported the state it left behind (a create or update that got
+    /// part way), which the engine must record.
+    async fn apply(
+        &self,
+        p: &Dispatcher,
+        prior: &Value,
+        planned: &Value,
+        config: &Value,
+        planned_private: Vec<u8>,
+    ) -> Result<Applied, Status> {
+        let r = p
+            .apply_resource_change(&dt::ApplyResourceChangeRequest {
+                type_name: self.name.clone(),
+                prior_state: msgpack(prior, &self.ty)?,
+                planned_state: msgpack(planned, &self.ty)?,
+                config: msgpack(config, &self.ty)?,
+                planned_private,
+                ..Default::default()
+            })
+            .await;
+        let checked =
+            check_diagnostics(&format!("applying {}", self.name), &self.ty, &r.diagnostics);
+        let state = match (&checked, unpack(r.new_state.as_ref(), &self.ty)) {
+            (Ok(()), state) => state?,
+            // What was left behind is worth recording only when the provider could say.
+            (Err(_), Ok(state)) if !state.is_null() => state,
+            (Err(e), _) => return Err(e.clone()),
+        };
+        Ok(Applied { state, private: r.private, error: checked.err() })
+    }
+
+    /// ReadResource of `state`; `None` when the resource is gone.
+    async fn refresh(
+        &self,
+        p: &Dispatcher,
+        state: &Value,
+        private: Vec<u8>,
+    ) -> Result<Option<(Value, Vec<u8>)>, Status> {
+        let r = p
+            .read_resource(&dt::ReadResourceRequest {
+                type_name: self.name.clone(),
+                current_state: msgpack(state, &self.ty)?,
+                private,
+                ..Default::default()
+            })
+            .await;
+        check_diagnostics(&format!("reading {}", self.name), &self.ty, &r.diagnostics)?;
+        let new_state = unpack(r.new_state.as_ref(), &self.ty)?;
+        Ok(if new_state.is_null() { None } else { Some((new_state, r.private)) })
+    }
+}
+
+impl PulumiService {
+    /// Create and Update: plan, then apply unless previewing.
+    async fn plan_and_apply(
+        &self,
+        token: &str,
+        urn: &str,
+        olds: Option<&Struct>,
+        news: Option<&Struct>,
+        preview: bool,
+        timeout: f64,
+    ) -> Result<(String, Struct), Status> {
+        let p = self.provider().await?;
+        let r = self.resource(&p, token)?;
+        let (block, ty) = (r.block, &r.ty);
+        let prior = match olds {
+            Some(olds) => decode_or_status("prior outputs", Some(olds), ty)?,
+            None => Decoded { value: Value::Null, secrets: BTreeSet::new() },
+        };
+        let config = decode_or_status("inputs", news, ty)?;
+        let secrets: BTreeSet<AttributePath> =
+            prior.secrets.union(&config.secrets).cloned().collect();
+        let work = async {
+            let (planned, private, _) =
+                r.plan(&p, &prior.value, &config.value, private_of(olds)).await?;
+            if preview {
+                return Ok(Applied { state: planned, private, error: None });
+            }
+            r.apply(&p, &prior.value, &planned, &config.value, private).await
+        };
+        let what = if olds.is_some() { "Update" } else { "Create" };
+        let applied = within(&format!("{what} of {urn}"), timeout, work).await??;
+        let state = &applied.state;
+        let id = if preview && !matches!(state.attr("id"), Some(Value::String(_))) {
+            String::new()
+        } else {
+            resource_id(state, urn)
+        };
+        let properties = outputs(urn, state, block, ty, &secrets, &applied.private, preview);
+        match applied.error {
+            None => Ok((id, properties)),
+            Some(error) => Err(init_failed(error, id, properties, news.cloned())),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::resource_provider_server::ResourceProvider for PulumiService {
+    async fn handshake(
+        &self,
+        request: Request<pb::ProviderHandshakeRequest>,
+    ) -> Reply<pb::ProviderHandshakeResponse> {
+        self.set_engine_address(&request.get_ref().engine_address);
+        ok(pb::ProviderHandshakeResponse {
+            accept_secrets: true,
+            accept_resources: true,
+            ..Default::default()
+        })
+    }
+
+    async fn parameterize(
+        &self,
+        _: Request<pb::ParameterizeRequest>,
+    ) -> Reply<pb::ParameterizeResponse> {
+        Err(unimplemented(
+            "Parameterize",
+            "a component is one fixed provider; install another component as another plugin",
+        ))
+    }
+
+    async fn get_schema(
+        &self,
+        request: Request<pb::GetSchemaRequest>,
+    ) -> Reply<pb::GetSchemaResponse> {
+        let request = request.into_inner();
+        if request.version > 0 {
+            return Err(Status::invalid_argument(format!(
+                "schema version {} is not supported; this provider serves version 0",
+                request.version
+            )));
+        }
+        let p = self.provider().await?;
+        let schema = schema::package_schema(p.schema(), &self.tokens(&p)?, &self.version);
+        ok(pb::GetSchemaResponse { schema: schema.to_string() })
+    }
+
+    async fn check_config(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let ty = p.schema().provider.block.implied_type();
+        let news = provider_properties(request.news.as_ref());
+        let config = match decode(Some(&news), &ty) {
+            Ok(c) => c,
+            Err(f) => {
+                return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
+            }
+        };
+        let diagnostics = p.validate_provider_config(&msgpack(&config.value, &ty)?).await;
+        ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics, &ty) })
+    }
+
+    async fn diff_config(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
+        let request = request.into_inner();
+        let (olds, news) = (
+            request.old_inputs.or(request.olds).unwrap_or_default(),
+            request.news.unwrap_or_default(),
+        );
+        let keys: BTreeSet<&String> = olds.fields.keys().chain(news.fields.keys()).collect();
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| {
+                !k.starts_with("__")
+                    && *k != "version"
+                    && olds.fields.get(*k) != news.fields.get(*k)
+            })
+            .cloned()
+            .collect();
+        let changes = if diffs.is_empty() {
+            pb::diff_response::DiffChanges::DiffNone
+        } else {
+            pb::diff_response::DiffChanges::DiffSome
+        };
+        ok(pb::DiffResponse { changes: changes as i32, diffs, ..Default::default() })
+    }
+
+    async fn configure(
+        &self,
+        request: Request<pb::ConfigureRequest>,
+    ) -> Reply<pb::ConfigureResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let ty = p.schema().provider.block.implied_type();
+        let args = match request.args {
+            Some(args) => args,
+            None => variables_to_struct(&request.variables, &self.package),
+        };
+        let args = provider_properties(Some(&args));
+        let config = decode_or_status("provider configuration", Some(&args), &ty)?;
+        let diagnostics = p
+            .configure(&dt::ConfigureRequest {
+                terraform_version: "pulumi".into(),
+                config: msgpack(&config.value, &ty)?,
+                client: Default::default(),
+            })
+            .await;
+        check_diagnostics("configuring the provider", &ty, &diagnostics)?;
+        ok(pb::ConfigureResponse {
+            accept_secrets: true,
+            supports_preview: true,
+            accept_resources: true,
+            accept_outputs: false,
+            supports_autonaming_configuration: false,
+        })
+    }
+
+    async fn invoke(&self, request: Request<pb::InvokeRequest>) -> Reply<pb::InvokeResponse> {
+        let request = request.into_inner();
+        let p = self.provider().await?;
+        let tokens = self.tokens(&p)?;
+        match tokens.member(&request.tok) {
+            Some(Member::DataSource(name)) => {
+                let Some(s) = p.schema().data_sources.get(name) else {
+                    return Err(unknown_token(&request.tok, &tokens, false));
+                };
+                let ty = s.block.implied_type();
+                let config = match decode(request.args.as_ref(), &ty) {
+                    Ok(c) => c,
+                    Err(f) => {
+                        return ok(pb::InvokeResponse {
+                            r#return: None,
+                            failures: failures_to_pb(f),
+                        });
+                    }
+                };
+                let missing = missing_required(&s.block, &ty, &config.value);
+                if !missing.is_empty() {
+                    return ok(pb::InvokeResponse { r#return: None, failures: missing });
+                }
+                let encoded = msgpack(&config.value, &ty)?;
+                let failures =
+                    check_failures(p.validate_data_source_config(name, &encoded).await, &ty);
+                if !failures.is_empty() {
+                    return ok(pb::InvokeResponse { r#return: None, failures });
+                }
+                let r = p
+                    .read_data_source(&dt::ReadDataSourceRequest {
+                        type_name: name.clone(),
+                        config: encoded,
+                        ..Default::default()
+                    })
+                    .await;
+                check_diagnostics(&format!("reading data source {name}"), &ty, &r.diagnostics)?;
+                let state = unpack(r.state.as_ref(), &ty)?;
+                let result =
+                    outputs(&request.tok, &state, &s.block, &ty, &config.secrets, &[], false);
+                ok(pb::InvokeResponse { r#return: Some(result), failures: Vec::new() })
+            }
+            Some(Member::Function(name)) => {
+                let Some(function) = p.schema().functions.get(name) else {
+                    return Err(unknown_token(&request.tok, &tokens, false));
+                };
+                let params: Vec<_> =
+                    function.parameters.iter().chain(function.variadic.iter()).collect();
+                let arg_ty = Type::object(params.iter().enumerate().map(|(i, param)| {
+                    let ty = if i >= function.parameters.len() {
+                        Type::list(param.ty.clone())
+                    } else {
+                        param.ty.clone()
+                    };
+                    (param.name.clone(), ty)
+                }));
+                let args = match decode(request.args.as_ref(), &arg_ty) {
+                    Ok(a) => a,
+                    Err(f) => {
+                        return ok(pb::InvokeResponse {
+                            r#return: None,
+                            failures: failures_to_pb(f),
+                        });
+                    }
+                };
+                let mut arguments = Vec::new();
+                for param in &function.parameters {
+                    let v = args.value.attr(&param.name).cloned().unwrap_or(Value::Null);
+                    arguments.push(msgpack(&v, &param.ty)?);
+                }
+                if let Some(variadic) = &function.variadic
+                    && let Some(Value::List(rest)) = args.value.attr(&variadic.name)
+                {
+                    for v in rest {
+                        arguments.push(msgpack(v, &variadic.ty)?);
+                    }
+                }
+                let r = p.call_function(name, &arguments).await;
+                if let Some(error) = r.error {
+                    let property = error
+                        .argument
+                        .and_then(|i| params.get(usize::try_from(i).ok()?))
+                        .map(|param| {
+                            values::property_path(
+                                &AttributePath::root().attr(param.name.clone()),
+                                &arg_ty,
+                            )
+                        })
+                        .unwrap_or_default();
+                    return ok(pb::InvokeResponse {
+                        r#return: None,
+                        failures: vec![pb::CheckFailure { property, reason: error.text }],
+                    });
+                }
+                let result = unpack(r.result.as_ref(), &function.return_type)?;
+                let result_ty = Type::object([("result", function.return_type.clone())]);
+                let wrapped = Value::Object([("result".to_string(), result)].into_iter().collect());
+                // A result computed from a secret argument stays secret.
+                let from_secret = !args.secrets.is_empty();
+                let secret = |p: &AttributePath| from_secret && p.0.len() == 1;
+                let s = values::to_struct(
+                    &wrapped,
+                    &result_ty,
+                    &Writer { secret: &secret, unknowns: false },
+                );
+                ok(pb::InvokeResponse { r#return: Some(s), failures: Vec::new() })
+            }
+            _ => Err(unknown_token(&request.tok, &tokens, false)),
+        }
+    }
+
+    async fn call(&self, _: Request<pb::CallRequest>) -> Reply<pb::CallResponse> {
+        Err(unimplemented(
+            "Call",
+            "Terraform providers have no methods on resources; use Invoke for data sources and functions",
+        ))
+    }
+
+    async fn check(&self, request: Request<pb::CheckRequest>) -> Reply<pb::CheckResponse> {
+        let request = request.into_inner();
+        let urn = request.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
+            let config = match decode(request.news.as_ref(), &ty) {
+                Ok(c) => c,
+                Err(f) => {
+                    return ok(pb::CheckResponse {
+                        inputs: request.news,
+                        failures: failures_to_pb(f),
+                    });
+                }
+            };
+            let missing = missing_required(block, &ty, &config.value);
+            if !missing.is_empty() {
+                return ok(pb::CheckResponse { inputs: request.news, failures: missing });
+            }
+            let diagnostics = p
+                .validate_resource_config(
+                    &type_name,
+                    &msgpack(&config.value, &ty)?,
+                    Default::default(),
+                )
+                .await;
+            let failures = check_failures(diagnostics, &ty);
+            if !failures.is_empty() {
+                return ok(pb::CheckResponse { inputs: request.news, failures });
+            }
+            // The defaults are what the provider plans for a new object from these inputs. A plan
+            // that fails here says nothing the plan of Diff or Create will not say with its
+            // context (a prior state), so the inputs then stay as given.
+            let resource = Resource { name: type_name, block, ty: ty.clone() };
+            let inputs = match resource.plan(&p, &Value::Null, &config.value, Vec::new()).await {
+                Ok((planned, _, _)) => with_defaults(
+                    request.news.unwrap_or_default(),
+                    &config.value,
+                    &planned,
+                    block,
+                    &ty,
+                ),
+                Err(status) => {
+                    tracing::debug!("Check of {}: no defaults: {}", request.urn, status.message());
+                    request.news.unwrap_or_default()
+                }
+            };
+            ok(pb::CheckResponse { inputs: Some(inputs), failures: Vec::new() })
+        })
+        .await
+    }
+
+    async fn diff(&self, request: Request<pb::DiffRequest>) -> Reply<pb::DiffResponse> {
+        let request = request.into_inner();
+        let urn = request.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let resource = self.resource(&p, &request.r#type)?;
+            let prior = decode_or_status("prior outputs", request.olds.as_ref(), &resource.ty)?;
+            let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
+            let (planned, _, requires_replace) = resource
+                .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
+                .await?;
+            let mut detailed = std::collections::HashMap::new();
+            let mut diffs = BTreeSet::new();
+            let mut replaces = BTreeSet::new();
+            for (path, kind) in change::changes(&prior.value, &planned) {
+                let replace = change::replaces(&path, &requires_replace);
+                let kind = match (kind, replace) {
+                    (change::Change::Add, false) => pb::property_diff::Kind::Add,
+                    (change::Change::Add, true) => pb::property_diff::Kind::AddReplace,
+                    (change::Change::Delete, false) => pb::property_diff::Kind::Delete,
+                    (change::Change::Delete, true) => pb::property_diff::Kind::DeleteReplace,
+                    (change::Change::Update, false) => pb::property_diff::Kind::Update,
+                    (change::Change::Update, true) => pb::property_diff::Kind::UpdateReplace,
+                };
+                let top = change::top_level(&path)
+                    .map(|name| {
+                        values::property_path(&AttributePath::root().attr(name), &resource.ty)
+                    })
+                    .unwrap_or_default();
+                if replace {
+                    replaces.insert(top.clone());
+                }
+                diffs.insert(top);
+                detailed.insert(
+                    values::property_path(&path, &resource.ty),
+                    pb::PropertyDiff { kind: kind as i32, input_diff: false },
+                );
+            }
+            let changes = if diffs.is_empty() {
+                pb::diff_response::DiffChanges::DiffNone
+            } else {
+                pb::diff_response::DiffChanges::DiffSome
+            };
+            ok(pb::DiffResponse {
+                replaces: replaces.into_iter().collect(),
+                stables: Vec::new(),
+                delete_before_replace: false,
+                changes: changes as i32,
+                diffs: diffs.into_iter().collect(),
+                detailed_diff: detailed,
+                has_detailed_diff: true,
+            })
+        })
+        .await
+    }
+
+    async fn create(&self, request: Request<pb::CreateRequest>) -> Reply<pb::CreateResponse> {
+        let r = request.into_inner();
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let (id, properties) = self
+                .plan_and_apply(
+                    &r.r#type_or_token(),
+                    &r.urn,
+                    None,
+                    r.properties.as_ref(),
+                    r.preview,
+                    r.timeout,
+                )
+                .await?;
+            ok(pb::CreateResponse {
+                id,
+                properties: Some(properties),
+                refresh_before_update: false,
+            })
+        })
+        .await
+    }
+
+    async fn read(&self, request: Request<pb::ReadRequest>) -> Reply<pb::ReadResponse> {
+        let r = request.into_inner();
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let token = r.r#type_or_token();
+            let resource = self.resource(&p, &token)?;
+            let (type_name, block, ty) =
+                (resource.name.clone(), resource.block, resource.ty.clone());
+            let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
+            let (state, private, secrets) = if has_state {
+                let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+                (current.value, private_of(r.properties.as_ref()), current.secrets)
+            } else {
+                // Import: only the ID is known. An ID that `List` gave is the object's identity.
+                let request = match identity_of_import_id(&p, &type_name, &r.id) {
+                    Some(identity) => dt::ImportResourceStateRequest {
+                        type_name: type_name.clone(),
+                        identity: Some(identity),
+                        ..Default::default()
+                    },
+                    None => dt::ImportResourceStateRequest {
+                        type_name: type_name.clone(),
+                        id: r.id.clone(),
+                        ..Default::default()
+                    },
+                };
+                let imported = p.import_resource_state(&request).await;
+                check_diagnostics(
+                    &format!("importing {type_name} {:?}", r.id),
+                    &ty,
+                    &imported.diagnostics,
+                )?;
+                let Some(first) = imported.imported.into_iter().find(|i| i.type_name == type_name)
+                else {
+                    return Err(Status::not_found(format!(
+                        "{type_name} {:?} could not be imported: the provider found nothing",
+                        r.id
+                    )));
+                };
+                (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
+            };
+            let refreshed = within(
+                &format!("Read of {}", r.urn),
+                r.timeout,
+                resource.refresh(&p, &state, private),
+            )
+            .await??;
+            let Some((state, private)) = refreshed else {
+                // Gone: an empty ID tells the engine.
+                return ok(pb::ReadResponse::default());
+            };
+            let properties = outputs(&r.urn, &state, block, &ty, &secrets, &private, false);
+            let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
+            ok(pb::ReadResponse {
+                id: resource_id(&state, &r.urn),
+                properties: Some(properties),
+                inputs: Some(inputs),
+                refresh_before_update: false,
+            })
+        })
+        .await
+    }
+
+    async fn update(&self, request: Request<pb::UpdateRequest>) -> Reply<pb::UpdateResponse> {
+        let r = request.into_inner();
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let token = r.r#type_or_token();
+            let olds = r.olds.clone().unwrap_or_default();
+            let (_, properties) = self
+                .plan_and_apply(&token, &r.urn, Some(&olds), r.news.as_ref(), r.preview, r.timeout)
+                .await?;
+            ok(pb::UpdateResponse { properties: Some(properties), refresh_before_update: false })
+        })
+        .await
+    }
+
+    async fn delete(&self, request: Request<pb::DeleteRequest>) -> Reply<()> {
+        let r = request.into_inner();
+        let urn = r.urn.clone();
+        for_resource(&urn, async move {
+            let p = self.provider().await?;
+            let token = r.r#type_or_token();
+            let resource = self.resource(&p, &token)?;
+            let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
+            let private = private_of(r.properties.as_ref());
+            let applied = within(
+                &format!("Delete of {}", r.urn),
+                r.timeout,
+                resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
+            )
+            .await??;
+            // A failed delete leaves the object as the engine knows it: the error is enough.
+            match applied.error {
+                Some(error) => Err(error),
+                None => ok(()),
+            }
+        })
+        .await
+    }
+
+    async fn construct(&self, _: Request<pb::ConstructRequest>) -> Reply<pb::ConstructResponse> {
+        Err(unimplemented(
+            "Construct",
+            "a Terraform provider has custom resources only, no component resources",
+        ))
+    }
+
+    async fn cancel(&self, _: Request<()>) -> Reply<()> {
+        if let Ok(p) = self.provider().await
+            && let Some(error) = p.stop().await
+        {
+            tracing::warn!("cancel: {error}");
+        }
+        ok(())
+    }
+
+    async fn get_plugin_info(&self, _: Request<()>) -> Reply<pb::PluginInfo> {
+        ok(pb::PluginInfo { version: self.version.clone() })
+    }
+
+    async fn attach(&self, request: Request<pb::PluginAttach>) -> Reply<()> {
+        self.set_engine_address(&request.get_ref().address);
+        ok(())
+    }
+
+    async fn get_mapping(
+        &self,
+        request: Request<pb::GetMappingRequest>,
+    ) -> Reply<pb::GetMappingResponse> {
+        let request = request.into_inner();
+        if request.key != TERRAFORM_MAPPING_KEY
+            || !(request.provider.is_empty() || request.provider == self.package)
+        {
+            return ok(pb::GetMappingResponse::default());
+        }
+        let p = self.provider().await?;
+        let tokens = self.tokens(&p)?;
+        let s = p.schema();
+        let map =
+            |names: Vec<(&String, Option<&str>)>| -> serde_json::Map<String, serde_json::Value> {
+                names
+                    .into_iter()
+                    .filter_map(|(n, t)| Some((n.clone(), serde_json::json!({ "tok": t? }))))
+                    .collect()
+            };
+        let data = serde_json::json!({
+            "name": self.package,
+            "version": self.version,
+            "resources": map(s.resources.keys().map(|n| (n, tokens.resource(n))).collect()),
+            "dataSources": map(s.data_sources.keys().map(|n| (n, tokens.data_source(n))).collect()),
+        });
+        ok(pb::GetMappingResponse {
+            provider: self.package.clone(),
+            data: data.to_string().into_bytes(),
+        })
+    }
+
+    async fn get_mappings(
+        &self,
+        request: Request<pb::GetMappingsRequest>,
+    ) -> Reply<pb::GetMappingsResponse> {
+        let providers = if request.get_ref().key == TERRAFORM_MAPPING_KEY {
+            vec![self.package.clone()]
+        } else {
+            Vec::new()
+        };
+        ok(pb::GetMappingsResponse { providers })
+    }
+
+    type ListStream = ReceiverStream<Result<pb::ListResponse, Status>>;
+
+    async fn list(&self, request: Request<pb::ListRequest>) -> Reply<Self::ListStream> {
+        let r = request.into_inner();
+        let p = self.provider().await?;
+        let resource = self.resource(&p, &r.token)?;
+        let Some(schema) = p.schema().list_resources.get(&resource.name) else {
+            return Err(unimplemented(
+                "List",
+                &format!(
+                    "the component has no list resource for {} ({}), so it cannot list them",
+                    r.token, resource.name
+                ),
+            ));
+        };
+        let offset = match r.continuation_token.as_str() {
+            "" => 0,
+            token => token.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                Status::invalid_argument(format!(
+                    "the continuation token {token:?} is not one this provider gave; start again \
+                     without one"
+                ))
+            })?,
+        };
+        let ty = schema.block.implied_type();
+        let query = decode_or_status("query", r.query.as_ref(), &ty)?;
+        let (sender, received) = tokio::sync::mpsc::channel(LIST_BUFFER);
+        if query.value.contains_unknown() {
+            // Unknown until the query's values are: Pulumi's Computed, alone.
+            let computed = pb::list_response::Response::Computed(Default::default());
+            let _ = sender.send(Ok(pb::ListResponse { response: Some(computed) })).await;
+            return ok(ReceiverStream::new(received));
+        }
+        let missing = missing_required(&schema.block, &ty, &query.value);
+        let mut failures = failures_text(&missing);
+        if failures.is_empty() {
+            let encoded = msgpack(&query.value, &ty)?;
+            let diagnostics = p.validate_list_resource_config(&resource.name, &encoded).await;
+            failures = failures_text(&check_failures(diagnostics, &ty));
+        }
+        if !failures.is_empty() {
+            return Err(Status::invalid_argument(format!("invalid query: {failures}")));
+        }
+        let page = Page::new(r.limit, r.page_size, offset);
+        let listing = dt::ListResourceRequest {
+            type_name: resource.name.clone(),
+            config: msgpack(&query.value, &ty)?,
+            include_resource_object: false,
+            limit: page.items_to_list(),
+        };
+        let identity = p.identity_schemas().get(&resource.name).map(|s| s.implied_type());
+        tokio::spawn(list_pages(p, listing, identity.unwrap_or(Type::Dynamic), page, sender));
+        ok(ReceiverStream::new(received))
+    }
+}
+
+/// How many responses a `List` stream holds before the listing waits for the engine.
+const LIST_BUFFER: usize = 16;
+
+/// Check failures as one line of text.
+fn failures_text(failures: &[pb::CheckFailure]) -> String {
+    failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect::<Vec<_>>().join("; ")
+}
+
+/// One page of a `List`: Terraform lists from the start, so a page after the first is the
+/// listing again with the items before it skipped (its continuation token is their count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Page {
+    /// Items skipped: those of the pages before.
+    offset: i64,
+    /// Items on this page at most (0: no bound).
+    size: i64,
+    /// Items of the whole listing at most (0: no bound).
+    limit: i64,
+}
+
+impl Page {
+    fn new(limit: i64, page_size: i64, offset: i64) -> Page {
+        Page { offset, size: page_size.max(0), limit: limit.max(0) }
+    }
+
+    /// The limit for Terraform's ListResource: through this page, and one item more to know
+    /// whether another page follows, within the listing's limit (0: none).
+    fn items_to_list(&self) -> i64 {
+        let through_page = if self.size > 0 { self.offset + self.size + 1 } else { 0 };
+        match (through_page, self.limit) {
+            (0, limit) => limit,
+            (through, 0) => through,
+            (through, limit) => through.min(limit),
+        }
+    }
+
+    /// What to do with the `n`th item listed (from 0).
+    fn place(&self, n: i64) -> Placement {
+        if n < self.offset {
+            Placement::Skip
+        } else if self.limit > 0 && n >= self.limit {
+            Placement::Stop
+        } else if self.size > 0 && n >= self.offset + self.size {
+            Placement::NextPage(self.offset + self.size)
+        } else {
+            Placement::Send
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    Skip,
+    Send,
+    /// There is another page, from this item on.
+    NextPage(i64),
+    Stop,
+}
+
+/// Runs `listing` and sends its items on this page as `List` results: the ID is the item's
+/// identity as JSON (which `Read` imports by), the name its display name.
+async fn list_pages(
+    p: Arc<Dispatcher>,
+    listing: dt::ListResourceRequest,
+    identity_ty: Type,
+    page: Page,
+    sender: tokio::sync::mpsc::Sender<Result<pb::ListResponse, Status>>,
+) {
+    let (events, mut received) = tokio::sync::mpsc::channel(LIST_BUFFER);
+    let lister = p.clone();
+    let listed = tokio::spawn(async move { lister.list_resource(&listing, events).await });
+    let mut n = 0;
+    while let Some(event) = received.recv().await {
+        let errors = check_diagnostics("listing", &identity_ty, &event.diagnostics);
+        let answer = match (errors, &event.identity) {
+            (Err(status), _) => Err(status),
+            (Ok(()), None) => continue,
+            (Ok(()), Some(identity)) => {
+                let place = page.place(n);
+                n += 1;
+                match place {
+                    Placement::Skip => continue,
+                    Placement::Stop => break,
+                    Placement::NextPage(from) => Ok(pb::list_response::Response::Continuation(
+                        pb::list_response::Continuation { continuation_token: from.to_string() },
+                    )),
+                    Placement::Send => listed_id(identity, &identity_ty).map(|id| {
+                        pb::list_response::Response::Result(pb::list_response::Result {
+                            id,
+                            name: event.display_name.clone(),
+                        })
+                    }),
+                }
+            }
+        };
+        let last = !matches!(answer, Ok(pb::list_response::Response::Result(_)));
+        let answer = answer.map(|response| pb::ListResponse { response: Some(response) });
+        if sender.send(answer).await.is_err() || last {
+            break;
+        }
+    }
+    // The listing ends when its consumer does.
+    drop(received);
+    let _ = listed.await;
+}
+
+/// The Pulumi ID of a listed item: its identity as a JSON object.
+fn listed_id(identity: &dt::DynamicValue, ty: &Type) -> Result<String, Status> {
+    let value = unpack(Some(identity), ty)?;
+    let json = codec::encode_json(&value, ty)
+        .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))?;
+    String::from_utf8(json)
+        .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))
+}
+
+/// The identity an import ID stands for, when it is one `List` gave (a JSON object that is
+/// an identity of the resource type).
+fn identity_of_import_id(p: &Dispatcher, type_name: &str, id: &str) -> Option<dt::DynamicValue> {
+    if !id.trim_start().starts_with('{') {
+        return None;
+    }
+    let ty = p.identity_schemas().get(type_name)?.implied_type();
+    let value = codec::decode_json(id.as_bytes(), &ty).ok()?;
+    codec::encode_msgpack(&value, &ty).ok().map(dt::DynamicValue::msgpack)
+}
+
+/// The type token of a request: `type` when the engine sends it, else from the URN.
+trait TypeToken {
+    fn r#type_or_token(&self) -> String;
+}
+
+macro_rules! type_token {
+    ($($t:ty),*) => {$(
+        impl TypeToken for $t {
+            fn r#type_or_token(&self) -> String {
+                if self.r#type.is_empty() { token_from_urn(&self.urn) } else { self.r#type.clone() }
+            }
+        }
+    )*};
+}
+type_token!(pb::CreateRequest, pb::ReadRequest, pb::UpdateRequest, pb::DeleteRequest);
+
+/// `urn:pulumi:stack::project::[parent$]type::name` -> `type`.
+fn token_from_urn(urn: &str) -> String {
+    let parts: Vec<&str> = urn.split("::").collect();
+    let qualified = parts.get(parts.len().saturating_sub(2)).copied().unwrap_or_default();
+    qualified.rsplit('$').next().unwrap_or(qualified).to_string()
+}
+
+/// The provider's configuration properties without Pulumi's own (`version`, `__` keys).
+fn provider_properties(properties: Option<&Struct>) -> Struct {
+    Struct {
+        fields: properties
+            .map(|p| {
+                p.fields
+                    .iter()
+                    .filter(|(k, _)| *k != "version" && !k.starts_with("__"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Old engines configure with `variables`: `package:key` to a string (JSON for non-strings).
+fn variables_to_struct(
+    variables: &std::collections::HashMap<String, String>,
+    package: &str,
+) -> Struct {
+    let prefix = format!("{package}:");
+    Struct {
+        fields: variables
+            .iter()
+            .map(|(k, v)| {
+                let key = k.strip_prefix(&prefix).unwrap_or(k).to_string();
+                let value = match serde_json::from_str::<serde_json::Value>(v) {
+                    Ok(json @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+                        json_to_pb(&json)
+                    }
+                    _ => Pb { kind: Some(Kind::StringValue(v.clone())) },
+                };
+                (key, value)
+            })
+            .collect(),
+    }
+}
+
+fn json_to_pb(json: &serde_json::Value) -> Pb {
+    use serde_json::Value as J;
+    let kind = match json {
+        J::Null => Kind::NullValue(0),
+        J::Bool(b) => Kind::BoolValue(*b),
+        J::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(f64::NAN)),
+        J::String(s) => Kind::StringValue(s.clone()),
+        J::Array(items) => Kind::ListValue(prost_types::ListValue {
+            values: items.iter().map(json_to_pb).collect(),
+        }),
+        J::Object(m) => Kind::StructValue(Struct {
+            fields: m.iter().map(|(k, v)| (k.clone(), json_to_pb(v))).collect(),
+        }),
+    };
+    Pb { kind: Some(kind) }
+}
+
+/// `news` with the defaults the plan filled in: every optional attribute the inputs leave null
+/// that the planned state holds wholly known and not null (a secret where the schema marks it
+/// sensitive). Nested blocks keep what was given.
+fn with_defaults(
+    news: Struct,
+    config: &Value,
+    planned: &Value,
+    block: &Block,
+    ty: &Type,
+) -> Struct {
+    let defaults: std::collections::BTreeMap<String, Value> = block
+        .attributes
+        .iter()
+        .filter(|a| a.optional && !a.write_only)
+        .filter(|a| config.attr(&a.name).is_none_or(Value::is_null))
+        .filter_map(|a| {
+            let v = planned.attr(&a.name)?;
+            (!v.is_null() && !v.contains_unknown()).then(|| (a.name.clone(), v.clone()))
+        })
+        .collect();
+    if defaults.is_empty() {
+        return news;
+    }
+    let secret = |p: &AttributePath| change::is_sensitive(block, p);
+    let written = values::to_struct(
+        &Value::Object(defaults),
+        ty,
+        &Writer { secret: &secret, unknowns: false },
+    );
+    let mut news = news;
+    for (k, v) in written.fields {
+        news.fields.entry(k).or_insert(v);
+    }
+    news
+}
+
+/// The inputs a resource read from the provider stands for: its configurable attributes. On a
+/// refresh only those the old inputs set; on an import every one that is not null.
+fn inputs_from_state(outputs: &Struct, old_inputs: Option<&Struct>, block: &Block) -> Struct {
+    let configurable: BTreeSet<String> = block
+        .attributes
+        .iter()
+        .filter(|a| a.required || a.optional)
+        .map(|a| a.name.clone())
+        .chain(block.block_types.iter().map(|b| b.type_name.clone()))
+        .collect();
+    let names = names::PropertyNames::new(
+        block
+            .attributes
+            .iter()
+            .map(|a| a.name.as_str())
+            .chain(block.block_types.iter().map(|b| b.type_name.as_str())),
+    );
+    let wanted = |key: &str| -> bool {
+        match old_inputs.filter(|o| !o.fields.is_empty()) {
+            Some(old) => old.fields.contains_key(key),
+            None => names.terraform(key).is_some_and(|n| configurable.contains(n)),
+        }
+    };
+    Struct {
+        fields: outputs
+            .fields
+            .iter()
+            .filter(|(k, v)| wanted(k) && !matches!(v.kind, Some(Kind::NullValue(_)) | None))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_skip_what_came_before_and_say_where_the_next_starts() {
+        // No page size, no limit: everything, on one page.
+        let all = Page::new(0, 0, 0);
+        assert_eq!(all.items_to_list(), 0);
+        assert_eq!((0..3).map(|n| all.place(n)).collect::<Vec<_>>(), [Placement::Send; 3]);
+        // Pages of 2: the second page lists 5 (one more, to know of a third) and skips 2.
+        let second = Page::new(0, 2, 2);
+        assert_eq!(second.items_to_list(), 5);
+        let places: Vec<_> = (0..5).map(|n| second.place(n)).collect();
+        use Placement::*;
+        assert_eq!(places, [Skip, Skip, Send, Send, NextPage(4)]);
+        // A limit ends the listing, without a next page.
+        let limited = Page::new(3, 2, 2);
+        assert_eq!(limited.items_to_list(), 3);
+        assert_eq!((0..4).map(|n| limited.place(n)).collect::<Vec<_>>(), [Skip, Skip, Send, Stop]);
+    }
+
+    #[test]
+    fn the_type_token_is_read_from_the_urn() {
+        assert_eq!(
+            token_from_urn("urn:pulumi:dev::proj::random:index/string:String::pw"),
+            "random:index/string:String"
+        );
+        assert_eq!(
+            token_from_urn("urn:pulumi:dev::proj::my:Parent$random:index/string:String::pw"),
+            "random:index/string:String"
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! `terrarium package`: a provider component as the release a Terraform provider registry
+//! serves, for one or more platforms, signed, plus Terraform's packed filesystem-mirror layout
+//! (the same directory). See [`release`] for the files and docs/distribution.md for the path
+//! from a component to `terraform init`.
+//!
+//! * [`release`]: the release's file names and layout, and writing them.
+//! * [`archive`]: reproducible zips.
+//! * [`hashes`]: the `zh:` and `h1:` hashes of Terraform's lock file.
+//! * [`signing`]: the OpenPGP key and the detached signature of `SHA256SUMS`.
+//! * [`executable`]: checking that a host executable fits the platform it is packaged for.
+
+// Doc comments on the clap arguments are `--help` text, where brackets mean optional parts.
+#![allow(rustdoc::broken_intra_doc_links)]
+
+pub mod archive;
+pub mod executable;
+pub mod hashes;
+pub mod release;
+pub mod signing;
+
+use std::path::PathBuf;
+
+use release::{PlatformHost, ReleaseRequest};
+use signing::SigningKey;
+use terrarium_install::{InstallError, Platform, ProviderSource, ProviderVersion};
+
+/// Arguments of `terrarium package`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PackageArgs {
+    /// The provider component to package: a WebAssembly component (.wasm).
+    pub component: PathBuf,
+
+    /// Provider source address, [HOST/]NAMESPACE/TYPE, as configurations will write it in
+    /// `required_providers` (HOST defaults to registry.terraform.io).
+    #[arg(long, value_name = "[HOST/]NAMESPACE/TYPE")]
+    pub source: String,
+
+    /// The version to release, a semantic version such as 1.2.3.
+    #[arg(long, value_name = "X.Y.Z")]
+    pub version: String,
+
+    /// Directory to write the release into, under HOST/NAMESPACE/TYPE/ (created if missing;
+    /// other versions and providers already there are kept).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// OpenPGP secret key that signs SHA256SUMS (armored or binary; passphrase in
+    /// TERRARIUM_SIGNING_KEY_PASSPHRASE) [default: Terrarium's own key for this user,
+    /// $XDG_CONFIG_HOME/terrarium/signing-key.asc, made on first use].
+    #[arg(long, value_name = "FILE")]
+    pub signing_key: Option<PathBuf>,
+
+    /// A platform to package, OS_ARCH, with the terrarium executable built for it:
+    /// OS_ARCH=PATH (this machine's platform needs no PATH: the running terrarium is used).
+    /// Repeatable [default: this machine's platform].
+    #[arg(long = "platform", value_name = "OS_ARCH[=PATH]", value_parser = parse_platform_arg)]
+    pub platforms: Vec<PlatformArg>,
+
+    /// Replace an already packaged, different release of the same version.
+    #[arg(long)]
+    pub force: bool,
+
+    /// What the provider may do by default: the grants file inside every zip.
+    #[command(flatten)]
+    pub grant_flags: terrarium_install::grant_args::GrantArgs,
+}
+
+/// `--platform OS_ARCH[=PATH]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformArg {
+    pub platform: Platform,
+    pub executable: Option<PathBuf>,
+}
+
+fn parse_platform_arg(text: &str) -> Result<PlatformArg, String> {
+    let (platform, executable) = match text.split_once('=') {
+        Some((platform, path)) if !path.is_empty() => (platform, Some(PathBuf::from(path))),
+        Some(_) => return Err("the path after '=' is empty".to_owned()),
+        None => (text, None),
+    };
+    let platform = Platform::parse(platform).map_err(|e| e.to_string())?;
+    Ok(PlatformArg { platform, executable })
+}
+
+/// Why `terrarium package` refused its input.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    #[error(
+        "no terrarium executable for {platform}: pass --platform {platform}=PATH with a \
+         terrarium built for it (e.g. `cargo build --release --target TRIPLE -p terrarium`; \
+         docs/distribution.md says which TRIPLE)"
+    )]
+    NoExecutable { platform: Platform },
+
+    #[error("--platform {platform} is given twice; give each platform once")]
+    DuplicatePlatform { platform: Platform },
+
+    #[error("cannot read the executable {}: {cause}", path.display())]
+    ReadExecutable { path: PathBuf, cause: std::io::Error },
+
+    #[error(
+        "{} is not a {platform} executable ({found}); pass the terrarium built for {platform}",
+        path.display()
+    )]
+    WrongExecutable { path: PathBuf, platform: Platform, found: String },
+}
+
+/// `terrarium package`: validates, writes the release, prints the lock-file block on stdout
+/// (the hashes `terraform providers lock` will record) and a summary on stderr.
+pub fn run(args: &PackageArgs) -> anyhow::Result<()> {
+    let source: ProviderSource = args.source.parse()?;
+    let version: ProviderVersion = args.version.parse()?;
+    let grants = args.grant_flags.grants()?;
+    let hosts = platform_hosts(&args.platforms)?;
+    terrarium_install::check_component(&args.component)?;
+    terrarium_install::validate_component(&args.component)?;
+    let signing_key = match &args.signing_key {
+        Some(path) => SigningKey::load(path)?,
+        None => SigningKey::load_or_generate_default()?,
+    };
+    let release = release::write_release(&ReleaseRequest {
+        component: &args.component,
+        source: &source,
+        version: &version,
+        out: &args.out,
+        hosts: &hosts,
+        grants: &grants,
+        signing_key: &signing_key,
+        force: args.force,
+    })?;
+
+    let verb = if release.written { "Packaged" } else { "Already packaged (unchanged)" };
+    eprintln!("{verb}: {source} {version}\n  in {}", release.dir.display());
+    for platform in &release.platforms {
+        eprintln!("  {}  {}", platform.platform, platform.h1);
+    }
+    if release.written {
+        eprintln!("  SHA256SUMS signed with key ID {}", release.key_id);
+    }
+    eprintln!(
+        "\nServe it with `terrarium registry serve {}`, or use the directory as a \
+         filesystem_mirror. A lock file that has every packaged platform holds:\n",
+        args.out.display()
+    );
+    print!("{}", release.lock_block(&source, &version));
+    Ok(())
+}
+
+/// The executable for each platform: given, or the running one for this machine's platform;
+/// each checked to be built for its platform.
+fn platform_hosts(args: &[PlatformArg]) -> anyhow::Result<Vec<PlatformHost>> {
+    let current = Platform::current()?;
+    let wanted = if args.is_empty() {
+        vec![PlatformArg { platform: current, executable: None }]
+    } else {
+        args.to_vec()
+    };
+    let mut hosts: Vec<PlatformHost> = Vec::new();
+    for arg in wanted {
+        if hosts.iter().any(|h| h.platform == arg.platform) {
+            return Err(PackageError::DuplicatePlatform { platform: arg.platform }.into());
+        }
+        let executable = match arg.executable {
+            Some(path) => path,
+            None if arg.platform == current => {
+                std::env::current_exe().map_err(InstallError::CurrentExe)?
+            }
+            None => return Err(PackageError::NoExecutable { platform: arg.platform }.into()),
+        };
+        let kind = executable::executable_kind(&executable)
+            .map_err(|cause| PackageError::ReadExecutable { path: executable.clone(), cause })?;
+        if !kind.is_some_and(|kind| kind.runs_on(arg.platform)) {
+            let found = match kind {
+                Some(kind) => {
+                    format!("it is {} for {}", kind.format, kind.arch.unwrap_or("another CPU"))
+                }
+                None => "it is no executable Terraform could start".to_owned(),
+            };
+            return Err(PackageError::WrongExecutable {
+                path: executable,
+                platform: arg.platform,
+                found,
+            }
+            .into());
+        }
+        hosts.push(PlatformHost { platform: arg.platform, executable });
+    }
+    Ok(hosts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_args_take_an_optional_executable() {
+        assert_eq!(
+            parse_platform_arg("linux_arm64=/x/terrarium").unwrap(),
+            PlatformArg {
+                platform: Platform { os: "linux", arch: "arm64" },
+                executable: Some("/x/terrarium".into())
+            }
+        );
+        assert_eq!(parse_platform_arg("linux_amd64").unwrap().executable, None);
+        assert!(parse_platform_arg("linux_arm64=").is_err());
+        assert!(parse_platform_arg("linux-arm64").unwrap_err().contains("OS_ARCH"));
+    }
+
+    #[test]
+    fn another_platform_needs_its_executable_and_it_must_fit() {
+        let other = if Platform::current().unwrap().arch == "arm64" { "amd64" } else { "arm64" };
+        let other = Platform { os: "linux", arch: other };
+        let err = platform_hosts(&[PlatformArg { platform: other, executable: None }])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("--platform {other}=PATH")), "{err}");
+
+        let this_exe = std::env::current_exe().unwrap();
+        let err = platform_hosts(&[PlatformArg { platform: other, executable: Some(this_exe) }])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("is not a {other} executable")), "{err}");
+
+        let current = Platform::current().unwrap();
+        let twice = [
+            PlatformArg { platform: current, executable: None },
+            PlatformArg { platform: current, executable: None },
+        ];
+        assert!(platform_hosts(&twice).unwrap_err().to_string().contains("given twice"));
+    }
+}

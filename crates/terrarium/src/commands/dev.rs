@@ -1,0 +1,468 @@
+//! `terrarium dev`: a long-lived provider server for Terraform's debug mode, with hot reload.
+//!
+//! Terraform reattaches to an already running provider when `TF_REATTACH_PROVIDERS` names it:
+//! it connects to the given socket in plaintext, never starts or stops the process, and never
+//! sends `GRPCController/Shutdown` when the entry says `"Test": true` (without it Terraform
+//! would also take the provider for protocol 5). So one `terrarium dev` serves any number of
+//! terraform commands, until Ctrl-C; and since it outlives them, it can swap in each new build
+//! of the component between calls (see [`terrarium_dev`]).
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use tokio::signal::unix::{SignalKind, signal};
+
+use terrarium_core::Dispatcher;
+use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
+use terrarium_runtime::sandbox::{Grants, ProtectedPath, Refuse};
+use terrarium_runtime::{DEV_COMPILER, Runtime, RuntimeSettings};
+use terrarium_tfplugin::plugin::{self, BoundSocket, Shutdown};
+
+use terrarium_install::grant_args::{GRANT_ARG_IDS, GrantArgs};
+use terrarium_install::protected;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("consumer").required(true).args(["source", "pulumi"])))]
+pub struct DevArgs {
+    /// The provider component to serve and to reload whenever it changes, e.g.
+    /// target/wasm32-wasip2/debug/my_provider.wasm.
+    #[arg(value_name = "COMPONENT")]
+    pub component: PathBuf,
+    /// The provider's source address as configurations name it (`example/null`, or in full
+    /// `registry.terraform.io/example/null`): the key in TF_REATTACH_PROVIDERS.
+    #[arg(long, value_name = "ADDRESS")]
+    pub source: Option<String>,
+    /// Serve Pulumi's engine instead, as the Pulumi plugin NAME in attach mode: prints the port
+    /// and `PULUMI_DEBUG_PROVIDERS=NAME:PORT` (docs/pulumi.md).
+    #[arg(long, value_name = "NAME", conflicts_with = "source")]
+    pub pulumi: Option<String>,
+    /// A shell command that rebuilds COMPONENT, run when files under --watch change (and once
+    /// at start); each successful build is reloaded, a failed one leaves the old build serving.
+    #[arg(long, value_name = "COMMAND", requires = "watch")]
+    pub build: Option<String>,
+    /// A directory of sources whose changes run --build (repeatable). `target` and `.git`
+    /// directories and editor temporaries are ignored.
+    #[arg(long, value_name = "DIR", requires = "build")]
+    pub watch: Vec<PathBuf>,
+    /// Compile the component at start instead of taking it from the compiled-component cache
+    /// (reloaded builds are always compiled, and not cached: each is new).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The most provider instances alive at once per build [default: 16].
+    #[arg(long, value_name = "N")]
+    pub max_instances: Option<NonZeroUsize>,
+    /// What the provider may do, as `terrarium install` takes it (nothing by default).
+    #[command(flatten)]
+    pub grant_flags: GrantArgs,
+    /// Take the grants from this grants file instead of flags, e.g. the grants.toml of an
+    /// installed copy of the provider.
+    #[arg(long, value_name = "FILE", conflicts_with_all = GRANT_ARG_IDS)]
+    pub grants: Option<PathBuf>,
+}
+
+impl DevArgs {
+    /// The grants from `--grants FILE` or from the grant flags, checked by the rules
+    /// `terrarium install` and a provider start apply (see `sandbox::dirs`).
+    fn apply_grants(&self, settings: &mut RuntimeSettings) -> anyhow::Result<()> {
+        let grants = match &self.grants {
+            Some(file) => {
+                if !file.is_file() {
+                    bail!("--grants {}: no such file", file.display());
+                }
+                Grants::load(file)?
+            }
+            None => self.grant_flags.grants()?,
+        };
+        let mut protected = protected::host(settings.cache_dir.as_deref());
+        protected.extend(protected::dev(&self.component, &self.watch));
+        protected.extend(protected::current_working_dir());
+        if let Some(file) = &self.grants {
+            protected.push(ProtectedPath::new(
+                file,
+                "the grants file",
+                "a provider that can write there can widen its own grants",
+                Refuse::Write,
+            ));
+        }
+        super::serve::apply_grants(settings, grants, &protected)?;
+        Ok(())
+    }
+}
+
+pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
+    match (&args.source, &args.pulumi) {
+        (Some(source), _) => check_source_address(source)?,
+        (None, Some(name)) => terrarium_install::pulumi::check_package_name(name)?,
+        (None, None) => {
+            bail!("pass --source ADDRESS to serve Terraform, or --pulumi NAME to serve Pulumi")
+        }
+    }
+    for dir in &args.watch {
+        if !dir.is_dir() {
+            bail!("--watch {}: not a directory", dir.display());
+        }
+    }
+    // Dev builds are compiled quickly rather than into the fastest code, the first one too
+    // (a debug build of an SDK provider takes seconds to optimise); the cache keeps it apart
+    // from the optimised code of an installed copy.
+    let mut settings = RuntimeSettings {
+        log_module: "provider.terrarium-dev".into(),
+        compiler: DEV_COMPILER,
+        ..RuntimeSettings::default()
+    };
+    if args.no_cache {
+        settings.cache_dir = None;
+    }
+    if let Some(n) = args.max_instances {
+        settings.instance_pool_size = n.get();
+    }
+    args.apply_grants(&mut settings)?;
+    let runtime = crate::tokio_runtime()?;
+    let served = runtime.block_on(serve(args, settings));
+    // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> {
+    let component = args.component.clone();
+    let mut build_failure = None;
+    if let Some(command) = &args.build {
+        tracing::info!("building: `{command}`");
+        if let Err(failure) = watch::run_build(command).await {
+            tracing::error!("build `{command}` failed: {failure}");
+            build_failure = Some(reload::build_failed_warning(command, &failure));
+        }
+    }
+    let live = match load(&component, settings.clone()).await {
+        Ok((provider, digest)) => {
+            let schema = provider.schema();
+            tracing::info!(
+                component = %component.display(),
+                resources = schema.resources.len(),
+                data_sources = schema.data_sources.len(),
+                functions = schema.functions.len(),
+                "loaded"
+            );
+            LiveProvider::new(Arc::new(provider), digest)
+        }
+        Err(message) => {
+            if let Some(missing) = missing_directory(&component) {
+                // Nothing can be watched for a build that never comes: say what to do instead.
+                let how = match &args.build {
+                    Some(command) => format!("check that `{command}` builds it there"),
+                    None => "build it first (`cargo build --target wasm32-wasip2`), or pass the \
+                             command that builds it with --build CMD --watch SRC_DIR"
+                        .to_string(),
+                };
+                bail!(
+                    "{} does not exist, nor does its directory {}: {how}",
+                    component.display(),
+                    missing.display()
+                );
+            }
+            // Keep serving: the next good build is swapped in, and meanwhile every call says why.
+            tracing::error!(
+                component = %component.display(),
+                "cannot load the component yet: {message}; it is served as soon as a build writes it"
+            );
+            LiveProvider::failed(format!(
+                "terrarium dev has no working build of {} yet: {message}",
+                component.display()
+            ))
+        }
+    };
+    if let Some(warning) = build_failure {
+        live.warn(warning);
+    }
+
+    // Each new build is compiled once and never seen again: caching it would only leave one
+    // dead entry per save in the user's cache directory.
+    let reload_settings = RuntimeSettings { cache_dir: None, ..settings };
+    let reloader = Arc::new(Reloader::new(live.clone(), component.clone(), reload_settings));
+    let _component_watch = watch::watch_component(reloader.clone(), watch::COMPONENT_QUIET)
+        .with_context(|| format!("cannot watch {} for new builds", component.display()))?;
+    let _source_watch = match &args.build {
+        Some(command) => Some(watch::watch_sources(
+            &args.watch,
+            command.clone(),
+            reloader.clone(),
+            watch::SOURCES_QUIET,
+        )?),
+        None => None,
+    };
+
+    if let Some(name) = &args.pulumi {
+        return serve_pulumi(name, live).await;
+    }
+    let source = args.source.clone().unwrap_or_default();
+
+    // Reattached providers are never asked to shut down (with "Test": true), and one that is
+    // must not end the session: the controller gets a switch of its own, and only a signal
+    // stops the server.
+    let stop = Shutdown::new();
+    let controller = Shutdown::new();
+    let routes = plugin::add_go_plugin_services(
+        tonic::service::Routes::new(ReloadingService::new(live).into_server()),
+        &controller,
+    )
+    .await;
+    let BoundSocket { listener, path } = plugin::bind_unix_socket(None, None)?;
+    let reattach = reattach_value(&source, std::process::id(), path.as_path());
+    println!("export TF_REATTACH_PROVIDERS={}", shell_quote(&reattach));
+    println!(
+        "# Run the line above in the shell where you run terraform; {} is then served from here, \
+         reloaded on every build, until Ctrl-C.",
+        source
+    );
+    let _signals = stop_on_signals(&stop, &controller)?;
+    tracing::info!(socket = %path.as_path().display(), "serving for Terraform's debug mode; Ctrl-C stops");
+    plugin::serve_plaintext_on(listener, routes, stop).await?;
+    // The socket file goes away here, before the process ends.
+    drop(path);
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Serves `live` to Pulumi's engine in attach mode: the port line, then the variable that
+/// tells the engine where the plugin is; every call runs on the build serving when it starts.
+async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()> {
+    use terrarium_pulumi::plugin::{LISTEN_ADDRESS_VAR, bind_and_announce, listen_address};
+    let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
+    let listener = bind_and_announce(address, &mut std::io::stdout()).await?;
+    let port = listener.local_addr()?.port();
+    println!("export PULUMI_DEBUG_PROVIDERS={name}:{port}");
+    println!(
+        "# Run the line above in the shell where you run pulumi; the plugin {name} is then served \
+         from here, reloaded on every build, until Ctrl-C."
+    );
+    let service = terrarium_pulumi::PulumiService::current(
+        move || {
+            live.current().provider.clone().ok_or_else(|| {
+                std::sync::Arc::from(
+                    "terrarium dev has no working build of the component yet; its log says why",
+                )
+            })
+        },
+        name,
+        super::pulumi::UNVERSIONED,
+    );
+    tracing::info!(port, "serving Pulumi's engine in attach mode; Ctrl-C stops");
+    // The component's logs stay in this terminal, as `terrarium dev` shows them for
+    // Terraform; the plugin outlives the engines that attach to it.
+    terrarium_pulumi::plugin::serve_pulumi(
+        listener,
+        tonic::service::Routes::new(service.into_server()),
+        std::future::pending(),
+    )
+    .await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Loads, instantiates and reads the schema of the component; returns it with its digest.
+async fn load(
+    component: &Path,
+    settings: RuntimeSettings,
+) -> Result<(Dispatcher, [u8; 32]), String> {
+    let path = component.to_path_buf();
+    let (runtime, digest) = tokio::task::spawn_blocking(move || {
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let digest = reload::digest(&bytes);
+        Runtime::from_bytes(&bytes, &path, settings).map(|r| (r, digest)).map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| format!("loading was interrupted: {e}"))??;
+    let provider = Dispatcher::start(Arc::new(runtime))
+        .await
+        .map_err(|e| format!("{}: {e}", component.display()))?;
+    Ok((provider, digest))
+}
+
+/// The TF_REATTACH_PROVIDERS value for a provider served on a Unix socket: `"Test": true`
+/// keeps Terraform from stopping the process after each command and from taking it for a
+/// protocol 5 provider.
+pub fn reattach_value(source: &str, pid: u32, socket: &Path) -> String {
+    serde_json::json!({
+        source: {
+            "Protocol": "grpc",
+            "ProtocolVersion": 6,
+            "Pid": pid,
+            "Test": true,
+            "Addr": { "Network": "unix", "String": socket.to_string_lossy() },
+        }
+    })
+    .to_string()
+}
+
+/// `text` as one single-quoted POSIX shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A provider source address as Terraform writes it: `TYPE`, `NAMESPACE/TYPE` or
+/// `HOSTNAME/NAMESPACE/TYPE`. Terraform checks the details; this catches what would make the
+/// printed line useless (a path, a version constraint, spaces).
+fn check_source_address(source: &str) -> anyhow::Result<()> {
+    let parts: Vec<&str> = source.split('/').collect();
+    let name =
+        |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_".contains(c));
+    let host = |p: &str| {
+        !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
+    };
+    let well_formed = match parts.as_slice() {
+        [ty] => name(ty),
+        [namespace, ty] => name(namespace) && name(ty),
+        [hostname, namespace, ty] => host(hostname) && name(namespace) && name(ty),
+        _ => false,
+    };
+    if !well_formed {
+        bail!(
+            "--source {source:?} is not a provider source address; write it as in the configuration's \
+             required_providers, e.g. example/null or registry.terraform.io/example/null"
+        );
+    }
+    Ok(())
+}
+
+/// Aborts the signal task when serving ends.
+struct SignalTask(tokio::task::JoinHandle<()>);
+
+impl Drop for SignalTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the server. Unlike a provider Terraform starts,
+/// which ignores SIGINT (Terraform stops it), this one belongs to the person at the terminal.
+/// The component's directory, when it does not exist (so there is nothing to watch).
+fn missing_directory(component: &Path) -> Option<PathBuf> {
+    let dir = match component.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    (!dir.is_dir()).then_some(dir)
+}
+
+fn stop_on_signals(stop: &Shutdown, controller: &Shutdown) -> anyhow::Result<SignalTask> {
+    let mut interrupt =
+        signal(SignalKind::interrupt()).context("cannot install the SIGINT handler")?;
+    let mut terminate =
+        signal(SignalKind::terminate()).context("cannot install the SIGTERM handler")?;
+    let mut hangup = signal(SignalKind::hangup()).context("cannot install the SIGHUP handler")?;
+    let (stop, controller) = (stop.clone(), controller.clone());
+    Ok(SignalTask(tokio::spawn(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("interrupted; stopping"),
+            _ = terminate.recv() => tracing::info!("SIGTERM received; stopping"),
+            _ = hangup.recv() => tracing::info!("SIGHUP received; stopping"),
+        }
+        // The stdio streams end with the controller's switch; open connections then drain.
+        controller.trigger();
+        stop.trigger();
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reattach_value_is_what_terraform_reads() {
+        let value = reattach_value("example/null", 42, Path::new("/tmp/terrarium-plugin-abc"));
+        let parsed: serde_json::Value = serde_json::from_str(&value).unwrap();
+        assert_eq!(
+            parsed,
+            serde_json::json!({"example/null": {
+                "Protocol": "grpc", "ProtocolVersion": 6, "Pid": 42, "Test": true,
+                "Addr": {"Network": "unix", "String": "/tmp/terrarium-plugin-abc"}
+            }})
+        );
+    }
+
+    #[test]
+    fn shell_quoting_survives_single_quotes() {
+        assert_eq!(shell_quote("{\"a\":1}"), "'{\"a\":1}'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    fn dev_args(args: &[&str]) -> Result<DevArgs, clap::Error> {
+        let argv = [&["terrarium", "dev", "p.wasm", "--source", "acme/w"], args].concat();
+        match <crate::Cli as clap::Parser>::try_parse_from(argv)?.command {
+            Some(crate::Command::Dev(args)) => Ok(args),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn dev_serves_terraform_or_pulumi() {
+        let pulumi = |args: &[&str]| {
+            <crate::Cli as clap::Parser>::try_parse_from(
+                [&["terrarium", "dev", "p.wasm"], args].concat(),
+            )
+        };
+        assert!(pulumi(&["--pulumi", "random"]).is_ok());
+        assert!(pulumi(&[]).is_err(), "neither --source nor --pulumi");
+        assert!(pulumi(&["--pulumi", "random", "--source", "acme/w"]).is_err());
+    }
+
+    #[test]
+    fn dev_takes_the_grant_flags_of_install_or_a_grants_file() {
+        let args = dev_args(&["--allow-dir", "/srv/data:rw", "--allow-env", "TOKEN"]).unwrap();
+        let grants = args.grant_flags.grants().unwrap();
+        assert_eq!(grants.dirs[0].to_string(), "/srv/data:rw");
+        assert_eq!(grants.env, ["TOKEN"]);
+        assert!(dev_args(&["--grants", "g.toml"]).unwrap().grants.is_some());
+        // A file or flags, not both; a mistyped mode is refused as by install.
+        assert!(dev_args(&["--grants", "g.toml", "--allow-env", "TOKEN"]).is_err());
+        let err = dev_args(&["--allow-dir", "/data:rx"]).unwrap_err().to_string();
+        assert!(err.contains("unknown access mode"), "{err}");
+    }
+
+    #[test]
+    fn dev_checks_directory_grants_before_serving() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let component = root.join("src/p.wasm");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let missing = format!("{}:rw", root.join("missing").display());
+        let covering = format!("{}:rw", root.display());
+        for (grant, needle) in
+            [(missing, "does not exist"), (covering, "the component terrarium dev serves")]
+        {
+            let mut args = dev_args(&["--allow-dir", &grant]).unwrap();
+            args.component = component.clone();
+            let err = args.apply_grants(&mut RuntimeSettings::default()).unwrap_err().to_string();
+            assert!(err.contains(needle), "{grant}: {err}");
+        }
+        let grants_file = root.join("grants.toml");
+        std::fs::create_dir(root.join("data")).unwrap();
+        std::fs::write(
+            &grants_file,
+            format!("allow_dir = [\"{}:rw\"]\n", root.join("data").display()),
+        )
+        .unwrap();
+        let mut args = dev_args(&["--grants", &grants_file.to_string_lossy()]).unwrap();
+        args.component = component;
+        let mut settings = RuntimeSettings::default();
+        args.apply_grants(&mut settings).unwrap();
+        assert_eq!(settings.sandbox.dirs().len(), 1);
+    }
+
+    #[test]
+    fn source_addresses() {
+        for ok in ["null", "example/null", "registry.terraform.io/example/null", "my-corp/my_thing"]
+        {
+            assert!(check_source_address(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a//b", "a/b/c/d", "example/null ", "./provider.wasm", "example/null@1.0"] {
+            assert!(check_source_address(bad).is_err(), "{bad:?}");
+        }
+    }
+}
