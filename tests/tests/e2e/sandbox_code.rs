@@ -321,13 +321,7 @@ fn a_publishers_grants_are_a_request_until_the_person_approves_them() -> anyhow:
     let ws = Workspace::with_cli_config(
         "disable_checkpoint = true\n\nprovider_installation {\n  direct {}\n}\n",
     )?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "terraform {{\n  required_providers {{\n    null = {{\n      source  = \"{source}\"\n      \
-             version = \"1.0.0\"\n    }}\n  }}\n}}\n\nresource \"null_resource\" \"a\" {{}}\n"
-        ),
-    )?;
+    ws.write("main.tf", &null_config(&source))?;
     let server_env = server.terraform_env();
     let env: Vec<(&str, &str)> = server_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let init = scratch.run(&ws, &["init", "-input=false", "-no-color"], &env)?;
@@ -421,13 +415,7 @@ fn a_release_runs_under_the_users_own_host_fetched_from_its_registry() -> anyhow
         "disable_checkpoint = true\n\nprovider_installation {{\n  filesystem_mirror {{\n    path    = {}\n  }}\n}}\n",
         hcl_string(&mirror.to_string_lossy())
     ))?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "terraform {{\n  required_providers {{\n    null = {{\n      source  = \"{source}\"\n      \
-             version = \"1.0.0\"\n    }}\n  }}\n}}\n\nresource \"null_resource\" \"a\" {{}}\n"
-        ),
-    )?;
+    ws.write("main.tf", &null_config(&source))?;
     let init = scratch.run(&ws, &["init", "-input=false", "-no-color"], &[])?;
     ensure!(init.code == Some(0), "{init}");
     let run = scratch.run(&ws, APPLY, &[])?;
@@ -443,6 +431,14 @@ fn a_release_runs_under_the_users_own_host_fetched_from_its_registry() -> anyhow
     refused(&install(&mirror2)?, &["does not verify", "nothing was installed"])?;
     ensure!(!mirror2.join(&source).exists(), "a release with a bad signature was installed");
     Ok(())
+}
+
+/// A configuration of one null_resource from the released `source` at 1.0.0.
+fn null_config(source: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    null = {{\n      source  = \"{source}\"\n      \
+         version = \"1.0.0\"\n    }}\n  }}\n}}\n\nresource \"null_resource\" \"a\" {{}}\n"
+    )
 }
 
 /// The grants in force in an installed package's grants file (its non-comment lines).
