@@ -20,7 +20,6 @@ use terrarium_pulumi::plugin::{
     listen_address, serve_pulumi,
 };
 use terrarium_runtime::RuntimeSettings;
-use terrarium_runtime::sandbox::GRANTS_FILE_NAME;
 
 use terrarium_install::COMPONENT_FILE_NAME;
 
@@ -38,7 +37,8 @@ pub struct ServePulumiArgs {
     /// The provider component to serve.
     #[arg(long, value_name = "FILE")]
     pub component: PathBuf,
-    /// The grants file [default: `grants.toml` beside the component].
+    /// The grants file, yours: in force as written [default: `grants.toml` beside the
+    /// component, in force once `terrarium install` wrote it or you approved it].
     #[arg(long, value_name = "FILE")]
     pub grants: Option<PathBuf>,
     /// Compile the component instead of using the compiled-component cache.
@@ -98,8 +98,7 @@ pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
         settings.instance_pool_size = n.get();
     }
     let component = args.component.clone();
-    let grants_file =
-        args.grants.clone().unwrap_or_else(|| component.with_file_name(GRANTS_FILE_NAME));
+    let grants_file = super::serve::GrantsFile::of(args.grants.clone(), &component);
     let version = args.plugin_version.clone().unwrap_or_else(|| UNVERSIONED.to_string());
     let name = args.name.clone();
     let engine = args.engine.clone();

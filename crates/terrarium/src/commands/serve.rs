@@ -28,8 +28,9 @@ pub struct ServeArgs {
     /// [default: 16; also: TERRARIUM_MAX_INSTANCES, for the executable Terraform starts].
     #[arg(long, value_name = "N")]
     pub max_instances: Option<NonZeroUsize>,
-    /// The grants file [default: `grants.toml` beside the component]. A missing file grants
-    /// nothing; an invalid one stops the provider with an error.
+    /// The grants file, yours: in force as written [default: `grants.toml` beside the
+    /// component, in force once `terrarium install` wrote it or you approved it]. A missing
+    /// file grants nothing; an invalid one stops the provider with an error.
     #[arg(long, value_name = "FILE")]
     pub grants: Option<PathBuf>,
     /// Speak this Terraform plugin protocol version instead of the newest Terraform offers
@@ -105,8 +106,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         settings.instance_pool_size = n.get();
     }
 
-    let grants_file =
-        args.grants.clone().unwrap_or_else(|| component.with_file_name(GRANTS_FILE_NAME));
+    let grants_file = GrantsFile::of(args.grants.clone(), &component);
 
     let runtime = crate::tokio_runtime()?;
     let served = runtime.block_on(async move {
@@ -144,9 +144,34 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where a served provider's grants come from, which decides whether they are in force.
+pub(crate) enum GrantsFile {
+    /// Named with `--grants` by the person who runs the host: theirs, in force as written
+    /// (Terraform and Pulumi start an installed provider without it).
+    Named(PathBuf),
+    /// Beside the component: trusted when `terrarium install` wrote it, else a request the
+    /// person approves (see `approvals`).
+    Beside(PathBuf),
+}
+
+impl GrantsFile {
+    pub(crate) fn of(named: Option<PathBuf>, component: &std::path::Path) -> GrantsFile {
+        match named {
+            Some(file) => GrantsFile::Named(file),
+            None => GrantsFile::Beside(component.with_file_name(GRANTS_FILE_NAME)),
+        }
+    }
+
+    fn path(&self) -> &std::path::Path {
+        match self {
+            GrantsFile::Named(file) | GrantsFile::Beside(file) => file,
+        }
+    }
+}
+
 pub(crate) async fn load(
     component: &std::path::Path,
-    grants_file: PathBuf,
+    grants_file: GrantsFile,
     settings: RuntimeSettings,
 ) -> Result<Dispatcher, LoadFailure> {
     let granted = match granted_settings(component, &grants_file, settings.clone()) {
@@ -164,18 +189,24 @@ pub(crate) async fn load(
 /// `settings` with the grants of `grants_file` applied.
 fn granted_settings(
     component: &std::path::Path,
-    grants_file: &std::path::Path,
+    grants_file: &GrantsFile,
     mut settings: RuntimeSettings,
 ) -> Result<RuntimeSettings, String> {
     // The grants are read once, here; nothing later (the provider's configuration included)
     // can change them. An unreadable or invalid file is an error, never "no grants". A grants
     // file the user did not write is only a request (see `approvals`).
-    let approvals = terrarium_install::approvals::Approvals::for_user().ok_or_else(|| {
-        "neither XDG_CONFIG_HOME nor HOME is set, so Terrarium cannot find which grants you \
-         approved: set HOME"
-            .to_string()
-    })?;
-    let grants = approvals.grants_for(grants_file).map_err(|e| e.to_string())?;
+    let grants = match grants_file {
+        GrantsFile::Named(file) => Grants::load(file).map_err(|e| e.to_string())?,
+        GrantsFile::Beside(file) => {
+            let approvals = terrarium_install::approvals::Approvals::for_user().ok_or_else(|| {
+                "neither XDG_CONFIG_HOME nor HOME is set, so Terrarium cannot find which grants \
+                 you approved: set HOME"
+                    .to_string()
+            })?;
+            approvals.grants_for(file).map_err(|e| e.to_string())?
+        }
+    };
+    let grants_file = grants_file.path();
     // The rules `terrarium install` checked, again: the file may have been edited since, and
     // only now is Terraform's working directory known.
     let mut protected = terrarium_install::protected::installed_package(component, grants_file);
