@@ -27,12 +27,12 @@
 pub mod approvals;
 mod cli_config;
 mod component;
-pub mod fetch;
 pub mod grant_args;
 mod layout;
 mod platform;
 pub mod protected;
 pub mod pulumi;
+pub mod release;
 mod source;
 pub mod user_files;
 
@@ -50,6 +50,7 @@ pub use layout::{
     default_mirror_dir, install, install_package,
 };
 pub use platform::Platform;
+pub use release::{Release, Releases};
 pub use source::{DEFAULT_REGISTRY_HOST, ProviderSource, ProviderVersion};
 use terrarium_runtime::sandbox::Grants;
 
@@ -238,10 +239,11 @@ fn grants_summary(grants: &Grants, file: &Path) -> String {
 }
 
 /// `terrarium install`: validates, installs, then prints the CLI config block on stdout (so it
-/// can be redirected into a file) and guidance on stderr.
-pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
+/// can be redirected into a file) and guidance on stderr. A release zip or `--from-registry` is
+/// read or fetched through `releases`.
+pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
     if let Some(name) = &args.pulumi {
-        return run_pulumi(args, name);
+        return run_pulumi(args, name, releases);
     }
     if args.plugin_dir.is_some() {
         anyhow::bail!(
@@ -251,7 +253,7 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
     let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
-    let component = Component::resolve(args, Some(&source), &version)?;
+    let component = Component::resolve(args, Some(&source), &version, releases)?;
     check_component(component.path())?;
     validate_component(component.path())?;
     let mirror = match &args.mirror {
@@ -312,11 +314,11 @@ pub fn run(args: &InstallArgs) -> anyhow::Result<()> {
 }
 
 /// `terrarium install --pulumi NAME`: the same checks, Pulumi's plugin layout.
-fn run_pulumi(args: &InstallArgs, name: &str) -> anyhow::Result<()> {
+fn run_pulumi(args: &InstallArgs, name: &str, releases: &dyn Releases) -> anyhow::Result<()> {
     pulumi::check_package_name(name)?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grants()?;
-    let component = Component::resolve(args, None, &version)?;
+    let component = Component::resolve(args, None, &version, releases)?;
     check_component(component.path())?;
     validate_component(component.path())?;
     let plugin_dir = match &args.plugin_dir {
@@ -362,7 +364,7 @@ enum Component {
     Release {
         path: PathBuf,
         _scratch: tempfile::TempDir,
-        release: fetch::Release,
+        release: Release,
     },
 }
 
@@ -371,17 +373,18 @@ impl Component {
         args: &InstallArgs,
         source: Option<&ProviderSource>,
         version: &ProviderVersion,
+        releases: &dyn Releases,
     ) -> anyhow::Result<Component> {
         let release = match (&args.component, source) {
-            (Some(path), _) if fetch::is_release_zip(path) => {
+            (Some(path), _) if release::is_release_zip(path) => {
                 let bytes = fs::read(path)
                     .map_err(|cause| InstallError::ReadComponent { path: path.clone(), cause })?;
-                fetch::read_release_zip(&bytes, &path.display().to_string())?
+                releases.read_zip(&bytes, &path.display().to_string())?
             }
             (Some(path), _) => return Ok(Component::File(path.clone())),
             (None, Some(source)) => {
                 eprintln!("fetching {source} {version} from {}", source.hostname);
-                fetch::fetch_release(source, version, &Platform::current()?)?
+                releases.fetch(source, version, &Platform::current()?)?
             }
             (None, None) => anyhow::bail!("pass the component to install, or --from-registry"),
         };

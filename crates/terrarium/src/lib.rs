@@ -73,7 +73,9 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
     match cli.command {
         None => serve::run(&serve::ServeArgs::default()),
         Some(Command::Serve(args)) => serve::run(&args),
-        Some(Command::Install(args)) => for_people(|| install::run(&args)),
+        Some(Command::Install(args)) => {
+            for_people(|| install::run(&args, &terrarium_registry::fetch::ReleaseClient))
+        }
         Some(Command::ServePulumi(args)) => pulumi::run(&args),
         Some(Command::Package(args)) => for_people(|| package::run(&args)),
         Some(Command::Registry(args)) => for_people(|| registry::run(&args)),

@@ -139,7 +139,7 @@ impl SigningKey {
 }
 
 /// The key ID of an ASCII-armored public key (`install` reads it when it checks a release).
-pub use terrarium_install::fetch::public_key_id;
+pub use crate::fetch::public_key_id;
 
 fn key_id(key: &SignedSecretKey) -> String {
     hex::encode_upper(key.legacy_key_id().as_ref())

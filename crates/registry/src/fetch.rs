@@ -1,30 +1,35 @@
-//! A published provider run under the user's own host: the component is taken out of a
-//! release (a zip `terrarium package` wrote, from a file or fetched through Terraform's
-//! provider registry protocol with its signature checked), and everything else the publisher
-//! shipped is left behind: the executable (native code the user would otherwise run) and the
-//! grants file (only shown, as a request; the user's flags decide).
+//! The client side of a release: a zip `terrarium package` wrote, read from a file or fetched
+//! through Terraform's provider registry protocol with its signature checked. `terrarium
+//! install` takes the component out of it ([`ReleaseClient`] is its
+//! [`Releases`](terrarium_install::Releases)).
 
 use std::io::{Cursor, Read as _};
-use std::path::Path;
 use std::sync::Arc;
 
 use http_body_util::{BodyExt as _, Limited};
 use pgp::composed::{Deserializable as _, DetachedSignature, SignedPublicKey};
 use sha2::{Digest as _, Sha256};
 
-use super::layout::COMPONENT_FILE_NAME;
-use super::platform::Platform;
-use super::source::{ProviderSource, ProviderVersion};
+use terrarium_install::{COMPONENT_FILE_NAME, Platform, ProviderSource, ProviderVersion, Release};
 use terrarium_runtime::sandbox::GRANTS_FILE_NAME;
 
-/// What a release holds that a user's own host serves.
-#[derive(Debug)]
-pub struct Release {
-    pub component: Vec<u8>,
-    /// The publisher's grants file, a request.
-    pub requested_grants: Option<String>,
-    /// Where it came from, for the summary (`signed with key ID ...`).
-    pub origin: String,
+/// Reads release zips and fetches releases from registries, for `terrarium install`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReleaseClient;
+
+impl terrarium_install::Releases for ReleaseClient {
+    fn read_zip(&self, bytes: &[u8], what: &str) -> anyhow::Result<Release> {
+        Ok(read_release_zip(bytes, what)?)
+    }
+
+    fn fetch(
+        &self,
+        source: &ProviderSource,
+        version: &ProviderVersion,
+        platform: &Platform,
+    ) -> anyhow::Result<Release> {
+        Ok(fetch_release(source, version, platform)?)
+    }
 }
 
 /// Why a release could not be fetched or read. Each message says what to check.
@@ -350,11 +355,6 @@ impl Client {
             .to_vec();
         Ok((status, location, body))
     }
-}
-
-/// Whether `given` names a release zip rather than a component.
-pub fn is_release_zip(given: &Path) -> bool {
-    given.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"))
 }
 
 /// The key ID of an ASCII-armored public key, or `None` when the text is no public key.
