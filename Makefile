@@ -1,6 +1,7 @@
 # Terrarium: run Terraform providers as sandboxed WebAssembly components.
 #
-#   make demo    set up, build, install the example providers into build/demo/mirror and run
+#   make demo    set up what the demo needs (no Go, no cross toolchain, no root), build the host
+#                and the four providers the demo uses, install them into build/demo/mirror and run
 #                terraform init/apply/destroy on examples/demo (in a copy under build/demo/work)
 #   make test    set up, build, lint, then the whole suite (cargo test --workspace, end-to-end included)
 #   make lint    the house rules: rustfmt, clippy -D warnings, rustdoc -D warnings, layering, commits
@@ -37,6 +38,9 @@ GUEST_PACKAGES := null-provider random-provider declaring-provider faulty-provid
 # Of those, the test fixtures: guests only, with no native tests, so `make test` skips
 # building them natively.
 GUEST_FIXTURES := declaring-provider faulty-provider hostile-provider slow-provider
+# What `make demo` builds: the Rust guests examples/demo uses (the fourth, pets, is the
+# TypeScript one), and nothing the tests alone need.
+DEMO_GUESTS := null-provider random-provider files-provider
 COMPONENT_DIR := $(TARGET_DIR)/wasm32-wasip2/debug
 TERRARIUM_BIN := $(TARGET_DIR)/debug/terrarium
 # The linux_arm64 host `terrarium package` ships in the tests' releases: cross-built once, in
@@ -84,13 +88,17 @@ go-bindings: setup build/go/bindings.stamp
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings
+.PHONY: help setup setup-demo build-demo build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings
 
 help:
 	@sed -n '3,17s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@scripts/setup
+
+# Only what the demo needs: the wasm32-wasip2 target, Terraform, the TypeScript toolchain.
+setup-demo:
+	@scripts/setup --demo
 
 build: build-host build-guests
 
@@ -154,7 +162,12 @@ lint: setup
 fmt:
 	rustfmt --edition 2024 $(RUST_SOURCES)
 
-demo: build
+build-demo: setup-demo
+	$(CARGO) build $(LOCKED) -p terrarium
+	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(DEMO_GUESTS))
+	@$(MAKE) --no-print-directory $(COMPONENT_DIR)/pets_ts.wasm
+
+demo: build-demo
 	TERRARIUM_BIN=$(TERRARIUM_BIN) COMPONENT_DIR=$(COMPONENT_DIR) scripts/demo
 
 bench: setup ; bench/run $(BENCH_ARGS)

@@ -90,3 +90,121 @@ fn run_demo(terraform: &Path, expected: &[&str]) -> anyhow::Result<()> {
     ensure!(warnings.is_empty(), "the demo showed warnings {warnings:?}:\n{shown}");
     Ok(())
 }
+
+fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A directory of links to every program on this PATH except `hidden`: the PATH of a machine
+/// where those are not installed.
+fn path_without(hidden: &[&str]) -> anyhow::Result<(tempfile::TempDir, std::ffi::OsString)> {
+    let farm = tempfile::Builder::new().prefix("path-without-").tempdir()?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let link = farm.path().join(&name);
+            if hidden.iter().any(|h| name == *h) || link.symlink_metadata().is_ok() {
+                continue;
+            }
+            std::os::unix::fs::symlink(entry.path(), link)?;
+        }
+    }
+    let path = std::env::join_paths([farm.path()])?;
+    Ok((farm, path))
+}
+
+/// `scripts/setup --demo` on a machine without `hidden`, as `make demo` runs it.
+fn setup_for_the_demo_without(hidden: &[&str]) -> anyhow::Result<(Option<i32>, String)> {
+    let (_farm, path) = path_without(hidden)?;
+    let mut command = Command::new("bash");
+    command
+        .arg(repo_root().join("scripts/setup"))
+        .arg("--demo")
+        .env("PATH", path)
+        .env_remove("TERRAFORM")
+        .stdin(Stdio::null());
+    let (code, _stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(600))?;
+    Ok((code, stderr))
+}
+
+/// What only the tests need: the linux_arm64 cross toolchain and its emulator, Go (the Go
+/// guests, OpenTofu and the Pulumi CLI), and root's way of installing them.
+const TEST_ONLY_TOOLS: &[&str] =
+    &["aarch64-linux-gnu-gcc", "qemu-aarch64-static", "go", "apt-get", "sudo"];
+
+#[test]
+fn setup_for_the_demo_needs_no_cross_toolchain_no_go_and_no_root() -> anyhow::Result<()> {
+    let (code, stderr) = setup_for_the_demo_without(TEST_ONLY_TOOLS)?;
+    ensure!(
+        code == Some(0),
+        "scripts/setup --demo failed without the tests' tools (exit {code:?}):\n{stderr}"
+    );
+    Ok(())
+}
+
+#[test]
+fn setup_for_the_demo_names_what_is_missing_and_how_to_get_it() -> anyhow::Result<()> {
+    let hidden = [TEST_ONLY_TOOLS, &["node", "npm"]].concat();
+    let (code, stderr) = setup_for_the_demo_without(&hidden)?;
+    ensure!(
+        code == Some(1),
+        "scripts/setup --demo without node should fail (exit {code:?}):\n{stderr}"
+    );
+    ensure!(
+        stderr.contains("make demo needs these, which are missing")
+            && stderr.contains("node and npm")
+            && stderr.contains("https://nodejs.org"),
+        "scripts/setup --demo should say that node is missing and where to get it:\n{stderr}"
+    );
+    ensure!(
+        !stderr.contains("aarch64") && !stderr.contains("go.dev"),
+        "scripts/setup --demo should not ask for what only the tests need:\n{stderr}"
+    );
+    Ok(())
+}
+
+/// `make demo` builds the host and the four providers the demo installs, not the test fixtures
+/// nor the Python and Go guests, and sets up only what the demo needs.
+#[test]
+fn make_demo_builds_only_what_the_demo_uses() -> anyhow::Result<()> {
+    let mut command = Command::new("make");
+    command
+        .args(["-n", "demo"])
+        .current_dir(repo_root())
+        .env_remove("MAKEFLAGS")
+        .env_remove("MAKELEVEL")
+        .env_remove("MFLAGS")
+        .stdin(Stdio::null());
+    let (code, stdout, stderr) = run_with_timeout(&mut command, Duration::from_secs(120))?;
+    ensure!(code == Some(0), "make -n demo failed (exit {code:?}):\n{stdout}\n{stderr}");
+    ensure!(
+        stdout.lines().any(|l| l.trim() == "scripts/setup --demo"),
+        "make demo should run `scripts/setup --demo`:\n{stdout}"
+    );
+    for needed in [
+        "-p terrarium",
+        "-p null-provider",
+        "-p random-provider",
+        "-p files-provider",
+        "pets_ts.wasm",
+    ] {
+        ensure!(stdout.contains(needed), "make demo should build {needed:?}:\n{stdout}");
+    }
+    for unneeded in [
+        "faulty-provider",
+        "hostile-provider",
+        "slow-provider",
+        "declaring-provider",
+        "etcd-provider",
+        "pets-rs",
+        "pets_py",
+        "web_py",
+        "pets_go",
+        "aarch64",
+    ] {
+        ensure!(!stdout.contains(unneeded), "make demo should not build {unneeded:?}:\n{stdout}");
+    }
+    Ok(())
+}
