@@ -62,11 +62,25 @@ export interface Diagnostic {
  */
 export class TerraformError extends Error {
   readonly diagnostics: Diagnostic[];
+  /** The state a failed create or update reached (`withState`); undefined: nothing changed. */
+  state?: unknown;
 
   constructor(summary: string, detail = '', path: Path = []) {
     super(detail ? `${summary}: ${detail}` : summary);
     this.name = 'TerraformError';
     this.diagnostics = [{ severity: 'error', summary, detail, path }];
+  }
+
+  /**
+   * This error, carrying the state a failed create or update reached: what it made or
+   * changed before it failed, so that Terraform records the object (tainted, after a create)
+   * instead of losing track of it. Unknown values in it are stored as null.
+   *
+   *     throw new TerraformError('Server failed to boot', '...').withState(started);
+   */
+  withState(state: unknown): this {
+    this.state = state;
+    return this;
   }
 
   /** Several problems at once (for example one per attribute); at least one is an error. */

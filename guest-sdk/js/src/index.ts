@@ -3,6 +3,7 @@
 
 export { Diagnostics, type Diagnostic, key, type Path, pathToString, TerraformError } from './diagnostics.js';
 export { log, stopping } from './log.js';
+export * as stop from './stop.js';
 export {
   type ConfigureContext,
   DataSource,

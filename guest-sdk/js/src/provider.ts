@@ -68,6 +68,13 @@ export abstract class Resource<S extends Schema = Schema> {
   plan?(request: PlanRequest<S>): MaybePromise<PlanAnswer<S>>;
 
   /**
+   * Checks a planned destroy: throw a `TerraformError` to refuse it (an object that must not
+   * be deleted while something holds it, say). With it the provider declares the
+   * `plan_destroy` capability, so Terraform asks before every destroy of any type.
+   */
+  planDestroy?(prior: State<S>): MaybePromise<void>;
+
+  /**
    * `terraform import` / an `import` block: the state of the object `id` names. Terraform
    * reads it right after. Without it, import is refused with an error.
    */

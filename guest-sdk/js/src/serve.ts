@@ -106,8 +106,12 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     find('ephemeral resource', p.ephemeralResources, typeName);
 
   const hooks = new Hooks();
-  const named = (items: { typeName: string; schema: Schema; plan?: unknown }[]) =>
-    items.map((i) => ({ name: i.typeName, behaviour: behaviourOf(i.schema, hooks, typeof i.plan === 'function') }));
+  // The host calls the plan hook of a type with `plan` or `planDestroy`.
+  const named = (items: { typeName: string; schema: Schema; plan?: unknown; planDestroy?: unknown }[]) =>
+    items.map((i) => ({
+      name: i.typeName,
+      behaviour: behaviourOf(i.schema, hooks, typeof i.plan === 'function' || typeof i.planDestroy === 'function'),
+    }));
   // Numbered once, in declaration order: every instance gives the host the same hook ids.
   const declared: witBehaviour.ProviderBehaviour = {
     provider: behaviourOf(p.schema ?? new Schema({ attributes: {} }), hooks),
@@ -157,10 +161,18 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     },
 
     async planResource(request) {
-      const run = await attempt(`${request.typeName}.plan`, async () => {
+      const planned = fromWit(request.plannedState);
+      const destroy = planned === null;
+      const run = await attempt(`${request.typeName}.${destroy ? 'planDestroy' : 'plan'}`, async () => {
         const r = resource(request.typeName);
-        const planned = fromWit(request.plannedState);
-        const answer = await r.plan!({
+        // A destroy reaches the guest only for a type with `planDestroy` (the capability);
+        // a type with only `planDestroy` keeps the host's plan of every other change.
+        if (destroy) {
+          await r.planDestroy?.(stateOf(request.priorState));
+          return undefined;
+        }
+        if (!r.plan) return undefined;
+        const answer = await r.plan({
           prior: stateOf(request.priorState),
           planned: planned as never,
           config: fromWit(request.config) as never,
@@ -203,7 +215,7 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
         listResources: [],
         actions: [],
         capabilities: {
-          planDestroy: false,
+          planDestroy: p.resources.some((r) => typeof r.planDestroy === 'function'),
           getProviderSchemaOptional: false,
           moveResourceState: false,
           generateResourceConfig: false,
@@ -268,18 +280,28 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       const prior = fromWit(request.priorState);
       const planned = fromWit(request.plannedState);
       const what = prior === null ? 'create' : planned === null ? 'delete' : 'update';
+      // What a failed create or update reached (`TerraformError.withState`).
+      let reached: wit.Value | undefined;
       const run = await attempt(`${request.typeName}.${what}`, async () => {
         const r = resource(request.typeName);
         if (planned === null) {
           await r.delete(prior as never);
           return nullValue;
         }
-        const state = await (prior === null ? r.create(planned as never) : r.update(prior as never, planned as never));
-        return toWit(state, r.schema.type);
+        try {
+          const state = await (prior === null ? r.create(planned as never) : r.update(prior as never, planned as never));
+          return toWit(state, r.schema.type);
+        } catch (e) {
+          if (e instanceof TerraformError && e.state !== undefined && e.state !== null) {
+            reached = toWit(e.state as TfValue, r.schema.type);
+          }
+          throw e;
+        }
       });
       return {
-        // On an error Terraform keeps what existed before (nothing for a failed create).
-        newState: run.value ?? request.priorState,
+        // On an error, what the change reached (so Terraform keeps track of the object,
+        // tainted after a create), else what existed before.
+        newState: run.value ?? reached ?? request.priorState,
         private: request.plannedPrivate,
         diagnostics: run.diagnostics,
       };

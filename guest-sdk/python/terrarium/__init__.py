@@ -6,9 +6,10 @@ See guest-sdk/python/README.md.
 """
 
 from .diagnostics import Diagnostic, FunctionError, Key, TerraformError, warn
-from .provider import DataSource, EphemeralResource, Function, Provider, Resource, function
+from .provider import DataSource, EphemeralResource, Function, Opened, Provider, Renewed, Resource, function
 from .schema import attribute, block
-from . import http, log, validators
+from . import http, log, stop, validators
+from .stop import stopping
 from .values import UNKNOWN, is_unknown, to_json
 
 __all__ = [
@@ -19,7 +20,9 @@ __all__ = [
     "Function",
     "FunctionError",
     "Key",
+    "Opened",
     "Provider",
+    "Renewed",
     "Resource",
     "TerraformError",
     "attribute",
@@ -29,6 +32,8 @@ __all__ = [
     "http",
     "is_unknown",
     "log",
+    "stop",
+    "stopping",
     "to_json",
     "validators",
     "warn",

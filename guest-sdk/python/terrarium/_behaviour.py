@@ -106,7 +106,8 @@ def make_behaviour(provider_cls: type, resource_plan: Callable[[b.PlanResourceRe
     def has_plan_hook(cls: type) -> bool:
         from .provider import Resource
 
-        return getattr(cls, "plan", None) is not getattr(Resource, "plan", None)
+        # The host calls the plan hook of a type that overrides `plan` or `plan_destroy`.
+        return any(getattr(cls, m, None) is not getattr(Resource, m, None) for m in ("plan", "plan_destroy"))
 
     def named(classes: list[type], hook: bool = False) -> list[b.NamedBehaviour]:
         return [

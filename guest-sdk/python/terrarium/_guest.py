@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import traceback
+from datetime import timezone
 from typing import Any, Callable
 
 from componentize_py_types import Err
@@ -13,6 +14,7 @@ from wit_world.imports import types as t
 
 from . import _wire as wire
 from .diagnostics import Diagnostic, FunctionError, TerraformError, take_warnings
+from .provider import Opened, Renewed
 from .provider import Provider as UserProvider
 from .schema import Type, schema_of, type_of
 from .values import to_python
@@ -121,7 +123,7 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 ephemeral_resources=named(ephemerals),
                 list_resources=[],
                 actions=[],
-                capabilities=t.ServerCapabilities(False, False, False, False),
+                capabilities=t.ServerCapabilities(any(_overrides(r, "plan_destroy") for r in resources.values()), False, False, False),
                 diagnostics=[],
             )
 
@@ -165,6 +167,9 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             )
 
         def apply_resource_change(self, request: p.ApplyResourceChangeRequest) -> p.ApplyResourceChangeResponse:
+            # What a failed create or update reached (TerraformError.with_state).
+            reached: list[t.Value] = []
+
             def run() -> Any:
                 cls = find("resource", resources, request.type_name)
                 ty = state_type(cls)
@@ -174,12 +179,19 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 if planned is None:
                     r.delete(prior)
                     return null()
-                new = r.create(planned) if prior is None else r.update(prior, planned)
+                try:
+                    new = r.create(planned) if prior is None else r.update(prior, planned)
+                except TerraformError as e:
+                    if e.state is not None:
+                        reached.append(wire.encode(e.state, ty))
+                    raise
                 return wire.encode(new, ty)
 
             state, diags = _guard(f"apply {request.type_name}", run)
             if state is None:
-                state = request.prior_state
+                # Record what the failed change reached, so Terraform keeps track of the object
+                # (tainted, after a create); else the object is as it was before.
+                state = reached[0] if reached else request.prior_state
             return p.ApplyResourceChangeResponse(state, request.planned_private, wire.diagnostics(diags), None)
 
         def import_resource_state(self, request: p.ImportResourceStateRequest) -> p.ImportResourceStateResponse:
@@ -192,11 +204,21 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return p.ImportResourceStateResponse(imported, None, wire.diagnostics(diags))
 
         def upgrade_resource_state(self, request: p.UpgradeResourceStateRequest) -> p.UpgradeResourceStateResponse:
-            # Same schema version: the stored state is already in the current schema.
             def run() -> Any:
                 cls = find("resource", resources, request.type_name)
                 ty = state_type(cls)
-                return wire.encode(to_python(wire.decode(request.raw_state), ty), ty)
+                raw = wire.decode(request.raw_state)
+                current = schema_of(cls.state).version
+                if request.version == current:
+                    # The stored state is already in the current schema.
+                    return wire.encode(to_python(raw, ty), ty)
+                if request.version > current:
+                    raise TerraformError(
+                        "State written by a newer provider",
+                        f"The {request.type_name} state has schema version {request.version}, but this provider only "
+                        f"knows versions up to {current}. Use the provider version that wrote the state, or newer.",
+                    )
+                return wire.encode(instance(cls).upgrade(request.version, raw), ty)
 
             state, diags = _guard(f"upgrade the state of {request.type_name}", run)
             return p.UpgradeResourceStateResponse(state or null(), wire.diagnostics(diags))
@@ -218,14 +240,38 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return validate("ephemeral resource", ephemerals, type_name, config)
 
         def open_ephemeral_resource(self, request: p.OpenEphemeralResourceRequest) -> p.OpenEphemeralResourceResponse:
-            result, diags = from_config("ephemeral resource", ephemerals, request.type_name, request.config, "open")
-            return p.OpenEphemeralResourceResponse(result, None, None, None, diags)
+            def run() -> p.OpenEphemeralResourceResponse:
+                cls = find("ephemeral resource", ephemerals, request.type_name)
+                ty = state_type(cls)
+                opened = instance(cls).open(value(request.config, ty))
+                if not isinstance(opened, Opened):
+                    opened = Opened(opened)
+                return p.OpenEphemeralResourceResponse(
+                    wire.encode(opened.result, ty), opened.private, _timestamp(opened.renew_at), None, []
+                )
+
+            opened, diags = _guard(f"open ephemeral resource {request.type_name}", run)
+            if opened is None:
+                return p.OpenEphemeralResourceResponse(null(), None, None, None, wire.diagnostics(diags))
+            opened.diagnostics = wire.diagnostics(diags)
+            return opened
 
         def renew_ephemeral_resource(self, type_name: str, private: bytes | None) -> p.RenewEphemeralResourceResponse:
-            return p.RenewEphemeralResourceResponse(private, None, [])
+            def run() -> Renewed:
+                renewed = instance(find("ephemeral resource", ephemerals, type_name)).renew(private)
+                return Renewed(private) if renewed is None else renewed
+
+            renewed, diags = _guard(f"renew ephemeral resource {type_name}", run)
+            if renewed is None:
+                return p.RenewEphemeralResourceResponse(private, None, wire.diagnostics(diags))
+            return p.RenewEphemeralResourceResponse(renewed.private, _timestamp(renewed.renew_at), wire.diagnostics(diags))
 
         def close_ephemeral_resource(self, type_name: str, private: bytes | None) -> list[t.Diagnostic]:
-            return []
+            _, diags = _guard(
+                f"close ephemeral resource {type_name}",
+                lambda: instance(find("ephemeral resource", ephemerals, type_name)).close(private),
+            )
+            return wire.diagnostics(diags)
 
         def validate_list_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
             return _unsupported("list resources")
@@ -267,6 +313,12 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             ty = state_type(cls)
             prior = value(request.prior_state, ty)
             planned = value(request.planned_state, ty)
+            if planned is None:
+                # A destroy: it reaches the guest only for a provider with plan_destroy.
+                instance(cls).plan_destroy(prior)
+                return request.planned_state
+            if not _overrides(cls, "plan"):  # only plan_destroy: the host's plan stands
+                return request.planned_state
             config = value(request.config, ty)
             return wire.encode(instance(cls).plan(prior, planned, config), ty)
 
@@ -285,6 +337,24 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
     except ImportError:  # a WIT without the behaviour interface: the guest plans (proposal)
         return Export, None
     return Export, _behaviour.make_behaviour(provider_cls, plan_resource)
+
+
+def _overrides(cls: type, method: str) -> bool:
+    """Whether the resource class ``cls`` writes its own ``method``."""
+    from .provider import Resource
+
+    return getattr(cls, method, None) is not getattr(Resource, method, None)
+
+
+def _timestamp(at: Any) -> t.Timestamp | None:
+    """A ``datetime`` as a WIT timestamp (a naive one is taken as UTC)."""
+    if at is None:
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    seconds = at.timestamp()
+    whole = int(seconds // 1)
+    return t.Timestamp(whole, int(round((seconds - whole) * 1e9)) % 1_000_000_000)
 
 
 def _unsupported(what: str) -> list[t.Diagnostic]:

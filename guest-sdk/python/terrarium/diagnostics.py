@@ -48,11 +48,26 @@ def format_path(path: tuple) -> str:
 
 class TerraformError(Exception):
     """An error Terraform shows as a diagnostic: ``summary``, ``detail`` and the attribute
-    ``path`` it is about (empty: the whole object). Give ``more`` to report several at once."""
+    ``path`` it is about (empty: the whole object). Give ``more`` to report several at once.
+
+    A create or update that fails after changing the real object raises it
+    :meth:`with_state`, so that Terraform records what exists (tainted, after a create)
+    instead of losing track of it."""
 
     def __init__(self, summary: str, detail: str = "", path: tuple = (), *more: Diagnostic):
         super().__init__(f"{summary}: {detail}" if detail else summary)
         self.diagnostics = [Diagnostic("error", summary, detail, tuple(path)), *more]
+        #: The state the failed create or update reached (None: nothing was changed).
+        self.state: object = None
+
+    def with_state(self, state: object) -> "TerraformError":
+        """This error, carrying the state a failed create or update reached: what it made
+        or changed before it failed. Unknown values in it are stored as null.
+
+            raise TerraformError("Server failed to boot", "...").with_state(started)
+        """
+        self.state = state
+        return self
 
 
 class FunctionError(Exception):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import typing
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Callable, ClassVar, Generic, TypeVar
 
 T = TypeVar("T")
@@ -55,6 +56,23 @@ class Resource(Generic[T]):
     def validate(self, config: T) -> None:
         """Checks a configuration beyond what the schema says; raise TerraformError."""
 
+    def upgrade(self, version: int, raw: Any) -> T:
+        """The state written by the older schema ``version`` in the current schema (give the
+        state dataclass ``__terraform_version__ = N`` when its shape changes). ``raw`` is the
+        stored JSON state as written: dicts, lists, strings, numbers, bools and None. Return
+        an instance of the state dataclass (or a dict of its fields). States of the current
+        version need no code."""
+        from .diagnostics import TerraformError
+
+        raise TerraformError(
+            "Cannot upgrade state", f"The provider cannot upgrade {self.type_name} state from schema version {version}."
+        )
+
+    def plan_destroy(self, prior: T) -> None:
+        """Checks a planned destroy: raise TerraformError to refuse it (an object that must
+        not be deleted while something holds it, say). Overriding it declares the provider's
+        ``plan_destroy`` capability, so Terraform asks before every destroy of any type."""
+
     def plan(self, prior: T | None, planned: T, config: T) -> T:
         """The plan hook: adjusts the host's plan (``planned``: defaults filled in, computed
         values UNKNOWN where they will change) and returns it. Only resources that override it
@@ -83,12 +101,46 @@ class DataSource(_ConfiguredType[T]):
         raise NotImplementedError(f"{type(self).__name__}.read")
 
 
-class EphemeralResource(_ConfiguredType[T]):
-    """An ephemeral resource type: a value opened for one Terraform run, never stored."""
+@dataclass
+class Opened(Generic[T]):
+    """What :meth:`EphemeralResource.open` may return instead of the bare value: the value,
+    the private data :meth:`~EphemeralResource.renew` and :meth:`~EphemeralResource.close`
+    will get (Terraform keeps it in memory only), and when Terraform should renew it (a
+    timezone-aware ``datetime``; None: never)."""
 
-    def open(self, config: T) -> T:
-        """Returns the configuration with computed values set."""
+    result: T
+    private: bytes | None = None
+    renew_at: datetime | None = None
+
+
+@dataclass
+class Renewed:
+    """What :meth:`EphemeralResource.renew` returns: the private data from now on, and when
+    to renew next (None: no more renewals)."""
+
+    private: bytes | None = None
+    renew_at: datetime | None = None
+
+
+class EphemeralResource(_ConfiguredType[T]):
+    """An ephemeral resource type: a value opened for one Terraform run, never stored.
+    :meth:`open` makes it; a leased one asks for :meth:`renew` (``Opened.renew_at``), and
+    :meth:`close` ends it when Terraform is done with it."""
+
+    def open(self, config: T) -> T | Opened[T]:
+        """Returns the configuration with computed values set, or an :class:`Opened` with
+        private data and a renewal time as well."""
         raise NotImplementedError(f"{type(self).__name__}.open")
+
+    def renew(self, private: bytes | None) -> Renewed | None:
+        """Renews the resource, at the time ``renew_at`` asked for; ``private`` is what
+        :meth:`open` (or the last renewal) kept. Return :class:`Renewed` to keep other data
+        or to be renewed again; None keeps the data and asks for no more renewals."""
+        return None
+
+    def close(self, private: bytes | None) -> None:
+        """Closes the resource when Terraform is done with it (revoke a token, end a
+        session); ``private`` is what :meth:`open` or the last renewal kept."""
 
 
 @dataclass
