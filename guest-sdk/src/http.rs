@@ -196,11 +196,7 @@ impl Error {
         match self {
             Error::Denied { origin, .. } => Diagnostic::error(
                 "HTTP request denied by the sandbox",
-                format!(
-                    "{self}. Terrarium runs providers deny-by-default. To allow it, add \"{origin}\" to \
-                     allow_http in the provider's grants file (grants.toml beside the installed provider, then \
-                     re-run `terraform init`), or reinstall the provider with `terrarium install --allow-http {origin}`."
-                ),
+                format!("{self}. {}", denial_remedy(origin)),
             ),
             Error::TooLarge { .. } => Diagnostic::error(
                 "HTTP response too large",
@@ -213,6 +209,24 @@ impl Error {
             other => Diagnostic::error("HTTP request failed", other.to_string()),
         }
     }
+}
+
+/// What a person does to let the provider reach `origin`. Grants are the person's
+/// (docs/security.md, "The trust model"): a provider installed with `terrarium install` is
+/// reinstalled with the grant, and Terraform's lock file, which hashes the package, told; one
+/// `terraform init` installed from a release runs with the grants the person approved, in a
+/// file of their own. The Python and TypeScript SDKs say the same.
+fn denial_remedy(origin: &str) -> String {
+    format!(
+        "Terrarium runs providers deny-by-default, and only you grant them more. If you installed \
+         the provider with `terrarium install`, run that command again with `--force --allow-http \
+         {origin}` added (the new install replaces its grants: keep its other grant flags), then \
+         delete the provider's entry from .terraform.lock.hcl and run `terraform init` (the package \
+         changed, so the checksum Terraform locked for it did too). If `terraform init` installed it \
+         from a release, add \"{origin}\" to allow_http in the grants file that `terrarium grants \
+         show PACKAGE_DIR` says the provider runs with; nothing else needs to change. Under \
+         `terrarium dev`, add `--allow-http {origin}` to its command."
+    )
 }
 
 impl From<Error> for Diagnostic {
@@ -615,12 +629,14 @@ mod tests {
         };
         let d = e.to_diagnostic();
         assert_eq!(d.summary, "HTTP request denied by the sandbox");
-        assert!(
-            d.detail.contains("terrarium install --allow-http http://127.0.0.1:2379"),
-            "{}",
-            d.detail
-        );
-        assert!(d.detail.contains("allow_http"), "{}", d.detail);
+        // What works: reinstalling changes the package, so the lock entry must go too.
+        for said in [
+            "again with `--force --allow-http http://127.0.0.1:2379` added",
+            "delete the provider's entry from .terraform.lock.hcl and run `terraform init`",
+            "add \"http://127.0.0.1:2379\" to allow_http in the grants file that `terrarium grants show",
+        ] {
+            assert!(d.detail.contains(said), "{said:?} not in {}", d.detail);
+        }
     }
 
     #[test]

@@ -28,11 +28,25 @@ export function fetchFailed(input: unknown, thrown: unknown): TerraformError {
   }
   return new TerraformError(
     'HTTP request failed',
-    `The request to ${url} failed: ${why}. Terrarium runs providers deny-by-default and refuses ` +
-      `origins that are not granted; if ${origin} is not, grant it: add "${origin}" to allow_http in the ` +
-      "provider's grants file (grants.toml beside the installed provider, then re-run `terraform init`), or " +
-      `reinstall the provider with \`terrarium install --allow-http ${origin}\`. If it is granted, the server ` +
-      'could not be reached.',
+    `The request to ${url} failed: ${why}. If ${origin} is not granted to the provider, that is why ` +
+      `(componentize-js reports a refusal as it reports a server it cannot reach). ${denialRemedy(origin)} ` +
+      'If it is granted, the server could not be reached.',
+  );
+}
+
+/**
+ * What a person does to let the provider reach `origin` (the Rust and Python SDKs say the
+ * same): grants are the person's, and Terraform's lock file hashes the package.
+ */
+export function denialRemedy(origin: string): string {
+  return (
+    'Terrarium runs providers deny-by-default, and only you grant them more. If you installed the provider ' +
+    `with \`terrarium install\`, run that command again with \`--force --allow-http ${origin}\` added (the new ` +
+    "install replaces its grants: keep its other grant flags), then delete the provider's entry from " +
+    '.terraform.lock.hcl and run `terraform init` (the package changed, so the checksum Terraform locked for ' +
+    `it did too). If \`terraform init\` installed it from a release, add "${origin}" to allow_http in the ` +
+    'grants file that `terrarium grants show PACKAGE_DIR` says the provider runs with; nothing else needs to change. ' +
+    `Under \`terrarium dev\`, add \`--allow-http ${origin}\` to its command.`
   );
 }
 

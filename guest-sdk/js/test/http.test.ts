@@ -26,7 +26,8 @@ test('a failed fetch names the URL, the origin and the grant that allows it', ()
   const [d] = error.diagnostics;
   assert.equal(d?.summary, 'HTTP request failed');
   assert.match(d?.detail ?? '', /^The request to http:\/\/127\.0\.0\.1:2379\/v3\/kv\?x=1 failed: NetworkError/);
-  assert.ok(d?.detail.includes('`terrarium install --allow-http http://127.0.0.1:2379`'), d?.detail);
+  assert.ok(d?.detail.includes('`--force --allow-http http://127.0.0.1:2379`'), d?.detail);
+  assert.ok(d?.detail.includes('delete the provider\'s entry from .terraform.lock.hcl'), d?.detail);
   assert.ok(d?.detail.includes('add "http://127.0.0.1:2379" to allow_http'), d?.detail);
   assert.equal(fetchFailed('not a url', new Error('bad')).diagnostics[0]?.detail, 'The request to not a url failed: bad.');
 });

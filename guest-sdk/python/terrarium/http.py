@@ -53,6 +53,21 @@ class HttpError(TerraformError):
         super().__init__(summary, detail)
 
 
+def denial_remedy(origin: str) -> str:
+    """What a person does to let the provider reach ``origin`` (the Rust and TypeScript SDKs
+    say the same): grants are the person's, and Terraform's lock file hashes the package."""
+    return (
+        "Terrarium runs providers deny-by-default, and only you grant them more. If you installed "
+        f"the provider with `terrarium install`, run that command again with `--force --allow-http {origin}` "
+        "added (the new install replaces its grants: keep its other grant flags), then delete the "
+        "provider's entry from .terraform.lock.hcl and run `terraform init` (the package changed, so the "
+        "checksum Terraform locked for it did too). If `terraform init` installed it from a release, add "
+        f'"{origin}" to allow_http in the grants file that `terrarium grants show PACKAGE_DIR` says the '
+        "provider runs with; nothing else needs to change. Under `terrarium dev`, add "
+        f"`--allow-http {origin}` to its command."
+    )
+
+
 class HttpDenied(HttpError):
     """The sandbox refused the request: its origin is not granted to the provider."""
 
@@ -60,9 +75,7 @@ class HttpDenied(HttpError):
         self.url, self.origin = url, origin
         super().__init__(
             f"the request to {url} was refused by Terrarium's sandbox: the provider has no grant for {origin}. "
-            f'Terrarium runs providers deny-by-default. To allow it, add "{origin}" to allow_http in the '
-            "provider's grants file (grants.toml beside the installed provider, then re-run `terraform init`), "
-            f"or reinstall the provider with `terrarium install --allow-http {origin}`.",
+            + denial_remedy(origin),
             "HTTP request denied by the sandbox",
         )
 

@@ -94,7 +94,7 @@ def test_a_granted_origin_is_reached_and_an_ungranted_one_refused(servers):
     d = refused.value.diagnostics[0]
     assert d.summary == "HTTP request denied by the sandbox"
     assert f"no grant for {other.origin}" in d.detail
-    assert f"`terrarium install --allow-http {other.origin}`" in d.detail
+    assert f"`--force --allow-http {other.origin}`" in d.detail
     assert other.requests == [], "the sandbox let an ungranted request through"
 
 
@@ -113,7 +113,7 @@ def test_redirects_are_followed_and_each_hop_is_checked_against_the_grants(serve
             h.read_data("web_page", {"url": away})
     d = refused.value.diagnostics[0]
     assert d.summary == "HTTP request denied by the sandbox"
-    assert f"`terrarium install --allow-http {other.origin}`" in d.detail
+    assert f"`--force --allow-http {other.origin}`" in d.detail
     assert other.requests == [], "a granted server redirected the provider past the sandbox"
 
 

@@ -151,7 +151,7 @@ fn the_typescript_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
     ensure!(
         refused.code == Some(1)
             && said.contains(&format!("The request to {}/motd failed", other.origin()))
-            && said.contains(&format!("`terrarium install --allow-http {}`", other.origin())),
+            && said.contains(&format!("`--allow-http {}` to its command", other.origin())),
         "an ungranted fetch did not fail with the grant to add:\n{refused}"
     );
     ensure!(other.requests() == 0, "the sandbox let a request to {} through", other.origin());
@@ -186,7 +186,7 @@ fn readme_script(readme: &str) -> anyhow::Result<String> {
 }
 
 /// A local HTTP server answering every request with `body` (200, text/plain), until dropped.
-struct ApiServer {
+pub(crate) struct ApiServer {
     port: u16,
     /// How many connections it accepted.
     accepted: Arc<AtomicUsize>,
@@ -194,7 +194,7 @@ struct ApiServer {
 }
 
 impl ApiServer {
-    fn start(body: &'static str) -> anyhow::Result<ApiServer> {
+    pub(crate) fn start(body: &'static str) -> anyhow::Result<ApiServer> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
         let accepted = Arc::new(AtomicUsize::new(0));
@@ -221,11 +221,11 @@ impl ApiServer {
         Ok(ApiServer { port, accepted, _thread: thread })
     }
 
-    fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.accepted.load(Ordering::SeqCst)
     }
 
-    fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 }
