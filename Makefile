@@ -50,21 +50,27 @@ ARM64_TARGET := aarch64-unknown-linux-gnu
 # TypeScript guests, built with the TypeScript SDK (guest-sdk/js) into the same directory as
 # the Rust ones. Each takes a minute or so (componentize-js), so make rebuilds one only when
 # its sources, the SDK or the WIT changed.
-JS_GUESTS := pets_ts
+# slow_ts is tests/guests/slow in TypeScript (the stop and partial-state tests).
+JS_GUESTS := pets_ts slow_ts
 JS_GUEST_SOURCES = $(shell git ls-files guest-sdk/js wit 2>/dev/null)
 $(COMPONENT_DIR)/pets_ts.wasm: $(JS_GUEST_SOURCES) $(shell git ls-files examples/pets/typescript 2>/dev/null)
 	cd examples/pets/typescript && node ../../../guest-sdk/js/bin/terrarium-js.mjs build src/provider.ts -o $(abspath $@)
+$(COMPONENT_DIR)/slow_ts.wasm: $(JS_GUEST_SOURCES) $(shell git ls-files tests/guests/slow/typescript 2>/dev/null)
+	cd tests/guests/slow/typescript && node ../../../../guest-sdk/js/bin/terrarium-js.mjs build src/provider.ts -o $(abspath $@)
 
 # Python guests, built with the Python SDK (guest-sdk/python) and componentize-py from the
 # virtualenv scripts/setup makes. Each build takes 10-50 s, so make rebuilds one only when its
 # module, the SDK or the WIT changed.
-# web_py is the Python SDK's HTTP test fixture (guest-sdk/python/tests/test_http.py).
-PY_GUESTS := pets_py web_py
+# web_py is the Python SDK's HTTP test fixture (guest-sdk/python/tests/test_http.py); slow_py
+# is tests/guests/slow in Python (the stop and partial-state tests).
+PY_GUESTS := pets_py web_py slow_py
 PY_GUEST_SOURCES = $(shell git ls-files guest-sdk/python/terrarium wit 2>/dev/null)
 $(COMPONENT_DIR)/pets_py.wasm: $(PY_GUEST_SOURCES) examples/pets/python/provider.py
 	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build examples/pets/python/provider.py -o $(abspath $@)
 $(COMPONENT_DIR)/web_py.wasm: $(PY_GUEST_SOURCES) guest-sdk/python/tests/web/web.py
 	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build guest-sdk/python/tests/web/web.py -o $(abspath $@)
+$(COMPONENT_DIR)/slow_py.wasm: $(PY_GUEST_SOURCES) tests/guests/slow/python/slow.py
+	PYTHONPATH=guest-sdk/python .venv/bin/python3 -m terrarium.build tests/guests/slow/python/slow.py -o $(abspath $@)
 
 # Go guests, built with the Go SDK (guest-sdk/go): stock Go for GOOS=wasip1 (c-shared), then
 # wasm-tools embeds the WIT world and adapts the module into a component (scripts/go-component).

@@ -27,6 +27,10 @@ pub enum Provider {
     Declaring,
     /// tests/guests/slow: a create that waits, and winds down on Terraform's Ctrl-C.
     Slow,
+    /// tests/guests/slow/python: the same provider, written with the Python SDK.
+    SlowPy,
+    /// tests/guests/slow/typescript: the same provider, written with the TypeScript SDK.
+    SlowTs,
     /// examples/files: files inside granted directories.
     Files,
     /// examples/etcd: keys in a real etcd over granted HTTP.
@@ -46,7 +50,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 14] = [
+    pub const ALL: [Provider; 16] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -54,6 +58,8 @@ impl Provider {
         Provider::Hostile,
         Provider::Declaring,
         Provider::Slow,
+        Provider::SlowPy,
+        Provider::SlowTs,
         Provider::Files,
         Provider::Etcd,
         Provider::RandomWit020,
@@ -73,7 +79,9 @@ impl Provider {
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
             Provider::Declaring => "registry.terraform.io/terrarium/declaring",
-            Provider::Slow => "registry.terraform.io/terrarium/slow",
+            Provider::Slow | Provider::SlowPy | Provider::SlowTs => {
+                "registry.terraform.io/terrarium/slow"
+            }
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
             Provider::PetsRs | Provider::PetsTs | Provider::PetsPy | Provider::PetsGo => {
@@ -100,6 +108,8 @@ impl Provider {
             | Provider::Hostile
             | Provider::Declaring
             | Provider::Slow
+            | Provider::SlowPy
+            | Provider::SlowTs
             | Provider::Files
             | Provider::Etcd
             | Provider::RandomWit020
@@ -119,6 +129,8 @@ impl Provider {
             Provider::Hostile => Some("hostile_provider"),
             Provider::Declaring => Some("declaring_provider"),
             Provider::Slow => Some("slow_provider"),
+            Provider::SlowPy => Some("slow_py"),
+            Provider::SlowTs => Some("slow_ts"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
             Provider::PetsRs => Some("pets_rs"),

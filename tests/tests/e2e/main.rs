@@ -46,6 +46,8 @@
 //! * `sandbox_code`: no grant becomes native code: names and executables a provider may never
 //!   write, grants of pseudo-file systems, modules, TF_DATA_DIR and mirrors refused, and a
 //!   publisher's grants in force only once the person approves them.
+//! * `conformance`: the SDK conformance table (README.md renders it): tests/guests/slow in
+//!   Rust, Python and TypeScript, each capability compared with the Rust cell.
 //! * `pets`: the cross-language conformance suite: every implementation of
 //!   examples/pets/SPEC.md gives the same plans, states and diagnostics.
 
@@ -55,6 +57,7 @@
 mod acceptance;
 mod actions;
 mod compat;
+mod conformance;
 mod demo;
 mod dev;
 mod docs;

@@ -29,13 +29,19 @@ fn wait_for_line(path: &std::path::Path, needle: &str, until: Instant) -> anyhow
 
 #[test]
 fn ctrl_c_during_a_slow_create_records_the_created_object() -> anyhow::Result<()> {
-    let ws = Workspace::new(&[Provider::Slow])?;
+    ctrl_c_keeps_the_created_object(Provider::Slow).map(drop)
+}
+
+/// Ctrl-C while `provider`'s `slow_server` create waits for its server: the server is in the
+/// state, not ready. Returns the server's values (the conformance table compares them).
+pub fn ctrl_c_keeps_the_created_object(provider: Provider) -> anyhow::Result<serde_json::Value> {
+    let ws = Workspace::new(&[provider])?;
     ws.write(
         "main.tf",
         &format!(
             "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
              resource \"slow_server\" \"web\" {{\n  boot_seconds = 3600\n}}\n",
-            Provider::Slow.required_providers_entry()
+            provider.required_providers_entry()
         ),
     )?;
     ws.init()?;
@@ -100,7 +106,7 @@ fn ctrl_c_during_a_slow_create_records_the_created_object() -> anyhow::Result<()
     ensure!(address == "slow_server.web", "{address}");
     ensure!(values["id"] == "server-3600", "{values}");
     ensure!(values["ready"] == false, "{values}");
-    Ok(())
+    Ok(values.clone())
 }
 
 #[test]

@@ -7,11 +7,22 @@
 //! as it is, `ready = false`, so that Terraform records it instead of losing track of it.
 //! With `fail_boot = true` the server never comes up: create fails, and keeps the started
 //! server with the error (`Diagnostics::with_state`), so Terraform records it as tainted.
+//! Its schema is at version 1: version 0 called `boot_seconds` `boot` (the state-upgrade
+//! tests). A server with `protect = true` refuses to be destroyed at plan time (the
+//! provider plans destroys). The ephemeral `slow_lease` is a token on a lease of `seconds`,
+//! renewed while Terraform uses it and closed when it is done; both are logged. The data
+//! source `slow_page` fetches a URL through the sandbox's HTTP grants. tests/guests/slow/python and tests/guests/slow/typescript are the same provider in
+//! the other SDKs.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use terrarium_sdk::{AnyResource, Attr, Diagnostics, Model, Provider, Resource, Result, log, stop};
+use terrarium_sdk::ephemeral::{EphemeralResource, Lease};
+use terrarium_sdk::http::Client;
+use terrarium_sdk::{
+    AnyDataSource, AnyEphemeralResource, AnyResource, Attr, DataSource, Diagnostics, Model,
+    Provider, Resource, Result, Value, log, stop,
+};
 
 #[derive(Default)]
 pub struct SlowProvider;
@@ -20,12 +31,21 @@ impl Provider for SlowProvider {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
         vec![Box::new(ServerResource)]
     }
+
+    fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
+        vec![Box::new(PageData)]
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
+        vec![Box::new(LeaseResource)]
+    }
 }
 
 struct ServerResource;
 
 /// A server that takes `boot_seconds` to boot.
 #[derive(Serialize, Deserialize, Model)]
+#[tf(version = 1)]
 struct Server {
     #[tf(computed, use_state_for_unknown)]
     id: Attr<String>,
@@ -38,6 +58,9 @@ struct Server {
     /// Whether it finished booting before create returned.
     #[tf(computed)]
     ready: Attr<bool>,
+    /// Refuses to be destroyed while true.
+    #[tf(optional)]
+    protect: Option<bool>,
 }
 
 impl Resource for ServerResource {
@@ -67,14 +90,108 @@ impl Resource for ServerResource {
         Ok(Server { id: Attr::Known(id), ready: Attr::Known(ready), ..planned })
     }
 
+    const PLAN_DESTROY: bool = true;
+
+    fn plan_destroy(&self, prior: Server) -> Result<()> {
+        if prior.protect == Some(true) {
+            return Err(Diagnostics::error(
+                "Server is protected",
+                "Set protect = false and apply before destroying it.",
+            ));
+        }
+        Ok(())
+    }
+
     fn delete(&self, _prior: Server) -> Result<()> {
         // The server is imaginary: nothing to delete.
         Ok(())
     }
 
+    fn upgrade(&self, _version: i64, raw: Value) -> Result<Value> {
+        // Version 0 called `boot_seconds` `boot`.
+        let Value::Object(mut fields) = raw else {
+            return Err(Diagnostics::error(
+                "Cannot upgrade state",
+                "The stored state is not an object.",
+            ));
+        };
+        let boot = fields.remove("boot").unwrap_or(Value::Null);
+        fields.insert("boot_seconds".to_owned(), boot);
+        Ok(Value::Object(fields))
+    }
+
     fn read(&self, current: Server) -> Result<Option<Server>> {
         // Nothing outside Terraform's state to look at: keep the state as it is.
         Ok(Some(current))
+    }
+}
+
+struct LeaseResource;
+
+/// A token on a lease of `seconds`, renewed while Terraform uses it.
+#[derive(Serialize, Deserialize, Model)]
+struct LeaseData {
+    /// How long each lease lasts.
+    seconds: i64,
+    /// The leased token.
+    #[tf(computed)]
+    token: Attr<String>,
+}
+
+/// Where the lease keeps its length.
+const SECONDS: &str = "seconds";
+
+impl EphemeralResource for LeaseResource {
+    const TYPE_NAME: &'static str = "slow_lease";
+    type Data = LeaseData;
+
+    fn open(&self, config: LeaseData, lease: &mut Lease) -> Result<LeaseData> {
+        lease.set(SECONDS, &config.seconds)?;
+        lease.renew_after(Duration::from_secs(config.seconds.max(1).unsigned_abs()));
+        log::info!("slow_lease opened", seconds = config.seconds);
+        Ok(LeaseData { token: Attr::Known(format!("token-{}", config.seconds)), ..config })
+    }
+
+    fn renew(&self, lease: &mut Lease) -> Result<()> {
+        let seconds = lease.get::<i64>(SECONDS).unwrap_or(1);
+        log::info!("slow_lease renewed", seconds = seconds);
+        lease.renew_after(Duration::from_secs(seconds.max(1).unsigned_abs()));
+        Ok(())
+    }
+
+    fn close(&self, lease: &Lease) -> Result<()> {
+        log::info!("slow_lease closed", seconds = lease.get::<i64>(SECONDS).unwrap_or(1));
+        Ok(())
+    }
+}
+
+struct PageData;
+
+/// A URL's status and text, fetched through the sandbox's HTTP grants.
+#[derive(Serialize, Deserialize, Model)]
+struct Page {
+    /// What to fetch.
+    url: String,
+    /// The HTTP status.
+    #[tf(computed)]
+    status: Attr<i64>,
+    /// The body, as text.
+    #[tf(computed)]
+    text: Attr<String>,
+}
+
+impl DataSource for PageData {
+    const TYPE_NAME: &'static str = "slow_page";
+    type State = Page;
+
+    fn read(&self, config: Page) -> Result<Page> {
+        // A refused origin is an error diagnostic that says how to grant it.
+        let response = Client::new().get(&config.url)?;
+        Ok(Page {
+            status: Attr::Known(i64::from(response.status)),
+            text: Attr::Known(response.text()),
+            ..config
+        })
     }
 }
 

@@ -1,0 +1,136 @@
+"""`terrarium/slow` in Python: the same provider as tests/guests/slow (Rust), for the
+tests that compare what each SDK does when a call fails or is stopped part of the way.
+
+``slow_server`` stands for a cloud server: create "starts" it at once (its ``id`` exists from
+then on) and then waits ``boot_seconds`` for it to boot (``terrarium.stop.sleep``). When
+Terraform is stopped (the first Ctrl-C) during the wait, create returns the server as it is,
+``ready = false``, so that Terraform records it instead of losing track of it. With
+``fail_boot = true`` the server never comes up: create fails, and keeps the started server
+with the error (``TerraformError.with_state``), so Terraform records it as tainted. Its
+schema is at version 1: version 0 called ``boot_seconds`` ``boot`` (the state-upgrade
+tests). A server with ``protect = true`` refuses to be destroyed at plan time
+(``plan_destroy``). The ephemeral ``slow_lease`` is a token on a lease of ``seconds``, renewed
+while Terraform uses it and closed when it is done; both are logged. The data source
+``slow_page`` fetches a URL through the sandbox's HTTP grants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+
+import terrarium
+from terrarium import TerraformError, attribute, http, log, stop
+
+
+@dataclass(kw_only=True)
+class Server:
+    """A server that takes `boot_seconds` to boot."""
+
+    # Version 0 called `boot_seconds` `boot`.
+    __terraform_version__ = 1
+
+    id: str | None = attribute(computed=True, use_state_for_unknown=True)
+    boot_seconds: int = attribute(requires_replace=True, description="How long the server takes to boot.")
+    fail_boot: bool | None = attribute(requires_replace=True, description="Makes the server fail to boot.")
+    ready: bool | None = attribute(computed=True, description="Whether it finished booting before create returned.")
+    protect: bool | None = attribute(description="Refuses to be destroyed while true.")
+
+
+class ServerResource(terrarium.Resource[Server]):
+    type_name = "slow_server"
+    state = Server
+
+    def create(self, planned: Server) -> Server:
+        # The server exists from here on.
+        id = f"server-{planned.boot_seconds}"
+        log.info("slow_server started", id=id)
+        if planned.fail_boot:
+            started = replace(planned, id=id, ready=False)
+            raise TerraformError(
+                "Server failed to boot",
+                "The server was started but never answered; it is kept so that the next apply replaces it",
+            ).with_state(started)
+        try:
+            stop.sleep(planned.boot_seconds)
+            ready = True
+        except stop.Stopped:
+            log.info("slow_server: Terraform is stopping; returning the server as it is", id=id)
+            ready = False
+        return replace(planned, id=id, ready=ready)
+
+    def upgrade(self, version: int, raw: dict) -> dict:
+        # Version 0 called `boot_seconds` `boot`.
+        upgraded = dict(raw)
+        upgraded["boot_seconds"] = upgraded.pop("boot", None)
+        return upgraded
+
+    def plan_destroy(self, prior: Server) -> None:
+        if prior.protect:
+            raise TerraformError("Server is protected", "Set protect = false and apply before destroying it.")
+
+    def read(self, current: Server) -> Server:
+        # Nothing outside Terraform's state to look at: keep the state as it is.
+        return current
+
+    def delete(self, prior: Server) -> None:
+        # The server is imaginary: nothing to delete.
+        pass
+
+
+@dataclass(kw_only=True)
+class LeaseData:
+    """A token on a lease of `seconds`, renewed while Terraform uses it."""
+
+    seconds: int = attribute(description="How long each lease lasts.")
+    token: str | None = attribute(computed=True, description="The leased token.")
+
+
+def renew_after(seconds: int) -> datetime:
+    return datetime.now(timezone.utc) + timedelta(seconds=max(seconds, 1))
+
+
+class LeaseResource(terrarium.EphemeralResource[LeaseData]):
+    type_name = "slow_lease"
+    state = LeaseData
+
+    def open(self, config: LeaseData) -> terrarium.Opened[LeaseData]:
+        log.info("slow_lease opened", seconds=config.seconds)
+        opened = replace(config, token=f"token-{config.seconds}")
+        return terrarium.Opened(opened, str(config.seconds).encode(), renew_after(config.seconds))
+
+    def renew(self, private: bytes | None) -> terrarium.Renewed:
+        seconds = int(private or b"1")
+        log.info("slow_lease renewed", seconds=seconds)
+        return terrarium.Renewed(private, renew_after(seconds))
+
+    def close(self, private: bytes | None) -> None:
+        log.info("slow_lease closed", seconds=int(private or b"1"))
+
+
+@dataclass(kw_only=True)
+class Page:
+    """A URL's status and text, fetched through the sandbox's HTTP grants."""
+
+    url: str = attribute(description="What to fetch.")
+    status: int | None = attribute(computed=True, description="The HTTP status.")
+    text: str | None = attribute(computed=True, description="The body, as text.")
+
+
+class PageData(terrarium.DataSource[Page]):
+    type_name = "slow_page"
+    state = Page
+
+    def read(self, config: Page) -> Page:
+        # A refused origin raises http.HttpDenied: a diagnostic that says how to grant it.
+        response = http.get(config.url, timeout=10)
+        return replace(config, status=response.status, text=response.text)
+
+
+class Slow(terrarium.Provider):
+    resources = [ServerResource]
+    data_sources = [PageData]
+    ephemeral_resources = [LeaseResource]
+
+
+Provider, Behaviour = terrarium.export(Slow)

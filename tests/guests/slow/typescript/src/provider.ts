@@ -1,0 +1,163 @@
+// `terrarium/slow` in TypeScript: the same provider as tests/guests/slow (Rust), for the
+// tests that compare what each SDK does when a call fails or is stopped part of the way.
+//
+// `slow_server` stands for a cloud server: create "starts" it at once (its `id` exists from
+// then on) and then waits `boot_seconds` for it to boot (`stop.sleep`). When Terraform is
+// stopped (the first Ctrl-C) during the wait, create returns the server as it is,
+// `ready = false`, so that Terraform records it. With `fail_boot = true` the server never
+// comes up: create fails, and keeps the started server with the error
+// (`TerraformError.withState`), so Terraform records it as tainted. Its schema is at version
+// 1: version 0 called `boot_seconds` `boot` (the state-upgrade tests). A server with
+// `protect = true` refuses to be destroyed at plan time (`planDestroy`). The ephemeral
+// `slow_lease` is a token on a lease of `seconds`, renewed while Terraform uses it and closed
+// when it is done; both are logged. The data source `slow_page` fetches a URL through the
+// sandbox's HTTP grants (the platform's `fetch`).
+
+import {
+  DataSource,
+  EphemeralResource,
+  Provider,
+  Resource,
+  TerraformError,
+  bool,
+  log,
+  number,
+  schema,
+  serve,
+  stop,
+  string,
+  type State,
+  type TfValue,
+} from '@terrarium/sdk';
+
+const server = schema({
+  description: 'A server that takes `boot_seconds` to boot.',
+  // Version 0 called `boot_seconds` `boot`.
+  version: 1,
+  attributes: {
+    id: string().computed().useStateForUnknown(),
+    boot_seconds: number().required().requiresReplace().describe('How long the server takes to boot.'),
+    fail_boot: bool().optional().requiresReplace().describe('Makes the server fail to boot.'),
+    ready: bool().computed().describe('Whether it finished booting before create returned.'),
+    protect: bool().optional().describe('Refuses to be destroyed while true.'),
+  },
+});
+type Server = State<typeof server>;
+
+class ServerResource extends Resource<typeof server> {
+  typeName = 'slow_server';
+  schema = server;
+
+  async create(planned: Server): Promise<Server> {
+    // The server exists from here on.
+    const id = `server-${planned.boot_seconds}`;
+    log.info('slow_server started', { id });
+    if (planned.fail_boot === true) {
+      const started = { ...planned, id, ready: false };
+      throw new TerraformError(
+        'Server failed to boot',
+        'The server was started but never answered; it is kept so that the next apply replaces it',
+      ).withState(started);
+    }
+    let ready = true;
+    try {
+      await stop.sleep(Number(planned.boot_seconds));
+    } catch (e) {
+      if (!(e instanceof stop.Stopped)) throw e;
+      log.info('slow_server: Terraform is stopping; returning the server as it is', { id });
+      ready = false;
+    }
+    return { ...planned, id, ready };
+  }
+
+  upgrade(version: number, raw: TfValue): Server {
+    // Version 0 called `boot_seconds` `boot`.
+    const { boot, ...rest } = raw as Record<string, TfValue>;
+    return { ...rest, boot_seconds: boot } as Server;
+  }
+
+  planDestroy(prior: Server): void {
+    if (prior.protect === true) {
+      throw new TerraformError('Server is protected', 'Set protect = false and apply before destroying it.');
+    }
+  }
+
+  read(current: Server): Server {
+    // Nothing outside Terraform's state to look at: keep the state as it is.
+    return current;
+  }
+
+  delete(): void {
+    // The server is imaginary: nothing to delete.
+  }
+}
+
+const lease = schema({
+  description: 'A token on a lease of `seconds`, renewed while Terraform uses it.',
+  attributes: {
+    seconds: number().required().describe('How long each lease lasts.'),
+    token: string().computed().describe('The leased token.'),
+  },
+});
+
+/** The lease's length, kept as its private data. */
+function leaseSeconds(privateData: Uint8Array | undefined): number {
+  return Number(new TextDecoder().decode(privateData ?? new Uint8Array())) || 1;
+}
+
+function renewAfter(seconds: number): Date {
+  return new Date(Date.now() + Math.max(seconds, 1) * 1000);
+}
+
+class LeaseResource extends EphemeralResource<typeof lease> {
+  typeName = 'slow_lease';
+  schema = lease;
+
+  open(config: State<typeof lease>) {
+    const seconds = Number(config.seconds);
+    log.info('slow_lease opened', { seconds });
+    return {
+      result: { ...config, token: `token-${seconds}` },
+      private: new TextEncoder().encode(String(seconds)),
+      renewAt: renewAfter(seconds),
+    };
+  }
+
+  renew(privateData: Uint8Array | undefined) {
+    const seconds = leaseSeconds(privateData);
+    log.info('slow_lease renewed', { seconds });
+    return { private: privateData, renewAt: renewAfter(seconds) };
+  }
+
+  close(privateData: Uint8Array | undefined): void {
+    log.info('slow_lease closed', { seconds: leaseSeconds(privateData) });
+  }
+}
+
+const page = schema({
+  description: "A URL's status and text, fetched through the sandbox's HTTP grants.",
+  attributes: {
+    url: string().required().describe('What to fetch.'),
+    status: number().computed().describe('The HTTP status.'),
+    text: string().computed().describe('The body, as text.'),
+  },
+});
+
+class PageData extends DataSource<typeof page> {
+  typeName = 'slow_page';
+  schema = page;
+
+  async read(config: State<typeof page>): Promise<State<typeof page>> {
+    // A refused origin throws a TerraformError that says how to grant it.
+    const response = await fetch(String(config.url));
+    return { ...config, status: response.status, text: await response.text() };
+  }
+}
+
+class Slow extends Provider {
+  resources = [new ServerResource()];
+  dataSources = [new PageData()];
+  ephemeralResources = [new LeaseResource()];
+}
+
+export const { provider, behaviour } = serve(new Slow());

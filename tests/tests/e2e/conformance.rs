@@ -1,0 +1,365 @@
+//! The SDK conformance table: rows are capabilities, columns are guest languages. Each cell
+//! drives the same provider (tests/guests/slow, written in Rust, Python and TypeScript)
+//! through real terraform, and what terraform shows of it (state, diagnostics, plan) must be
+//! what the Rust cell shows. [`CAPABILITIES`] is the table; README.md's conformance section
+//! is rendered from it (`the_readme_conformance_table_is_the_one_these_tests_prove`), so the
+//! README never claims a cell that no test runs, and an empty cell says why.
+
+use anyhow::{Context as _, bail, ensure};
+use serde_json::{Value, json};
+use terrarium_tests::json::{pretty, state_resource};
+use terrarium_tests::mirror::terrarium_install_with;
+use terrarium_tests::{Artifacts, Provider, Workspace};
+
+use crate::typescript::ApiServer;
+
+/// The columns: each language's build of tests/guests/slow, Rust (the reference) first.
+const LANGUAGES: [(&str, Provider); 3] =
+    [("Rust", Provider::Slow), ("Python", Provider::SlowPy), ("TypeScript", Provider::SlowTs)];
+
+/// One row: a capability, the test that runs its cells, and the cells it cannot have yet.
+struct Capability {
+    /// What a provider author can do, as the README names it.
+    name: &'static str,
+    /// The `#[test]` below that runs this row.
+    test: &'static str,
+    /// Runs one cell: what terraform showed, to compare with the Rust cell.
+    check: fn(Provider) -> anyhow::Result<Value>,
+    /// Languages whose cell is empty, and why.
+    gaps: &'static [(&'static str, &'static str)],
+}
+
+const CAPABILITIES: &[Capability] = &[
+    Capability {
+        name: "A failed create keeps what it made (tainted)",
+        test: "a_failed_create_keeps_what_it_made",
+        check: failed_create_is_kept_tainted,
+        gaps: &[],
+    },
+    Capability {
+        name: "Ctrl-C: a running create learns of the stop and returns what it made",
+        test: "ctrl_c_keeps_what_a_create_made",
+        check: crate::stop::ctrl_c_keeps_the_created_object,
+        gaps: &[],
+    },
+    Capability {
+        name: "State upgrade from an older schema version",
+        test: "an_old_state_is_upgraded_by_the_provider",
+        check: old_state_is_upgraded,
+        gaps: &[],
+    },
+    Capability {
+        name: "Destroy plans: the provider refuses a destroy at plan time",
+        test: "a_protected_destroy_is_refused_at_plan_time",
+        check: protected_destroy_is_refused,
+        gaps: &[],
+    },
+    Capability {
+        name: "Ephemeral resources renewed while in use, and closed",
+        test: "an_ephemeral_lease_is_renewed_and_closed",
+        check: lease_is_renewed_and_closed,
+        gaps: &[],
+    },
+    Capability {
+        name: "HTTP through the grants: a denial says how to grant the origin, and that works",
+        test: "a_denied_origin_is_granted_as_the_diagnostic_says",
+        check: denied_origin_is_granted_as_the_diagnostic_says,
+        gaps: &[],
+    },
+];
+
+/// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
+fn row(test: &str) -> anyhow::Result<()> {
+    let capability =
+        CAPABILITIES.iter().find(|c| c.test == test).context("no such row in CAPABILITIES")?;
+    let mut reference: Option<Value> = None;
+    let mut failures = Vec::new();
+    for (language, provider) in LANGUAGES {
+        if capability.gaps.iter().any(|(l, _)| *l == language) {
+            continue;
+        }
+        match (capability.check)(provider) {
+            Err(e) => failures.push(format!("{language}: {e:#}")),
+            Ok(seen) => match &reference {
+                None => reference = Some(seen),
+                Some(rust) if *rust == seen => {}
+                Some(rust) => failures.push(format!(
+                    "{language} differs from Rust:\n--- Rust\n{}\n--- {language}\n{}",
+                    pretty(rust),
+                    pretty(&seen)
+                )),
+            },
+        }
+    }
+    ensure!(failures.is_empty(), "{}: {}", capability.name, failures.join("\n\n"));
+    Ok(())
+}
+
+#[test]
+fn a_failed_create_keeps_what_it_made() -> anyhow::Result<()> {
+    row("a_failed_create_keeps_what_it_made")
+}
+
+#[test]
+fn ctrl_c_keeps_what_a_create_made() -> anyhow::Result<()> {
+    row("ctrl_c_keeps_what_a_create_made")
+}
+
+#[test]
+fn an_old_state_is_upgraded_by_the_provider() -> anyhow::Result<()> {
+    row("an_old_state_is_upgraded_by_the_provider")
+}
+
+#[test]
+fn a_protected_destroy_is_refused_at_plan_time() -> anyhow::Result<()> {
+    row("a_protected_destroy_is_refused_at_plan_time")
+}
+
+#[test]
+fn an_ephemeral_lease_is_renewed_and_closed() -> anyhow::Result<()> {
+    row("an_ephemeral_lease_is_renewed_and_closed")
+}
+
+#[test]
+fn a_denied_origin_is_granted_as_the_diagnostic_says() -> anyhow::Result<()> {
+    row("a_denied_origin_is_granted_as_the_diagnostic_says")
+}
+
+const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
+
+/// A workspace with `provider` and `resources` (HCL) in main.tf, initialised.
+fn workspace(provider: Provider, resources: &str) -> anyhow::Result<Workspace> {
+    let ws = Workspace::new(&[provider])?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n{resources}",
+            provider.required_providers_entry()
+        ),
+    )?;
+    ws.init()?;
+    Ok(ws)
+}
+
+/// A create that fails after making its object returns it with the error
+/// (`Diagnostics::with_state`, `TerraformError.with_state`, `TerraformError.withState`):
+/// Terraform records it tainted, and plans to replace it.
+pub fn failed_create_is_kept_tainted(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_server\" \"web\" {\n  boot_seconds = 1\n  fail_boot = true\n}\n",
+    )?;
+    let run = ws.run_expect(APPLY, 1)?;
+    let errors = run.error_summaries();
+    ensure!(
+        errors == ["Server failed to boot"],
+        "apply did not fail with the provider's error alone\n{run}"
+    );
+    let state = ws.state_json()?;
+    let server = state_resource(&state, "slow_server.web")
+        .with_context(|| format!("the failed create left nothing in the state\n{run}"))?;
+    ensure!(server["tainted"] == true, "the failed create is not tainted: {server}");
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    plan.shows(&["# slow_server.web is tainted, so must be replaced"])?;
+    Ok(json!({ "errors": errors, "tainted": server["tainted"], "values": server["values"] }))
+}
+
+/// A state written by schema version 0 (which called `boot_seconds` `boot`) is upgraded by
+/// the provider's upgrade code before terraform plans with it: nothing to change.
+pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n")?;
+    ws.ok(APPLY)?;
+    // Rewrite the state as the provider's version 0 would have left it.
+    let mut tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
+    let instance = tfstate["resources"]
+        .as_array_mut()
+        .and_then(|r| r.iter_mut().find(|r| r["type"] == "slow_server"))
+        .and_then(|r| r["instances"].as_array_mut())
+        .and_then(|i| i.first_mut())
+        .context("no slow_server.web instance in terraform.tfstate")?;
+    ensure!(
+        instance["schema_version"] == 1,
+        "the provider's schema is not at version 1: {instance}"
+    );
+    instance["schema_version"] = json!(0);
+    let Some(attributes) = instance["attributes"].as_object_mut() else {
+        bail!("the instance has no attributes: {instance}");
+    };
+    let boot = attributes.remove("boot_seconds").context("no boot_seconds in the state")?;
+    attributes.insert("boot".to_owned(), boot);
+    tfstate["serial"] = json!(tfstate["serial"].as_u64().unwrap_or(0) + 1);
+    ws.write("terraform.tfstate", &serde_json::to_string_pretty(&tfstate)?)?;
+
+    let plan = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(plan.code == Some(0), "the upgraded state does not match the configuration\n{plan}");
+    ws.ok(&["apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"])?;
+    let state = ws.state_json()?;
+    let server = state_resource(&state, "slow_server.web")?;
+    ensure!(server["values"]["boot_seconds"] == 0, "boot_seconds was not upgraded: {server}");
+    Ok(json!({ "schema_version": server["schema_version"], "values": server["values"] }))
+}
+
+/// A provider that plans destroys (Rust `PLAN_DESTROY`, Python `plan_destroy`, TypeScript
+/// `planDestroy`) refuses to destroy a protected server: `terraform destroy` fails with its
+/// error and the server stays in the state.
+pub fn protected_destroy_is_refused(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n  protect = true\n}\n",
+    )?;
+    ws.ok(APPLY)?;
+    let run = ws.run_expect(&["destroy", "-auto-approve", "-input=false", "-no-color"], 1)?;
+    let errors = run.error_summaries();
+    ensure!(
+        errors == ["Server is protected"],
+        "destroy did not fail with the provider's error\n{run}"
+    );
+    let state = ws.state_json()?;
+    state_resource(&state, "slow_server.web").context("the refused destroy deleted the server")?;
+    Ok(json!({ "errors": errors }))
+}
+
+/// An ephemeral `slow_lease` on a one-second lease, used by a provisioner that runs for 3 s:
+/// Terraform renews it while in use (RenewEphemeralResource) and closes it when done
+/// (CloseEphemeralResource); the provider logs both.
+pub fn lease_is_renewed_and_closed(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "ephemeral \"slow_lease\" \"l\" {\n  seconds = 1\n}\n\n\
+         resource \"terraform_data\" \"uses_it\" {\n  provisioner \"local-exec\" {\n    \
+         command     = \"sleep 3\"\n    environment = { TOKEN = ephemeral.slow_lease.l.token }\n  \
+         }\n}\n",
+    )?;
+    let log = ws.root().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let run =
+        ws.run_with_env(APPLY, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", log_path.as_str())])?;
+    ensure!(run.code == Some(0), "apply failed\n{run}");
+    let text =
+        std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    let count = |what: &str| text.lines().filter(|l| l.contains(what)).count();
+    let provider_lines =
+        || text.lines().filter(|l| l.contains("slow_lease")).collect::<Vec<_>>().join("\n");
+    ensure!(
+        count("slow_lease renewed") >= 1,
+        "Terraform never renewed the lease:\n{}",
+        provider_lines()
+    );
+    ensure!(
+        count("slow_lease closed") >= 1,
+        "Terraform never closed the lease:\n{}",
+        provider_lines()
+    );
+    Ok(json!({ "renewed": true, "closed": true }))
+}
+
+/// `slow_page` fetches a local server's page with no grant for it: the sandbox refuses the
+/// request (the server sees none), and the diagnostic says what to do. The test does it, as a
+/// person would: the same `terrarium install` again with `--force --allow-http ORIGIN`, the
+/// provider's entry deleted from .terraform.lock.hcl (without that `terraform init` refuses
+/// the changed package), `terraform init`; then the apply reads the page.
+pub fn denied_origin_is_granted_as_the_diagnostic_says(
+    provider: Provider,
+) -> anyhow::Result<Value> {
+    let api = ApiServer::start("hello from the API")?;
+    let origin = api.origin();
+    let ws = Workspace::with_installs(&[(provider, &[])])?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
+             data \"slow_page\" \"motd\" {{\n  url = \"{origin}/motd\"\n}}\n\n\
+             output \"motd\" {{\n  value = data.slow_page.motd.text\n}}\n",
+            provider.required_providers_entry()
+        ),
+    )?;
+    ws.init()?;
+    let denied = ws.run_expect(APPLY, 1)?;
+    let said = denied.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let advice = format!("run that command again with `--force --allow-http {origin}` added");
+    ensure!(
+        said.contains(&advice)
+            && said.contains("delete the provider's entry from .terraform.lock.hcl"),
+        "the denial does not say how to grant {origin}\n{denied}"
+    );
+    ensure!(api.requests() == 0, "the sandbox let a request to {origin} through");
+
+    // What the diagnostic says, done.
+    let component = provider.component()?.context("a component provider")?;
+    let install = terrarium_install_with(
+        &component,
+        provider.source(),
+        provider.version(),
+        &ws.root().join("mirror"),
+        &["--force".to_owned(), "--allow-http".to_owned(), origin.clone()],
+    )?;
+    ensure!(
+        install.status.success(),
+        "`terrarium install --force --allow-http {origin}` failed:\n{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let locked = ws.run(&["init", "-input=false", "-no-color"])?;
+    ensure!(
+        locked.code == Some(1) && locked.stderr.contains("checksum"),
+        "terraform init took the changed package without its lock entry deleted\n{locked}"
+    );
+    let lock = ws.read(".terraform.lock.hcl")?;
+    let entry = format!("provider \"{}\" {{", provider.source());
+    let start = lock.find(&entry).context("no entry for the provider in .terraform.lock.hcl")?;
+    let end =
+        lock[start..].find("\n}\n").map(|i| start + i + 3).context("an unterminated entry")?;
+    ws.write(".terraform.lock.hcl", &format!("{}{}", &lock[..start], &lock[end..]))?;
+    ws.init()?;
+    let granted = ws.ok(APPLY)?;
+    ensure!(
+        granted.stdout.contains("motd = \"hello from the API\""),
+        "the granted apply did not read the page\n{granted}"
+    );
+    Ok(json!({ "advice": advice.replace(&origin, "ORIGIN"), "motd": "hello from the API" }))
+}
+
+const README_BEGIN: &str =
+    "<!-- sdk-conformance: begin (rendered from tests/tests/e2e/conformance.rs) -->\n";
+const README_END: &str = "<!-- sdk-conformance: end -->";
+
+/// The README's table, from [`CAPABILITIES`].
+fn render_table() -> String {
+    let mut out = String::from("| capability |");
+    for (language, _) in LANGUAGES {
+        out.push_str(&format!(" {language} |"));
+    }
+    out.push_str(" test |\n|---|");
+    for _ in LANGUAGES {
+        out.push_str("---|");
+    }
+    out.push_str("---|\n");
+    for c in CAPABILITIES {
+        out.push_str(&format!("| {} |", c.name));
+        for (language, _) in LANGUAGES {
+            match c.gaps.iter().find(|(l, _)| *l == language) {
+                Some((_, why)) => out.push_str(&format!(" no: {why} |")),
+                None => out.push_str(" yes |"),
+            }
+        }
+        out.push_str(&format!(" `conformance::{}` |\n", c.test));
+    }
+    out
+}
+
+#[test]
+fn the_readme_conformance_table_is_the_one_these_tests_prove() -> anyhow::Result<()> {
+    let path = Artifacts::get()?.repo_root.join("README.md");
+    let readme = std::fs::read_to_string(&path)?;
+    let shown = readme
+        .split_once(README_BEGIN)
+        .and_then(|(_, rest)| rest.split_once(README_END))
+        .map(|(table, _)| table)
+        .with_context(|| format!("README.md has no {README_BEGIN:?} ... {README_END:?} block"))?;
+    let expected = render_table();
+    ensure!(
+        shown == expected,
+        "README.md's conformance table is not the one the tests prove; replace the block between \
+         the markers with:\n{expected}"
+    );
+    Ok(())
+}
