@@ -104,6 +104,37 @@ fn random_lives_through_preview_up_update_replace_and_destroy() -> anyhow::Resul
 }
 
 #[test]
+fn pulumi_package_get_schema_and_gen_sdk_accept_the_schema() -> anyhow::Result<()> {
+    let project = Project::new("schema-e2e")?;
+    project.install(&Artifacts::get()?.component("random_provider")?, "random", VERSION, &[])?;
+    let plugin = project
+        .plugin_dir()
+        .join(format!("resource-random-v{VERSION}"))
+        .join("pulumi-resource-random");
+    let schema = project.ok(&["package", "get-schema", &plugin.to_string_lossy()])?;
+    let schema: Value = serde_json::from_str(&schema.stdout)
+        .with_context(|| format!("get-schema printed no JSON\n{schema}"))?;
+    ensure!(schema["name"] == "random" && schema["version"] == VERSION, "{schema}");
+    ensure!(schema["resources"]["random:index/string:String"].is_object(), "{schema}");
+
+    let out = project.root().join("sdk");
+    let generated = project.ok(&[
+        "package",
+        "gen-sdk",
+        &plugin.to_string_lossy(),
+        "--language",
+        "python",
+        "--out",
+        &out.to_string_lossy(),
+    ])?;
+    let module = out.join("python/pulumi_random/string.py");
+    ensure!(module.is_file(), "gen-sdk wrote no {}\n{generated}", module.display());
+    let text = fs::read_to_string(&module)?;
+    ensure!(text.contains("def min_upper"), "the SDK's String has no min_upper:\n{text}");
+    Ok(())
+}
+
+#[test]
 fn files_are_refreshed_after_drift_imported_and_destroyed() -> anyhow::Result<()> {
     let project = Project::new("files-e2e")?;
     let out = project.root().join("out");
@@ -258,4 +289,9 @@ fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
 #[test]
 fn typescript_pets_live_through_the_cli() -> anyhow::Result<()> {
     pets_through_the_cli("pets_ts")
+}
+
+#[test]
+fn python_pets_live_through_the_cli() -> anyhow::Result<()> {
+    pets_through_the_cli("pets_py")
 }
