@@ -117,7 +117,10 @@ pub fn package_schema(schema: &ProviderSchema, tokens: &Tokens, version: &str) -
         "displayName": package,
         "version": version,
         "description": format!("The {package} provider: a Terraform provider component served by Terrarium."),
-        "meta": { "moduleFormat": "(.*)" },
+        // Tokens are `PACKAGE:index/member:Name`: the module is what comes before the last
+        // `/` (`index`), as the bridge writes it; Pulumi refuses `(.*)` ("nested modules under
+        // index are not allowed").
+        "meta": { "moduleFormat": "(.*)(?:/[^/]*)" },
         "config": { "variables": provider.properties, "defaults": provider.required },
         "provider": provider_spec,
         "resources": resources,

@@ -3,8 +3,7 @@
 //! `terrarium install --pulumi`, starts each `pulumi-resource-NAME` with the engine's address
 //! as the engine does, reads the port line, dials it and drives whole lifecycles; the protocol
 //! assertions run as well against a reference plugin built on the `pulumi` package's own
-//! provider server. The package schemas of every example are checked against the rules of
-//! Pulumi's metaschema.
+//! provider server. (The real CLI checks the package schemas: `pulumi_cli.rs`.)
 
 use std::process::{Command, Stdio};
 
