@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use terrarium_framework::same_value;
 use terrarium_model::schema::{AttributeType, Block};
 use terrarium_model::{AttributePath, PathStep, Value};
 
@@ -16,7 +17,8 @@ pub enum Change {
 }
 
 /// The paths at which `planned` differs from `prior`, as deep as both have the same shape
-/// (lists of equal length, maps and objects key by key; a set as a whole).
+/// (lists of equal length, maps and objects key by key; a set as a whole, equal when it has
+/// the same elements in any order).
 pub fn changes(prior: &Value, planned: &Value) -> Vec<(AttributePath, Change)> {
     let mut out = Vec::new();
     compare(prior, planned, &AttributePath::root(), &mut out);
@@ -29,7 +31,9 @@ fn compare(
     path: &AttributePath,
     out: &mut Vec<(AttributePath, Change)>,
 ) {
-    if prior == planned && !planned.contains_unknown() {
+    // Terraform's equality: numbers by value, sets without regard to order (a provider may
+    // return a set's elements in any order: Python's `set` returns them in hash order).
+    if same_value(prior, planned) {
         return;
     }
     match (prior, planned) {
@@ -72,6 +76,45 @@ pub fn top_level(path: &AttributePath) -> Option<&str> {
         Some(PathStep::Attribute(name)) => Some(name),
         _ => None,
     }
+}
+
+/// Whether a change at `path` stays out of Pulumi's `diffs` and `detailedDiff`: a change of
+/// the `id` attribute (Pulumi's resource ID, never a property), and on a replacement
+/// (`replacing`) a change of a computed-only top-level attribute (every output of a new object
+/// is new).
+pub fn not_a_diff(block: &Block, path: &AttributePath, replacing: bool) -> bool {
+    let Some(name) = top_level(path) else { return false };
+    if name == "id" {
+        return true;
+    }
+    replacing
+        && block
+            .attributes
+            .iter()
+            .any(|a| a.name == name && a.computed && !a.required && !a.optional)
+}
+
+/// The Terraform names of what one can set in the object at `path` of `block`'s values: its
+/// required and optional attributes and its nested blocks; None where the schema has no
+/// object there.
+pub fn configurable_at(block: &Block, path: &AttributePath) -> Option<BTreeSet<String>> {
+    let mut attributes = &block.attributes;
+    let mut blocks = &block.block_types;
+    for step in &path.0 {
+        let PathStep::Attribute(name) = step else { continue };
+        if let Some(a) = attributes.iter().find(|a| &a.name == name) {
+            let AttributeType::Nested { attributes: inner, .. } = &a.ty else { return None };
+            attributes = inner;
+            blocks = &EMPTY_BLOCKS;
+        } else if let Some(b) = blocks.iter().find(|b| &b.type_name == name) {
+            attributes = &b.block.attributes;
+            blocks = &b.block.block_types;
+        } else {
+            return None;
+        }
+    }
+    let settable = attributes.iter().filter(|a| a.required || a.optional).map(|a| a.name.clone());
+    Some(settable.chain(blocks.iter().map(|b| b.type_name.clone())).collect())
 }
 
 /// Whether the schema marks the attribute at `path` (or one around it) sensitive.
@@ -194,8 +237,22 @@ mod tests {
             ]
         );
         assert!(changes(&prior, &prior).is_empty());
+        let tags = |t: &[&str]| {
+            obj(&[("tags", Value::Set(t.iter().map(|&s| Value::string(s)).collect()))])
+        };
+        assert!(changes(&tags(&["good", "loud"]), &tags(&["loud", "good"])).is_empty());
+        assert_eq!(
+            changes(&tags(&["good"]), &tags(&["loud"])),
+            vec![(root.attr("tags"), Change::Update)]
+        );
         assert!(replaces(&root.attr("length"), &[root.attr("length")]));
         assert!(!replaces(&root.attr("upper"), &[root.attr("length")]));
+        assert!(not_a_diff(&block(), &root.attr("id"), false));
+        assert!(not_a_diff(&block(), &root.attr("result"), true));
+        assert!(!not_a_diff(&block(), &root.attr("result"), false));
+        assert!(!not_a_diff(&block(), &root.attr("upper"), true));
+        let settable = configurable_at(&block(), &root).unwrap_or_default();
+        assert_eq!(settable.into_iter().collect::<Vec<_>>(), ["length", "upper"]);
         assert!(is_sensitive(&block(), &root.attr("result")));
         assert!(!is_sensitive(&block(), &root.attr("length")));
     }

@@ -754,7 +754,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         for_resource(&urn, async move {
             let p = self.provider().await?;
             let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
-            let config = match decode(request.news.as_ref(), &ty) {
+            let config = match values::from_inputs(request.news.as_ref(), &ty, block) {
                 Ok(c) => c,
                 Err(f) => {
                     return ok(pb::CheckResponse {
@@ -814,8 +814,15 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let mut detailed = std::collections::HashMap::new();
             let mut diffs = BTreeSet::new();
             let mut replaces = BTreeSet::new();
-            for (path, kind) in change::changes(&prior.value, &planned) {
+            let found = change::changes(&prior.value, &planned);
+            let replacing = found.iter().any(|(path, _)| change::replaces(path, &requires_replace));
+            for (path, kind) in found {
                 let replace = change::replaces(&path, &requires_replace);
+                // Pulumi's resource ID is not a property; on a replacement every computed
+                // output is new, which says nothing the replacement does not.
+                if !replace && change::not_a_diff(resource.block, &path, replacing) {
+                    continue;
+                }
                 let kind = match (kind, replace) {
                     (change::Change::Add, false) => pb::property_diff::Kind::Add,
                     (change::Change::Add, true) => pb::property_diff::Kind::AddReplace,

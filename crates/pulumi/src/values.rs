@@ -17,6 +17,9 @@ use prost_types::{ListValue, Struct, Value as Pb};
 use terrarium_model::conform::conform;
 use terrarium_model::{AttributePath, Number, PathStep, Type, Value};
 
+use terrarium_model::schema::Block;
+
+use super::change::configurable_at;
 use super::names::PropertyNames;
 
 /// The key whose value says what a special object is.
@@ -48,6 +51,25 @@ pub struct Decoded {
 /// Properties the type does not have are refused, except Pulumi's own (`__` prefix), which are
 /// left out.
 pub fn from_struct(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Vec<Failure>> {
+    read_struct(properties, ty, None)
+}
+
+/// [`from_struct`] for a resource's inputs (`block` is its schema): a property the type does
+/// not have is refused with the names of the properties one can set there, never the
+/// computed-only ones (`id`, a result).
+pub fn from_inputs(
+    properties: Option<&Struct>,
+    ty: &Type,
+    block: &Block,
+) -> Result<Decoded, Vec<Failure>> {
+    read_struct(properties, ty, Some(block))
+}
+
+fn read_struct(
+    properties: Option<&Struct>,
+    ty: &Type,
+    inputs: Option<&Block>,
+) -> Result<Decoded, Vec<Failure>> {
     let empty = Struct::default();
     let properties = properties.unwrap_or(&empty);
     let mut decoded = Decoded { value: Value::Null, secrets: BTreeSet::new() };
@@ -59,7 +81,8 @@ pub fn from_struct(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Ve
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let value = Pb { kind: Some(Kind::StructValue(Struct { fields })) };
-    let mut reader = Reader { root: ty, secrets: &mut decoded.secrets, failures: &mut failures };
+    let mut reader =
+        Reader { root: ty, inputs, secrets: &mut decoded.secrets, failures: &mut failures };
     decoded.value = reader.read(&value, ty, &AttributePath::root());
     if failures.is_empty() { Ok(decoded) } else { Err(failures) }
 }
@@ -67,6 +90,9 @@ pub fn from_struct(properties: Option<&Struct>, ty: &Type) -> Result<Decoded, Ve
 struct Reader<'a> {
     /// The type of the whole value, which names the properties of failures.
     root: &'a Type,
+    /// The resource's schema when the value is its inputs: unknown properties are answered
+    /// with the configurable ones.
+    inputs: Option<&'a Block>,
     secrets: &'a mut BTreeSet<AttributePath>,
     failures: &'a mut Vec<Failure>,
 }
@@ -96,8 +122,13 @@ impl Reader<'_> {
                         let Some((name, attr_ty)) =
                             names.terraform(key).and_then(|n| o.attributes.get_key_value(n))
                         else {
-                            let known: Vec<String> =
-                                o.attributes.keys().map(|k| names.pulumi(k)).collect();
+                            let offered = self.inputs.and_then(|b| configurable_at(b, path));
+                            let known: Vec<String> = o
+                                .attributes
+                                .keys()
+                                .filter(|k| offered.as_ref().is_none_or(|set| set.contains(*k)))
+                                .map(|k| names.pulumi(k))
+                                .collect();
                             let at = path.attr(key.clone());
                             let reason = format!(
                                 "unknown property {key:?}; the properties are: {}",
@@ -525,6 +556,39 @@ mod tests {
         assert_eq!(failures[0].property, "bogus");
         assert!(failures[0].reason.contains("minLength"), "{failures:?}");
         assert_eq!(failures[1].property, "minLength");
+    }
+
+    #[test]
+    fn an_unknown_input_is_answered_with_the_properties_one_can_set() {
+        use terrarium_model::schema::{Attribute, AttributeType};
+        let attribute = |name: &str, ty: Type, optional: bool| Attribute {
+            name: name.into(),
+            ty: AttributeType::Type(ty),
+            optional,
+            computed: !optional,
+            ..Attribute::default()
+        };
+        let block = Block {
+            attributes: vec![
+                attribute("id", Type::String, false),
+                attribute("min_length", Type::Number, true),
+                attribute("keepers", Type::map(Type::String), true),
+                attribute("result", Type::String, false),
+            ],
+            ..Block::default()
+        };
+        let ty = Type::object([
+            ("id", Type::String),
+            ("min_length", Type::Number),
+            ("keepers", Type::map(Type::String)),
+            ("result", Type::String),
+        ]);
+        let props = obj(&[("bogus", n(1.0))]);
+        let failures = from_inputs(Some(&props), &ty, &block).unwrap_err();
+        assert_eq!(
+            failures[0].reason,
+            "unknown property \"bogus\"; the properties are: keepers, minLength"
+        );
     }
 
     #[test]

@@ -92,7 +92,9 @@ fn random_lives_through_preview_up_update_replace_and_destroy() -> anyhow::Resul
     // A replacement: a new length draws a new string.
     project.write_program(&random_program(16, 20))?;
     let replace = project.ok(&["preview"])?;
-    replace.shows(&[" +- random:index:String name replace [diff: ~", "    +-1 to replace"])?;
+    // Only what the person changed: not the ID, not the outputs a new string has anyway.
+    replace
+        .shows(&[" +- random:index:String name replace [diff: ~length]", "    +-1 to replace"])?;
     let replaced = project.ok(&["up", "--yes"])?;
     replaced.shows(&["    +-1 replaced"])?;
     let outputs = project.outputs()?;
@@ -304,7 +306,7 @@ fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
     // A replacement: a new name makes a new pet, and the old one goes.
     project.write_program(&pets_program(&directory, "max", 3)?)?;
     let replace = project.ok(&["preview"])?;
-    replace.shows(&[" +- pets:index:Pet rex replace [diff: ~", "    +-1 to replace"])?;
+    replace.shows(&[" +- pets:index:Pet rex replace [diff: ~name]", "    +-1 to replace"])?;
     project.ok(&["up", "--yes"])?;
     ensure!(project.outputs()?["id"] == "pet-2", "the replacement is not a new pet");
     ensure!(!file.exists() && dir.join("pet-2.json").is_file(), "the old pet was not deleted");
