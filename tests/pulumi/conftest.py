@@ -53,6 +53,7 @@ def installed(plugin_dir, files_dir):
         "random": install(plugin_dir, "random_provider", "random"),
         "files": install(plugin_dir, "files_provider", "files", "--allow-dir", f"{files_dir}:rw"),
         "slow": install(plugin_dir, "slow_provider", "slow"),
+        "hostile": install(plugin_dir, "hostile_provider", "hostile"),
     }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from pulumi.runtime.proto import engine_pb2
 
-from engine import UNKNOWN, empty_pb2, is_secret, plain, provider_pb2 as pb, reveal, secret, struct, urn
+from engine import UNKNOWN, Plugin, empty_pb2, is_secret, plain, provider_pb2 as pb, reveal, secret, struct, urn
 
 STRING = "random:index/string:String"
 PASSWORD = "random:index/password:Password"
@@ -208,18 +208,19 @@ def test_cancel_during_a_slow_create_returns_promptly(installed, engine, tmp_pat
 
         worker = threading.Thread(target=slow_create)
         worker.start()
-        time.sleep(1.0)
-        p.provider.Cancel(empty_pb2.Empty())
-        worker.join(timeout=60)
-        assert not worker.is_alive(), "Create did not return after Cancel"
-        if "created" in outcome:
-            assert plain(outcome["created"].properties)["ready"] is False
         # The component's own log records reach the engine through its Log RPC, not stderr
-        # (sent as they come, so perhaps a moment after the call that logged them).
+        # (sent as they come, so perhaps a moment after the call that logged them). The server
+        # is started, and its create waits for it to boot, when the record comes.
         deadline = time.monotonic() + 60
         while not [r for r in engine.logs if "slow_server started" in r.message]:
             assert time.monotonic() < deadline, [r.message for r in engine.logs]
             time.sleep(0.1)
+        p.provider.Cancel(empty_pb2.Empty())
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "Create did not return after Cancel"
+        # The create stops waiting and returns the server as it is, for the engine to record.
+        assert "error" not in outcome, outcome["error"].details()
+        assert plain(outcome["created"].properties)["ready"] is False
     finally:
         p.stop()
     started = [r for r in engine.logs if "slow_server started" in r.message]
@@ -356,3 +357,24 @@ def test_files_are_listed_in_pages_and_import_by_the_ids_list_gives(files_plugin
         list(random_plugin.provider.List(pb.ListRequest(token=STRING, query=struct({}))))
     assert unlisted.value.code() == grpc.StatusCode.UNIMPLEMENTED
     assert "no list resource" in unlisted.value.details()
+
+
+def test_a_providers_warnings_reach_the_engine_with_their_resource(installed, engine, tmp_path):
+    # hostile's `many-diagnostics` answers ApplyResourceChange with warnings and one error: the
+    # warnings reach the engine's Log, which shows them with the resource; the error fails the
+    # create.
+    p = Plugin([str(installed["hostile"])], engine, stderr_path=tmp_path / "hostile.stderr")
+    try:
+        token = "hostile:index/probe:Probe"
+        with pytest.raises(grpc.RpcError) as failed:
+            create(p, token, "chatty", {"attack": "many-diagnostics", "target": "2"})
+        assert "the error after the warnings" in failed.value.details()
+        deadline = time.monotonic() + 60
+        while len([r for r in engine.logs if "warning 1" in r.message]) < 1:
+            assert time.monotonic() < deadline, [r.message for r in engine.logs]
+            time.sleep(0.1)
+        warnings = [r for r in engine.logs if r.message.startswith("terrarium.pulumi") and "warning " in r.message]
+        assert [r.severity for r in warnings] == [engine_pb2.WARNING] * 2, [r.message for r in warnings]
+        assert all(r.urn == urn(token, "chatty") for r in warnings)
+    finally:
+        p.stop()

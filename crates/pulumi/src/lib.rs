@@ -227,7 +227,7 @@ fn unpack(dv: Option<&dt::DynamicValue>, ty: &Type) -> Result<Value, Status> {
     }
 }
 
-/// Diagnostics with errors as one gRPC error; warnings are logged. `ty` names the properties
+/// Diagnostics with errors as one gRPC error; warnings go to the engine ([`warn`]). `ty` names the properties
 /// of the diagnostics' paths.
 fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Result<(), Status> {
     let mut errors = Vec::new();
@@ -239,7 +239,7 @@ fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Resul
         };
         match d.severity {
             Severity::Error => errors.push(format!("{}: {}{at}", d.summary, d.detail)),
-            Severity::Warning => tracing::warn!("{what}: {}: {}{at}", d.summary, d.detail),
+            Severity::Warning => warn(&format!("{what}: {}: {}{at}", d.summary, d.detail)),
         }
     }
     if errors.is_empty() {
@@ -249,7 +249,13 @@ fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Resul
     }
 }
 
-/// Validation diagnostics as Pulumi check failures (errors only; warnings are logged), their
+/// A provider's warning, to the engine's `Log` with the component's records (shown with the
+/// resource the call is about): Pulumi's protocol has no warnings in its answers.
+fn warn(message: &str) {
+    terrarium_runtime::logging::emit(tracing::Level::WARN, "terrarium.pulumi", message, &[]);
+}
+
+/// Validation diagnostics as Pulumi check failures (errors only; warnings go to the engine), their
 /// paths named as the properties of `ty`.
 fn check_failures(diagnostics: Vec<Diagnostic>, ty: &Type) -> Vec<pb::CheckFailure> {
     diagnostics
@@ -264,7 +270,12 @@ fn check_failures(diagnostics: Vec<Diagnostic>, ty: &Type) -> Vec<pb::CheckFailu
                 },
             }),
             Severity::Warning => {
-                tracing::warn!("{}: {}", d.summary, d.detail);
+                let at = if d.attribute.is_root() {
+                    String::new()
+                } else {
+                    format!(" (at {})", values::property_path(&d.attribute, ty))
+                };
+                warn(&format!("{}: {}{at}", d.summary, d.detail));
                 None
             }
         })
@@ -319,7 +330,7 @@ fn outputs(
              is passed as the string \"{n}\"; give it back as a string to keep it exact",
             values::property_path(&path, ty)
         );
-        terrarium_runtime::logging::emit(tracing::Level::WARN, "terrarium.pulumi", &message, &[]);
+        warn(&message);
     }
     let secret = |p: &AttributePath| secrets.contains(p) || change::is_sensitive(block, p);
     let mut s = values::to_struct(state, ty, &Writer { secret: &secret, unknowns: preview });
