@@ -310,6 +310,16 @@ pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
          {} = {{\n        source  = \"{}\"\n        version = \"{}\"\n      }}\n    }}\n  }}",
         request.source.type_name, request.source, request.version
     );
+    if request.source.hostname == source::DEFAULT_REGISTRY_HOST {
+        eprintln!(
+            "\nKeep the host in `source`, for OpenTofu above all: OpenTofu reads `{}/{}` as \
+             registry.opentofu.org/{}/{}, which this mirror does not hold.",
+            request.source.namespace,
+            request.source.type_name,
+            request.source.namespace,
+            request.source.type_name
+        );
+    }
     Ok(())
 }
 

@@ -90,6 +90,26 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
     let init = workspace.init()?;
     assert!(init.stdout.contains("Installed hashicorp/null v2.1.2"), "{init}");
 
+    // OpenTofu (default host registry.opentofu.org) with the same CLI configuration and the
+    // block install printed, verbatim: found, because the printed source keeps its host, which
+    // install tells the person to keep.
+    ensure!(
+        stderr.contains("OpenTofu reads `hashicorp/null` as registry.opentofu.org/hashicorp/null"),
+        "install does not tell an OpenTofu user to keep the host: {stderr}"
+    );
+    let printed = stderr
+        .split_once("\n\n  terraform {")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(block, _)| format!("terraform {{{block}\n"))
+        .with_context(|| format!("install printed no required_providers block: {stderr}"))?;
+    let tofu = Workspace::with_cli_config(&stdout)?.with_terraform(artifacts.go_tool("tofu")?);
+    tofu.write("main.tf", &printed)?;
+    let init = tofu.init()?;
+    assert!(
+        init.stdout.contains("Installed registry.terraform.io/hashicorp/null v2.1.2"),
+        "{init}"
+    );
+
     // Installing the same thing again changes nothing and succeeds.
     let again = terrarium_install(&component, "hashicorp/null", "2.1.2", &mirror)?;
     ensure!(again.status.success(), "reinstall failed: {}", String::from_utf8_lossy(&again.stderr));

@@ -536,3 +536,53 @@ fn probe_write_only(ws: &Workspace, granted: &Path) -> anyhow::Result<Run> {
     }
     Ok(run)
 }
+
+/// OpenTofu's provider `for_each` (1.9 and later): one Terrarium provider configuration per key,
+/// each instance its own component instance, each resource planned and applied by the one its
+/// `provider` argument names.
+#[test]
+fn opentofu_provider_for_each_serves_each_instance() -> anyhow::Result<()> {
+    let ws = Workspace::with_installs(&[(Provider::Random, &[])])?
+        .with_terraform(Artifacts::get()?.go_tool("tofu")?);
+    ws.write(
+        "main.tf",
+        &format!(
+            r#"{}
+locals {{
+  zones = toset(["east", "west"])
+}}
+
+provider "random" {{
+  alias    = "by_zone"
+  for_each = local.zones
+}}
+
+resource "random_string" "name" {{
+  for_each = local.zones
+  provider = random.by_zone[each.key]
+  length   = 8
+  special  = false
+}}
+
+output "names" {{
+  value = {{ for zone, s in random_string.name : zone => s.result }}
+}}
+"#,
+            required_providers_at_host(&[Provider::Random])
+        ),
+    )?;
+    ws.init()?;
+    let applied = ws.ok(&["apply", "-auto-approve", "-no-color"])?;
+    ensure!(applied.stdout.contains("2 added, 0 changed, 0 destroyed"), "{applied}");
+    let state = ws.state_json()?;
+    for zone in ["east", "west"] {
+        let values = state_values(&state, &format!("random_string.name[\"{zone}\"]"))?;
+        let result = values["result"].as_str().unwrap_or_default();
+        ensure!(result.len() == 8, "{zone}: {}", pretty(values));
+    }
+    // Nothing changed: each instance plans its own resource as unchanged.
+    let again = ws.ok(&["plan", "-detailed-exitcode", "-no-color"])?;
+    ensure!(again.stdout.contains("No changes."), "{again}");
+    ws.ok(&["destroy", "-auto-approve", "-no-color"])?;
+    Ok(())
+}
