@@ -22,7 +22,7 @@ pub mod plugin;
 pub mod schema;
 pub mod values;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,7 +31,7 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use prost_types::value::Kind;
 use prost_types::{Struct, Value as Pb};
-use terrarium_model::schema::Block;
+use terrarium_model::schema::{AttributeType, Block, BlockNesting, ObjectNesting};
 use terrarium_model::{AttributePath, Diagnostic, Severity, Type, Value};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -1387,14 +1387,72 @@ fn inputs_from_state(outputs: &Struct, old_inputs: Option<&Struct>, block: &Bloc
             None => names.terraform(key).is_some_and(|n| configurable.contains(n)),
         }
     };
-    Struct {
-        fields: outputs
-            .fields
+    let settable = settable_fields(&outputs.fields, block);
+    Struct { fields: settable.into_iter().filter(|(k, _)| wanted(k)).collect() }
+}
+
+/// The fields of an object of `block` one can set: its required and optional attributes and
+/// its nested blocks, not null, and inside each nested block or nested attribute object the
+/// same, so that an imported resource's inputs hold no computed-only value at any depth (a
+/// program holding one would be refused).
+fn settable_fields(fields: &BTreeMap<String, Pb>, block: &Block) -> BTreeMap<String, Pb> {
+    let names = names::PropertyNames::new(
+        block
+            .attributes
             .iter()
-            .filter(|(k, v)| wanted(k) && !matches!(v.kind, Some(Kind::NullValue(_)) | None))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+            .map(|a| a.name.as_str())
+            .chain(block.block_types.iter().map(|b| b.type_name.as_str())),
+    );
+    let mut out = BTreeMap::new();
+    for (key, value) in fields {
+        if matches!(value.kind, Some(Kind::NullValue(_)) | None) {
+            continue;
+        }
+        let Some(name) = names.terraform(key) else { continue };
+        let kept = if let Some(a) = block.attributes.iter().find(|a| a.name == name) {
+            if !(a.required || a.optional) {
+                continue;
+            }
+            match &a.ty {
+                AttributeType::Nested { nesting, attributes } => {
+                    let inner = Block { attributes: attributes.clone(), ..Block::default() };
+                    settable_value(value, &inner, *nesting == ObjectNesting::Map)
+                }
+                AttributeType::Type(_) => value.clone(),
+            }
+        } else if let Some(b) = block.block_types.iter().find(|b| b.type_name == name) {
+            settable_value(value, &b.block, b.nesting == BlockNesting::Map)
+        } else {
+            continue;
+        };
+        out.insert(key.clone(), kept);
     }
+    out
+}
+
+/// A nested object, or a list of them, or (`map`) a map of them, with only what one can set
+/// ([`settable_fields`]).
+fn settable_value(value: &Pb, block: &Block, map: bool) -> Pb {
+    let kind = match &value.kind {
+        Some(Kind::StructValue(s)) if s.fields.contains_key(values::SIG_KEY) => {
+            return value.clone();
+        }
+        Some(Kind::StructValue(s)) if map => Kind::StructValue(Struct {
+            fields: s
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), settable_value(v, block, false)))
+                .collect(),
+        }),
+        Some(Kind::StructValue(s)) => {
+            Kind::StructValue(Struct { fields: settable_fields(&s.fields, block) })
+        }
+        Some(Kind::ListValue(l)) => Kind::ListValue(prost_types::ListValue {
+            values: l.values.iter().map(|v| settable_value(v, block, map)).collect(),
+        }),
+        _ => return value.clone(),
+    };
+    Pb { kind: Some(kind) }
 }
 
 #[cfg(test)]

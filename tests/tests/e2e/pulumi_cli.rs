@@ -314,6 +314,10 @@ fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
     // Import: a pet file made outside, by its id.
     let mut fido: Value = serde_json::from_str(&fs::read_to_string(dir.join("pet-2.json"))?)?;
     fido["name"] = "fido".into();
+    // A toy with its computed serial: the inputs the import keeps hold the kind and the color,
+    // never the serial (a program that set it would be refused).
+    fido["toys"] =
+        serde_json::json!([{ "kind": "ball", "color": "blue", "serial": "pet-7-toy-0" }]);
     fs::write(dir.join("pet-7.json"), fido.to_string())?;
     let import = project.ok(&[
         "import",
@@ -323,7 +327,16 @@ fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
         "--yes",
         "--protect=false",
     ])?;
-    import.shows(&[" =  pets:index:Pet fido imported", "    = 1 imported", "      name: fido"])?;
+    import.shows(&[
+        " =  pets:index:Pet fido imported",
+        "    = 1 imported",
+        "      name: fido",
+        "kind: ball",
+    ])?;
+    import.hides("serial")?;
+    let imported = project.resource("fido")?;
+    ensure!(imported["outputs"]["toys"][0]["serial"] == "pet-7-toy-0", "{imported}");
+    ensure!(imported["inputs"]["toys"][0].get("serial").is_none(), "{imported}");
 
     let destroy = project.ok(&["destroy", "--yes"])?;
     destroy.shows(&["    - 3 deleted"])?;
