@@ -180,10 +180,13 @@ impl Dispatcher {
     /// cannot change within a terraform run (Terraform then skips GetProviderSchema in later
     /// provider processes). `TERRARIUM_SCHEMA_OPTIONAL=0` turns that off, for measuring its
     /// effect; `terrarium dev`, where a reload may change the schema, turns it off itself.
+    /// A component that declares its behaviour also generates configuration: the host derives
+    /// it from the schema (`Dispatcher::generate_resource_config`).
     pub fn server_capabilities(&self) -> ServerCapabilities {
         let mut capabilities = self.schema().capabilities;
         capabilities.get_provider_schema_optional =
             std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
+        capabilities.generate_resource_config |= self.declared.is_some();
         capabilities
     }
 

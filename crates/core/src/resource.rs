@@ -704,10 +704,27 @@ impl Dispatcher {
         let subject = Subject { rpc: "GenerateResourceConfig", kind: KIND, name: type_name };
         let run = async || -> Result<GenerateResourceConfigResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(type_name)?;
-            if !self.schema().capabilities.generate_resource_config {
+            if !self.server_capabilities().generate_resource_config {
                 return Err(vec![not_declared(subject, "generate_resource_config")]);
             }
-            let state = runtime::value_to_wit(&self.decode(subject, "state", state, ty)?);
+            let state = self.decode(subject, "state", state, ty)?;
+            if let Some(schema) = self.declared(subject) {
+                // A component that declares its behaviour: the configuration follows from its
+                // schema, as the Rust SDK derives it (every language gets it, none copies it).
+                let config = terrarium_framework::plan::generated_config(schema, state);
+                let config = encode_value_checked(
+                    subject,
+                    "configuration",
+                    &config,
+                    ty,
+                    Knownness::WhollyKnown,
+                )?;
+                return Ok(GenerateResourceConfigResponse {
+                    config: Some(config),
+                    diagnostics: Vec::new(),
+                });
+            }
+            let state = runtime::value_to_wit(&state);
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_generate_resource_config(s, type_name, &state).await
