@@ -66,6 +66,12 @@ const CAPABILITIES: &[Capability] = &[
         check: denied_origin_is_granted_as_the_diagnostic_says,
         gaps: &[],
     },
+    Capability {
+        name: "Generated configuration for an import (GenerateResourceConfig)",
+        test: "configuration_is_generated_by_the_provider",
+        check: generated_configuration,
+        gaps: &[],
+    },
 ];
 
 /// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
@@ -123,6 +129,11 @@ fn an_ephemeral_lease_is_renewed_and_closed() -> anyhow::Result<()> {
 #[test]
 fn a_denied_origin_is_granted_as_the_diagnostic_says() -> anyhow::Result<()> {
     row("a_denied_origin_is_granted_as_the_diagnostic_says")
+}
+
+#[test]
+fn configuration_is_generated_by_the_provider() -> anyhow::Result<()> {
+    row("configuration_is_generated_by_the_provider")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -316,6 +327,45 @@ pub fn denied_origin_is_granted_as_the_diagnostic_says(
         "the granted apply did not read the page\n{granted}"
     );
     Ok(json!({ "advice": advice.replace(&origin, "ORIGIN"), "motd": "hello from the API" }))
+}
+
+/// `terraform plan -generate-config-out` for an `import` block: Terraform asks the provider
+/// (GenerateResourceConfig, which the Rust SDK derives from the schema and the host derives
+/// for a component that declares its behaviour), and the configuration it writes imports with
+/// nothing to change.
+pub fn generated_configuration(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "import {\n  to = slow_server.web\n  id = \"server-5\"\n}\n")?;
+    let log = ws.root().join("terraform.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let plan = ws.run_with_env(
+        &["plan", "-generate-config-out=generated.tf", "-input=false", "-no-color"],
+        &[("TF_LOG", "trace"), ("TF_LOG_PATH", log_path.as_str())],
+    )?;
+    ensure!(plan.code == Some(0), "plan with -generate-config-out failed\n{plan}");
+    let text =
+        std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    ensure!(
+        text.contains("GRPCProvider.v6: GenerateResourceConfig"),
+        "terraform did not ask the provider for the configuration (see GenerateResourceConfig in {})",
+        log.display()
+    );
+    let generated = ws.read("generated.tf")?;
+    let body: Vec<String> = generated
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    ensure!(
+        body.iter().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["boot_seconds", "=", "5"]),
+        "no boot_seconds = 5 in generated.tf:\n{generated}"
+    );
+    ensure!(
+        !generated.contains("ready"),
+        "generated.tf sets the computed-only ready:\n{generated}"
+    );
+    let apply = ws.ok(APPLY)?;
+    ensure!(apply.stdout.contains("1 imported, 0 added, 0 changed, 0 destroyed"), "{apply}");
+    Ok(json!({ "generated": body }))
 }
 
 const README_BEGIN: &str =

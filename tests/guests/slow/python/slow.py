@@ -59,6 +59,13 @@ class ServerResource(terrarium.Resource[Server]):
             ready = False
         return replace(planned, id=id, ready=ready)
 
+    def import_state(self, id: str) -> Server:
+        # `server-N` boots in N seconds and is up.
+        number = id.removeprefix("server-")
+        if not id.startswith("server-") or not number.isdigit():
+            raise TerraformError("Cannot import", f"{id!r} is not a server id (server-N)")
+        return Server(id=id, boot_seconds=int(number), ready=True)
+
     def upgrade(self, version: int, raw: dict) -> dict:
         # Version 0 called `boot_seconds` `boot`.
         upgraded = dict(raw)

@@ -107,6 +107,23 @@ impl Resource for ServerResource {
         Ok(())
     }
 
+    fn import(&self, id: &str) -> Result<Server> {
+        // `server-N` boots in N seconds and is up.
+        let Some(boot_seconds) = id.strip_prefix("server-").and_then(|n| n.parse().ok()) else {
+            return Err(Diagnostics::error(
+                "Cannot import",
+                format!("{id:?} is not a server id (server-N)"),
+            ));
+        };
+        Ok(Server {
+            id: Attr::Known(id.to_owned()),
+            boot_seconds,
+            fail_boot: None,
+            ready: Attr::Known(true),
+            protect: None,
+        })
+    }
+
     fn upgrade(&self, _version: i64, raw: Value) -> Result<Value> {
         // Version 0 called `boot_seconds` `boot`.
         let Value::Object(mut fields) = raw else {

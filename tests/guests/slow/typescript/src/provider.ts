@@ -70,6 +70,13 @@ class ServerResource extends Resource<typeof server> {
     return { ...planned, id, ready };
   }
 
+  importState(id: string): Server {
+    // `server-N` boots in N seconds and is up.
+    const number = /^server-(\d+)$/.exec(id)?.[1];
+    if (number === undefined) throw new TerraformError('Cannot import', `${JSON.stringify(id)} is not a server id (server-N)`);
+    return { id, boot_seconds: Number(number), fail_boot: null, ready: true, protect: null } as Server;
+  }
+
   upgrade(version: number, raw: TfValue): Server {
     // Version 0 called `boot_seconds` `boot`.
     const { boot, ...rest } = raw as Record<string, TfValue>;
