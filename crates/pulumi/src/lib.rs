@@ -797,6 +797,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 Ok((planned, _, _)) => with_defaults(
                     request.news.unwrap_or_default(),
                     &config.value,
+                    &config.secrets,
                     &planned,
                     block,
                     &ty,
@@ -1330,38 +1331,92 @@ fn json_to_pb(json: &serde_json::Value) -> Pb {
 
 /// `news` with the defaults the plan filled in: every optional attribute the inputs leave null
 /// that the planned state holds wholly known and not null (a secret where the schema marks it
-/// sensitive). Nested blocks keep what was given.
+/// sensitive), at every depth: inside a nested block or nested attribute object the inputs
+/// give, element by element in lists of the same length and in maps key by key (a set's
+/// elements cannot be matched, so a set keeps what was given). A property that gets a default
+/// inside is written again whole, its secrets (`secrets`) and unknowns kept.
 fn with_defaults(
     news: Struct,
     config: &Value,
+    secrets: &BTreeSet<AttributePath>,
     planned: &Value,
     block: &Block,
     ty: &Type,
 ) -> Struct {
-    let defaults: std::collections::BTreeMap<String, Value> = block
-        .attributes
-        .iter()
-        .filter(|a| a.optional && !a.write_only)
-        .filter(|a| config.attr(&a.name).is_none_or(Value::is_null))
-        .filter_map(|a| {
-            let v = planned.attr(&a.name)?;
-            (!v.is_null() && !v.contains_unknown()).then(|| (a.name.clone(), v.clone()))
-        })
-        .collect();
-    if defaults.is_empty() {
+    let Value::Object(given) = config else { return news };
+    let filled = fill_defaults(config, planned, block);
+    let Value::Object(filled) = filled else { return news };
+    let changed: BTreeMap<String, Value> =
+        filled.into_iter().filter(|(k, v)| given.get(k).is_none_or(|g| g != v)).collect();
+    if changed.is_empty() {
         return news;
     }
-    let secret = |p: &AttributePath| change::is_sensitive(block, p);
-    let written = values::to_struct(
-        &Value::Object(defaults),
-        ty,
-        &Writer { secret: &secret, unknowns: false },
-    );
+    let secret = |p: &AttributePath| secrets.contains(p) || change::is_sensitive(block, p);
+    let written =
+        values::to_struct(&Value::Object(changed), ty, &Writer { secret: &secret, unknowns: true });
     let mut news = news;
     for (k, v) in written.fields {
-        news.fields.entry(k).or_insert(v);
+        news.fields.insert(k, v);
     }
     news
+}
+
+/// `config` (an object of `block`) with the planned defaults filled in ([`with_defaults`]).
+fn fill_defaults(config: &Value, planned: &Value, block: &Block) -> Value {
+    let Value::Object(given) = config else { return config.clone() };
+    let mut out = given.clone();
+    for a in &block.attributes {
+        let (c, p) = (config.attr(&a.name), planned.attr(&a.name));
+        let c_null = c.is_none_or(Value::is_null);
+        if c_null {
+            if a.optional
+                && !a.write_only
+                && let Some(p) = p.filter(|p| !p.is_null() && !p.contains_unknown())
+            {
+                out.insert(a.name.clone(), p.clone());
+            }
+            continue;
+        }
+        if let (Some(c), Some(p), AttributeType::Nested { nesting, attributes }) = (c, p, &a.ty) {
+            let inner = Block { attributes: attributes.clone(), ..Block::default() };
+            let map = *nesting == ObjectNesting::Map;
+            let single = *nesting == ObjectNesting::Single;
+            out.insert(a.name.clone(), fill_nested(c, p, &inner, single, map));
+        }
+    }
+    for b in &block.block_types {
+        if let (Some(c), Some(p)) = (config.attr(&b.type_name), planned.attr(&b.type_name))
+            && !c.is_null()
+        {
+            let single = matches!(b.nesting, BlockNesting::Single | BlockNesting::Group);
+            let map = b.nesting == BlockNesting::Map;
+            out.insert(b.type_name.clone(), fill_nested(c, p, &b.block, single, map));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A nested value (one object when `single`, a map of them when `map`, else a list or set)
+/// with the planned defaults filled in where its elements can be matched.
+fn fill_nested(config: &Value, planned: &Value, block: &Block, single: bool, map: bool) -> Value {
+    match (config, planned) {
+        (Value::Object(_), _) if single => fill_defaults(config, planned, block),
+        (Value::Map(c), Value::Map(p)) if map => Value::Map(
+            c.iter()
+                .map(|(k, v)| {
+                    let filled = match p.get(k) {
+                        Some(pv) => fill_defaults(v, pv, block),
+                        None => v.clone(),
+                    };
+                    (k.clone(), filled)
+                })
+                .collect(),
+        ),
+        (Value::List(c), Value::List(p)) if c.len() == p.len() => {
+            Value::List(c.iter().zip(p).map(|(c, p)| fill_defaults(c, p, block)).collect())
+        }
+        _ => config.clone(),
+    }
 }
 
 /// The inputs a resource read from the provider stands for: its configurable attributes. On a

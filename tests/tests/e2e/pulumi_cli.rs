@@ -283,6 +283,11 @@ fn pets_through_the_cli(crate_name: &str) -> anyhow::Result<()> {
     let file = dir.join("pet-1.json");
     let pet: Value = serde_json::from_str(&fs::read_to_string(&file)?)?;
     ensure!(pet["name"] == "rex" && pet["collar"][0]["material"] == "leather", "{pet}");
+    // Check gave the engine the inputs with their defaults, at depth too.
+    let inputs = &project.resource("rex")?["inputs"];
+    ensure!(inputs["species"] == "dog", "{inputs}");
+    ensure!(inputs["owner"]["notify"] == false, "no default inside owner: {inputs}");
+    ensure!(inputs["collar"][0]["material"] == "leather", "no default inside collar: {inputs}");
 
     // An update in place.
     project.write_program(&pets_program(&directory, "rex", 3)?)?;
