@@ -12,13 +12,16 @@ import { TerraformError } from './diagnostics.js';
 let installed = false;
 
 /** The error a failed `fetch` of `input` becomes (`thrown` is what the platform threw). */
+function urlOf(input: unknown): string {
+  return input instanceof URL
+    ? input.href
+    : typeof Request !== 'undefined' && input instanceof Request
+      ? input.url
+      : String(input);
+}
+
 export function fetchFailed(input: unknown, thrown: unknown): TerraformError {
-  const url =
-    input instanceof URL
-      ? input.href
-      : typeof Request !== 'undefined' && input instanceof Request
-        ? input.url
-        : String(input);
+  const url = urlOf(input);
   const why = thrown instanceof Error ? thrown.message : String(thrown);
   let origin: string;
   try {
@@ -52,14 +55,23 @@ export function denialRemedy(origin: string): string {
 
 /**
  * Makes the global `fetch` throw {@link fetchFailed}'s `TerraformError` when a request fails
- * (an HTTP error status is a response, as always). `serve` calls it; calling it again does
+ * (an HTTP error status is a response, as always), and send nothing once Terraform has asked
+ * the provider to stop (`stopping`: the component's `lifecycle.stopping`, given by `serve`). `serve` calls it; calling it again does
  * nothing.
  */
-export function installFetch(): void {
+export function installFetch(stopping: () => boolean = () => false): void {
   const platform = globalThis.fetch;
   if (installed || typeof platform !== 'function') return;
   installed = true;
   globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    if (stopping()) {
+      // Terraform asked the provider to stop (Ctrl-C): no new request goes out, as with the
+      // Rust SDK's client, so a call winding down does not start more work.
+      throw new TerraformError(
+        'Operation interrupted',
+        `The request to ${urlOf(input)} was not sent: Terraform asked the provider to stop (Ctrl-C).`,
+      );
+    }
     try {
       return await platform(input, init);
     } catch (e) {

@@ -4,6 +4,7 @@
 
 import { Hooks, behaviourOf } from './behaviour.js';
 import { installFetch } from './http.js';
+import { stopping } from './log.js';
 import type { wit, witBehaviour, witProvider } from './bindings.js';
 import {
   type Diagnostic,
@@ -99,7 +100,7 @@ async function validateWith(
  * (the schemas' defaults, plan modifiers and validators) and runs their hooks.
  */
 export function serve(p: Provider<any>): { provider: ProviderExports; behaviour: BehaviourExports } {
-  installFetch();
+  installFetch(stopping);
   const resource = (typeName: string): Resource<Schema> => find('resource', p.resources, typeName);
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>

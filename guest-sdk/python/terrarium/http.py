@@ -27,6 +27,7 @@ from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
 
 from .diagnostics import TerraformError
+from .stop import stopping
 
 # At import, not in `request`: componentize-py keeps in the component only the modules
 # imported while it builds it.
@@ -152,7 +153,8 @@ def request(
     timeout: float | None = None,
     max_redirects: int = 5,
 ) -> Response:
-    """Sends a request and reads the whole response. ``json`` sends a value as a JSON body
+    """Sends a request and reads the whole response; once Terraform has asked the provider to
+    stop (:func:`terrarium.stopping`) it sends nothing and raises. ``json`` sends a value as a JSON body
     (with ``Content-Type: application/json``); ``timeout`` (seconds) bounds connecting and
     each wait for response bytes. Up to ``max_redirects`` redirects are followed, each a new
     request that the host checks against the grants like the first (303, and 301/302 after a
@@ -166,6 +168,13 @@ def request(
         body = body.encode()
     target = _Target.parse(url)
     for _ in range(max_redirects + 1):
+        if stopping():
+            # Terraform asked the provider to stop (Ctrl-C): no new request goes out, as with
+            # the Rust SDK's client, so a call winding down does not start more work.
+            raise HttpError(
+                f"the request to {url} was not sent: Terraform asked the provider to stop (Ctrl-C)",
+                "Operation interrupted",
+            )
         response = _send_once(method, url, target, headers, body or b"", timeout)
         location = response.header("location") if response.status in (301, 302, 303, 307, 308) else None
         if location is None:
