@@ -72,6 +72,12 @@ const CAPABILITIES: &[Capability] = &[
         check: generated_configuration,
         gaps: &[],
     },
+    Capability {
+        name: "HTTP sends no request once Terraform has asked the provider to stop",
+        test: "no_http_request_goes_out_after_a_stop",
+        check: no_request_after_a_stop,
+        gaps: &[],
+    },
 ];
 
 /// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
@@ -134,6 +140,11 @@ fn a_denied_origin_is_granted_as_the_diagnostic_says() -> anyhow::Result<()> {
 #[test]
 fn configuration_is_generated_by_the_provider() -> anyhow::Result<()> {
     row("configuration_is_generated_by_the_provider")
+}
+
+#[test]
+fn no_http_request_goes_out_after_a_stop() -> anyhow::Result<()> {
+    row("no_http_request_goes_out_after_a_stop")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -366,6 +377,24 @@ pub fn generated_configuration(provider: Provider) -> anyhow::Result<Value> {
     let apply = ws.ok(APPLY)?;
     ensure!(apply.stdout.contains("1 imported, 0 added, 0 changed, 0 destroyed"), "{apply}");
     Ok(json!({ "generated": body }))
+}
+
+/// Ctrl-C while a create waits, whose server then reports to a granted origin
+/// (`report_url`): the SDK's HTTP client (Rust's `http::Client`, Python's `terrarium.http`,
+/// TypeScript's `fetch`) sends nothing after the stop, and the server is still recorded.
+pub fn no_request_after_a_stop(provider: Provider) -> anyhow::Result<Value> {
+    let api = ApiServer::start("booted")?;
+    let origin = api.origin();
+    let ws = Workspace::with_installs(&[(provider, &["--allow-http".to_owned(), origin.clone()])])?;
+    let values = crate::stop::interrupted_create(
+        &ws,
+        provider,
+        &format!("  report_url = \"{origin}/booted\"\n"),
+    )?;
+    ensure!(api.requests() == 0, "a request went out after the stop");
+    let mut values = values;
+    values["report_url"] = json!("ORIGIN/booted");
+    Ok(values)
 }
 
 const README_BEGIN: &str =

@@ -35,12 +35,20 @@ fn ctrl_c_during_a_slow_create_records_the_created_object() -> anyhow::Result<()
 /// Ctrl-C while `provider`'s `slow_server` create waits for its server: the server is in the
 /// state, not ready. Returns the server's values (the conformance table compares them).
 pub fn ctrl_c_keeps_the_created_object(provider: Provider) -> anyhow::Result<serde_json::Value> {
-    let ws = Workspace::new(&[provider])?;
+    interrupted_create(&Workspace::new(&[provider])?, provider, "")
+}
+
+/// [`ctrl_c_keeps_the_created_object`] in `ws`, with `extra` (HCL) in the server's block.
+pub fn interrupted_create(
+    ws: &Workspace,
+    provider: Provider,
+    extra: &str,
+) -> anyhow::Result<serde_json::Value> {
     ws.write(
         "main.tf",
         &format!(
             "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
-             resource \"slow_server\" \"web\" {{\n  boot_seconds = 3600\n}}\n",
+             resource \"slow_server\" \"web\" {{\n  boot_seconds = 3600\n{extra}}}\n",
             provider.required_providers_entry()
         ),
     )?;

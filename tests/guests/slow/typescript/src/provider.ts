@@ -40,6 +40,7 @@ const server = schema({
     fail_boot: bool().optional().requiresReplace().describe('Makes the server fail to boot.'),
     ready: bool().computed().describe('Whether it finished booting before create returned.'),
     protect: bool().optional().describe('Refuses to be destroyed while true.'),
+    report_url: string().optional().describe('Where create reports, with a GET, once it stops waiting for the boot.'),
   },
 });
 type Server = State<typeof server>;
@@ -67,6 +68,14 @@ class ServerResource extends Resource<typeof server> {
       log.info('slow_server: Terraform is stopping; returning the server as it is', { id });
       ready = false;
     }
+    if (typeof planned.report_url === 'string') {
+      // After a stop the SDK's fetch sends nothing: this fails at once.
+      try {
+        await fetch(planned.report_url);
+      } catch (e) {
+        log.info('slow_server: no report', { error: String(e) });
+      }
+    }
     return { ...planned, id, ready };
   }
 
@@ -74,7 +83,7 @@ class ServerResource extends Resource<typeof server> {
     // `server-N` boots in N seconds and is up.
     const number = /^server-(\d+)$/.exec(id)?.[1];
     if (number === undefined) throw new TerraformError('Cannot import', `${JSON.stringify(id)} is not a server id (server-N)`);
-    return { id, boot_seconds: Number(number), fail_boot: null, ready: true, protect: null } as Server;
+    return { id, boot_seconds: Number(number), fail_boot: null, ready: true, protect: null, report_url: null } as Server;
   }
 
   upgrade(version: number, raw: TfValue): Server {
