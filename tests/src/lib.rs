@@ -11,6 +11,7 @@
 //!   helper's ([`terrarium_acctest`]), offering this repository's providers.
 //! * [`pulumi`]: the real Pulumi CLI in a project of its own (YAML program, local backend,
 //!   private `PULUMI_HOME`) with plugins installed by `terrarium install --pulumi`.
+//! * [`readme`]: a guest SDK README's install-and-apply section, run as written.
 //! * [`registry`]: `terrarium package` and `terrarium registry serve`, and lock-file hashes.
 //! * [`json`]: helpers for terraform's `-json` outputs: schemas, diagnostics, comparisons.
 //! * [`shown`]: what a person sees: every plan and apply a test runs is also rendered as a
@@ -23,6 +24,7 @@
 pub mod artifacts;
 pub mod mirror;
 pub mod pulumi;
+pub mod readme;
 pub mod registry;
 pub mod workspace;
 

@@ -320,6 +320,13 @@ pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
             request.source.type_name
         );
     }
+    eprintln!(
+        "\nthen, in that configuration's directory, record the package's checksum before \
+         `terraform init` (else init computes it itself and reports incomplete lock file \
+         information):\n\n  terraform providers lock -fs-mirror={} {}",
+        request.mirror.display(),
+        request.source
+    );
     Ok(())
 }
 

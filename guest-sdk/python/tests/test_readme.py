@@ -43,29 +43,36 @@ def test_the_readme_takes_a_newcomer_from_an_empty_directory_to_terraform_apply(
     # 4. Test it, without terraform (pytest in a fresh process, as the reader runs it)
     run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_provider.py", cwd=project, env=env)
 
-    # 5. Install it and apply, with the README's directory moved into this test's.
+    # 5. Install it and apply as written (the reader answers yes to apply), with the README's
+    # directory moved into this test's: nothing on the way may warn.
     notes = tmp_path / "srv-notes"
-    notes.mkdir()
-    install = run(
-        terrarium, "install", "target/notes.wasm", "--source", "example.com/you/notes", "--version", "0.1.0",
-        "--allow-dir", f"{notes}:rw", "--mirror", str(tmp_path / "mirror"), cwd=project,
-    )  # fmt: skip
-    (project / "notes.tfrc").write_text(install.stdout)
+    sh = blocks("sh")
+    (install,) = [b for b in sh if "terrarium install" in b]
+    (apply,) = [b for b in sh if "terraform init" in b]
     (hcl,) = blocks("hcl")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "main.tf").write_text(hcl.replace("/tmp/notes", str(notes)))
+    (project / "main.tf").write_text(hcl.replace("/tmp/notes", str(notes)))
+    script = (install + apply).replace("/tmp/notes", str(notes))
     tf_env = {
-        **os.environ,
-        "TF_CLI_CONFIG_FILE": str(project / "notes.tfrc"),
+        **env,
+        "PATH": f"{Path(terrarium).parent}:{Path(terraform).parent}:{os.environ['PATH']}",
         "TF_LOG_PROVIDER": "info",
         "TF_LOG_PATH": str(tmp_path / "terraform.log"),
-        "TF_IN_AUTOMATION": "1",
+        "TF_CLI_ARGS_apply": "-auto-approve",
+        "CHECKPOINT_DISABLE": "1",
+        "XDG_DATA_HOME": str(tmp_path / "data"),
     }
-    run(terraform, "init", "-input=false", cwd=work, env=tf_env)
-    run(terraform, "apply", "-auto-approve", "-input=false", cwd=work, env=tf_env)
+    tf_env.pop("TF_CLI_CONFIG_FILE", None)
+    tf_env.pop("TF_IN_AUTOMATION", None)
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=project, env=tf_env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"the README's install and apply failed:\n{script}\n{output}"
+    warnings = [line for line in output.splitlines() if "warning" in line.lower()]
+    assert not warnings, f"the README's install and apply warned {warnings}:\n{script}\n{output}"
+    assert "Apply complete!" in output, output
     assert (notes / "todo").read_text() == "buy milk"
     assert "wrote a note" in (tmp_path / "terraform.log").read_text()
+    work = project
+    tf_env = {**tf_env, "TF_CLI_CONFIG_FILE": str(project / "notes.tfrc")}
     # Planned and applied consistently: nothing left to do.
     plan = subprocess.run([terraform, "plan", "-detailed-exitcode", "-input=false"], cwd=work, env=tf_env, capture_output=True, text=True)
     assert plan.returncode == 0, plan.stdout + plan.stderr

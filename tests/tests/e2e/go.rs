@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::mirror::{allow_dir_rw, required_providers, terrarium_install_with};
+use terrarium_tests::mirror::{allow_dir_rw, required_providers};
+use terrarium_tests::readme::install_and_apply;
 use terrarium_tests::workspace::hcl_string;
 use terrarium_tests::{Artifacts, Provider, Workspace};
 
@@ -116,35 +117,38 @@ fn the_go_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
     let component = project.join("notes.wasm");
     ensure!(component.is_file(), "the build wrote no notes.wasm");
 
-    // 4. Install it and apply, with the README's directory moved into this test's.
+    // 4. Install it and apply as written, with the README's directory moved into this
+    // test's: no warning on the way.
     let notes = root.join("srv-notes");
-    fs::create_dir(&notes)?;
-    let install = terrarium_install_with(
-        &component,
-        "example.com/you/notes",
-        "0.1.0",
-        &root.join("mirror"),
-        &allow_dir_rw(&notes),
-    )?;
-    ensure!(install.status.success(), "install: {}", String::from_utf8_lossy(&install.stderr));
-    let ws = Workspace::with_cli_config(&String::from_utf8(install.stdout)?)?;
-    let hcl = blocks(&readme, "hcl");
-    let hcl = hcl.first().context("no hcl block")?;
-    ws.write("main.tf", &hcl.replace("/tmp/notes", &notes.to_string_lossy()))?;
-    ws.init()?;
     let log = root.join("terraform.log");
     let log_path = log.to_string_lossy().into_owned();
-    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
-    let applied =
-        ws.run_with_env(&apply, &[("TF_LOG_PROVIDER", "INFO"), ("TF_LOG_PATH", &log_path)])?;
-    ensure!(applied.code == Some(0), "apply failed\n{applied}");
+    let data = root.join("data");
+    install_and_apply(
+        &readme,
+        &project,
+        &[("/tmp/notes", &notes.to_string_lossy())],
+        &[
+            ("TF_LOG_PROVIDER", "INFO"),
+            ("TF_LOG_PATH", &log_path),
+            ("XDG_DATA_HOME", &data.to_string_lossy()),
+        ],
+    )?;
     ensure!(fs::read_to_string(notes.join("todo"))? == "buy milk", "the note was not written");
     ensure!(fs::read_to_string(&log)?.contains("wrote a note"), "the provider's log is missing");
     // Planned and applied consistently: nothing left to do.
-    let plan = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
-    ensure!(plan.code == Some(0), "a plan after apply should be empty\n{plan}");
-    let destroyed = ws.run(&["destroy", "-auto-approve", "-input=false", "-no-color"])?;
-    ensure!(destroyed.code == Some(0), "destroy failed\n{destroyed}");
+    let terraform = |args: &[&str]| {
+        let mut c = Command::new(&artifacts.terraform);
+        c.args(args)
+            .current_dir(&project)
+            .env("TF_CLI_CONFIG_FILE", project.join("notes.tfrc"))
+            .env("XDG_DATA_HOME", &data);
+        c
+    };
+    run(
+        "a plan after apply (should be empty)",
+        &mut terraform(&["plan", "-detailed-exitcode", "-input=false", "-no-color"]),
+    )?;
+    run("destroy", &mut terraform(&["destroy", "-auto-approve", "-input=false", "-no-color"]))?;
     ensure!(!notes.join("todo").exists(), "destroy left the note");
     Ok(())
 }

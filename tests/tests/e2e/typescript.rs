@@ -102,6 +102,17 @@ fn the_typescript_readme_walkthrough_runs_as_written() -> anyhow::Result<()> {
         code == Some(0),
         "the README's walk-through failed (exit {code:?}):\n--- script\n{script}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
+    // A newcomer following the README sees no warning (terraform init's "Incomplete lock file
+    // information" included).
+    let warnings: Vec<&str> = stdout
+        .lines()
+        .chain(stderr.lines())
+        .filter(|l| l.to_lowercase().contains("warning"))
+        .collect();
+    ensure!(
+        warnings.is_empty(),
+        "the README's walk-through warned {warnings:?}:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
     // node's test runner reports in TAP when its output is not a terminal.
     for expected in
         ["# pass 1", "Apply complete! Resources: 1 added", "motd = \"hello from the API\""]
