@@ -160,3 +160,92 @@ fn architecture_md_names_only_what_exists() {
         missing.join("\n  ")
     );
 }
+
+/// The link targets of `markdown` that are files of this repository (no URL, no anchor alone).
+fn local_links(markdown: &str) -> Vec<String> {
+    let mut links = Vec::new();
+    for part in markdown.split("](").skip(1) {
+        let Some(end) = part.find(')') else { continue };
+        let target = part[..end].split('#').next().unwrap_or("");
+        if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+            links.push(target.to_string());
+        }
+    }
+    links
+}
+
+/// What the build or setup writes, not the repository: named in the docs, never checked in.
+fn generated(span: &str) -> bool {
+    const GENERATED: &[&str] =
+        &["build/", "target/", ".venv/", "dist/", "mirror/", "guest-sdk/js/dist", "notes/"];
+    GENERATED.iter().any(|g| span.starts_with(g)) || span.contains("node_modules")
+}
+
+/// A path of this repository, as the docs write one: its first directory is one at the top of
+/// the repository (`crates/...`, `guest-sdk/...`); not a placeholder (`docs/resources/TYPE.md`)
+/// nor what `terrarium docs` or `terrarium new` write in an author's project (`docs/index.md`,
+/// `tests/acceptance.rs`).
+fn repository_path(root: &Path, span: &str) -> bool {
+    const AUTHORS: &[&str] = &["docs/index.md", "docs/resources/", "tests/acceptance.rs"];
+    const PLACEHOLDERS: &[&str] = &["TYPE", "NAME", "VERSION", "HOST", "NAMESPACE", "OUT/"];
+    let first = span.split('/').next().unwrap_or("");
+    !first.is_empty()
+        && root.join(first).is_dir()
+        && !PLACEHOLDERS.iter().any(|p| span.contains(p))
+        && !AUTHORS.iter().any(|a| span.starts_with(a))
+}
+
+/// README.md, CONTRIBUTING.md and docs/*.md send a newcomer to files: each one they name (in a
+/// code span or a link) must exist, relative to the repository or to the document.
+#[test]
+fn the_readme_and_docs_name_only_paths_that_exist() {
+    let root = repo_root();
+    let mut documents = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
+    for entry in fs::read_dir(root.join("docs")).expect("docs/").flatten() {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            documents.push(entry.path());
+        }
+    }
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for document in &documents {
+        let text = fs::read_to_string(document).expect("a document");
+        let dir = document.parent().unwrap_or(&root);
+        let name = document.strip_prefix(&root).unwrap_or(document).display().to_string();
+        let spans = code_spans(&text)
+            .into_iter()
+            .filter(|s| is_path(s) && !generated(s) && repository_path(&root, s));
+        for path in spans.chain(local_links(&text)) {
+            checked += 1;
+            if !root.join(&path).exists() && !dir.join(&path).exists() {
+                missing.push(format!("{name} names `{path}`, which does not exist"));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} paths found in {documents:?}");
+    assert!(
+        missing.is_empty(),
+        "documents name paths that do not exist; correct them:\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// Every package authors depend on keeps a changelog naming its breaking changes and their
+/// migrations, so that code written against an earlier version does not break silently.
+#[test]
+fn every_package_authors_depend_on_has_a_changelog() {
+    let root = repo_root();
+    let packages = ["guest-sdk", "guest-sdk/acctest", "guest-sdk/python", "guest-sdk/js"];
+    let missing: Vec<String> = packages
+        .iter()
+        .chain(&["guest-sdk/go", "wit"])
+        .map(|p| format!("{p}/CHANGELOG.md"))
+        .filter(|p| !root.join(p).is_file())
+        .collect();
+    assert!(missing.is_empty(), "packages without a changelog: {missing:?}");
+    let sdk = fs::read_to_string(root.join("guest-sdk/CHANGELOG.md")).unwrap_or_default();
+    assert!(
+        sdk.contains("type Source") && sdk.contains("identity_of"),
+        "guest-sdk/CHANGELOG.md should give the migration for ResourceIdentity's `type Source`"
+    );
+}
