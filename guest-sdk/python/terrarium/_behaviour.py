@@ -78,7 +78,10 @@ def schema_behaviour(model: Model | None, hooks: Hooks, plan_hook: bool = False)
             elif callable(o.default):  # computed from the object holding the attribute
                 default = b.DefaultValue_Computed(hooks.add(o.default, Type("model", model=model.cls), f.type))
             else:
-                default = b.DefaultValue_Value(wire.encode(o.default, f.type))
+                try:
+                    default = b.DefaultValue_Value(wire.encode(o.default, f.type))
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"{model.cls.__name__}.{f.name}: default={o.default!r} does not fit its type: {e}") from None
             if callable(o.requires_replace):  # decided from the prior and planned values
                 replace = b.ReplaceRule_WhenGuestSays(hooks.add(o.requires_replace, f.type))
             else:

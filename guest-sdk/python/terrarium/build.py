@@ -133,12 +133,43 @@ def build(module: Path, output: Path) -> None:
         output.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
-        raise BuildError(f"componentize-py failed for {module}:\n{done.stdout}")
+        if os.environ.get("TERRARIUM_BUILD_VERBOSE"):
+            raise BuildError(f"componentize-py failed for {module}:\n{done.stdout}")
+        raise BuildError(
+            f"{what_failed(module, done.stdout)}\n"
+            "(TERRARIUM_BUILD_VERBOSE=1 shows componentize-py's whole output)"
+        )
+
+
+def what_failed(module: Path, output: str) -> str:
+    """The line of componentize-py's failure ``output`` that says what is wrong with
+    ``module``: the Python error, where in the author's file it was raised, and for a module
+    that exports nothing, the line to add. The rest (componentize-py's own Python traceback
+    and its Rust backtrace) says nothing the author can act on."""
+    caused = output.split("Caused by:", 1)
+    if len(caused) < 2:
+        return f"componentize-py failed for {module}:\n{output}"
+    error = " ".join(line.strip() for line in caused[1].split("Stack backtrace:", 1)[0].splitlines() if line.strip())
+    missing = re.search(r"module '\w+' has no attribute '(Provider|Behaviour)'", error)
+    if missing:
+        classes = re.findall(r"^class (\w+)\((?:terrarium\.)?Provider\)", module.read_text(), re.M)
+        provider = classes[0] if classes else "YourProvider"
+        return (
+            f"{module} exports no provider: add this line at its end: "
+            f"`Provider, Behaviour = terrarium.export({provider})`"
+        )
+    # componentize-py runs the module from /0/ (its directory) and the SDK from /1/.
+    frames = re.findall(r'File "/0/([^"]+)", line (\d+)', output)
+    if frames:
+        name, line = frames[-1]
+        error = re.sub(r" \(%s, line \d+\)$" % re.escape(name), "", error)
+        return f"{module.parent / name}, line {line}: {error}"
+    return f"{module}: {error}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m terrarium.build", description=__doc__)
-    parser.add_argument("module", type=Path, help="the provider module (it ends with `Provider = terrarium.export(...)`)")
+    parser.add_argument("module", type=Path, help="the provider module (it ends with `Provider, Behaviour = terrarium.export(...)`)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the component to write (.wasm)")
     args = parser.parse_args()
     try:

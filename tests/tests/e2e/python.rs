@@ -51,6 +51,14 @@ fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
     pytest(&["guest-sdk/python/tests/test_schema.py", "guest-sdk/python/tests/test_wire.py"])
 }
 
+/// A failed `python -m terrarium.build` says what is wrong in a line (a syntax error, a module
+/// that exports nothing, a default that does not fit its field), not componentize-py's
+/// backtraces.
+#[test]
+fn a_failed_python_build_says_what_is_wrong_in_one_line() -> anyhow::Result<()> {
+    pytest(&["guest-sdk/python/tests/test_build.py"])
+}
+
 /// `terrarium.http` in a built component, through the harness: a granted origin (a real
 /// local server) is reached, with a request body; an ungranted one is refused by the sandbox
 /// with a diagnostic naming the grant, and its server sees no request.
