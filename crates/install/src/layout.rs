@@ -58,7 +58,7 @@ pub struct InstallRequest {
     pub version: ProviderVersion,
     pub mirror: PathBuf,
     pub platform: Platform,
-    /// The host executable to copy in (normally the running `terrarium`).
+    /// The host executable to copy in (normally the served-only `terrarium-provider`).
     pub host_executable: PathBuf,
     pub force: bool,
     /// What the component may do, written to the grants file.

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! MIRROR/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/
-//!     terraform-provider-TYPE_vVERSION   a copy of the running `terrarium` executable
+//!     terraform-provider-TYPE_vVERSION   a copy of `terrarium-provider` ([`served_executable`])
 //!     provider.wasm                      the component ([`COMPONENT_FILE_NAME`])
 //!     grants.toml                        what the component may do ([`GRANTS_FILE_NAME`])
 //! ```
@@ -190,6 +190,13 @@ pub enum InstallError {
     CurrentExe(io::Error),
 
     #[error(
+        "{} is missing: it is the served-only executable a provider package ships, built beside \
+         terrarium (`cargo build -p terrarium` builds both; a release ships both)",
+        path.display()
+    )]
+    NoServedExecutable { path: PathBuf },
+
+    #[error(
         "cannot write {}: {cause}; install into a directory you can write, with --mirror DIR",
         path.display()
     )]
@@ -278,7 +285,7 @@ pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
         version,
         mirror,
         platform: Platform::current()?,
-        host_executable: std::env::current_exe().map_err(InstallError::CurrentExe)?,
+        host_executable: served_executable()?,
         force: args.force,
         grants,
     };
@@ -348,7 +355,7 @@ fn run_pulumi(args: &InstallArgs, name: &str, releases: &dyn Releases) -> anyhow
     let approvals = Approvals::for_user();
     check_grants_in_force(approvals.as_ref(), &plugin_dir)?;
     let layout = pulumi::pulumi_layout(&plugin_dir, name, version.as_str());
-    let host_executable = std::env::current_exe().map_err(InstallError::CurrentExe)?;
+    let host_executable = served_executable()?;
     let package = Package {
         component: component.path(),
         host_executable: &host_executable,
@@ -499,6 +506,23 @@ pub fn validate_component(component: &Path) -> Result<(), InstallError> {
         )));
     }
     Ok(())
+}
+
+/// The name of the served-only executable (`crates/terrarium/src/bin/terrarium-provider.rs`).
+pub const SERVED_EXECUTABLE_NAME: &str = "terrarium-provider";
+
+/// The executable a provider package ships: `terrarium-provider`, which only serves, found
+/// beside the running `terrarium` (cargo builds both into one directory, and a release ships
+/// both). The running executable itself is never copied: it carries the author's commands,
+/// with pgp, zip, the registry server and the file watcher, which Terraform never needs.
+pub fn served_executable() -> Result<PathBuf, InstallError> {
+    let running = std::env::current_exe().map_err(InstallError::CurrentExe)?;
+    let path =
+        running.with_file_name(format!("{SERVED_EXECUTABLE_NAME}{}", std::env::consts::EXE_SUFFIX));
+    if !path.is_file() {
+        return Err(InstallError::NoServedExecutable { path });
+    }
+    Ok(path)
 }
 
 /// The tokio runtime every command uses. Two worker threads: a provider process mostly waits

@@ -64,8 +64,8 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
     );
     assert!(
         fs::read(package.join("terraform-provider-null_v2.1.2"))?
-            == fs::read(artifacts.terrarium()?)?,
-        "the provider executable is not a copy of terrarium"
+            == fs::read(artifacts.terrarium_provider()?)?,
+        "the provider executable is not a copy of the served-only terrarium-provider"
     );
     #[cfg(unix)]
     {
@@ -114,6 +114,57 @@ fn install_lays_out_the_package_and_its_printed_cli_config_works() -> anyhow::Re
     let again = terrarium_install(&component, "hashicorp/null", "2.1.2", &mirror)?;
     ensure!(again.status.success(), "reinstall failed: {}", String::from_utf8_lossy(&again.stderr));
     workspace.ok(&["validate", "-no-color"])?;
+    Ok(())
+}
+
+/// The bytes of an ELF executable's sections that are loaded into memory (debug information
+/// left out: its line tables may still name the files of code the linker dropped).
+fn loaded_sections(elf: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let field = |at: usize, len: usize| -> anyhow::Result<u64> {
+        let bytes = elf.get(at..at + len).context("the ELF file is truncated")?;
+        Ok(bytes.iter().rev().fold(0, |n, b| (n << 8) | u64::from(*b)))
+    };
+    ensure!(elf.starts_with(b"\x7fELF\x02\x01"), "not a little-endian 64-bit ELF executable");
+    let (table, entry, count) = (field(0x28, 8)?, field(0x3a, 2)?, field(0x3c, 2)?);
+    let mut loaded = Vec::new();
+    for i in 0..count {
+        let header = usize::try_from(table + i * entry)?;
+        const SHF_ALLOC: u64 = 2;
+        const SHT_NOBITS: u64 = 8;
+        if field(header + 8, 8)? & SHF_ALLOC == 0 || field(header + 4, 4)? == SHT_NOBITS {
+            continue;
+        }
+        let (offset, size) =
+            (usize::try_from(field(header + 24, 8)?)?, usize::try_from(field(header + 32, 8)?)?);
+        loaded.extend_from_slice(elf.get(offset..offset + size).context("a section is cut")?);
+    }
+    Ok(loaded)
+}
+
+/// What `install` puts beside the component only serves: it refuses the author's commands and
+/// links none of their libraries, which `terrarium` itself links. A dependency's panic
+/// locations name its source path in the loaded executable, so a crate's path there is the
+/// crate's code linked in.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_installed_executable_only_serves_and_links_no_author_tools() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let served = artifacts.terrarium_provider()?;
+    let refused = std::process::Command::new(served).args(["install", "--help"]).output()?;
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    ensure!(!refused.status.success(), "terrarium-provider ran `install`: {stderr}");
+    ensure!(stderr.contains("unrecognized subcommand 'install'"), "{stderr}");
+    let help = std::process::Command::new(served).arg("--help").output()?;
+    let help = String::from_utf8_lossy(&help.stdout);
+    ensure!(help.contains("serve-pulumi") && help.contains("serve "), "{help}");
+
+    let full = loaded_sections(&fs::read(artifacts.terrarium()?)?)?;
+    let lean = loaded_sections(&fs::read(served)?)?;
+    let links = |file: &[u8], path: &str| file.windows(path.len()).any(|w| w == path.as_bytes());
+    for (krate, path) in [("pgp", "/pgp-0."), ("zip", "/zip-"), ("notify", "/notify-")] {
+        ensure!(links(&full, path), "terrarium does not link {krate}: nothing to compare with");
+        ensure!(!links(&lean, path), "terrarium-provider links {krate} ({path})");
+    }
     Ok(())
 }
 

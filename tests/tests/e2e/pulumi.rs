@@ -15,7 +15,7 @@ fn the_engine_harness_passes_against_terrarium_and_the_reference_plugin() -> any
     let artifacts = Artifacts::get()?;
     let python = artifacts.repo_root.join(".venv/bin/python3");
     ensure!(python.exists(), "{} is missing; run scripts/setup", python.display());
-    // Each installed plugin holds a copy of the terrarium executable: removed afterwards.
+    // Each installed plugin holds a copy of terrarium-provider: removed afterwards.
     let scratch = artifacts.scratch_root.join("pulumi");
     let output = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp"])

@@ -402,8 +402,8 @@ fn a_release_runs_under_the_users_own_host_fetched_from_its_registry() -> anyhow
     let package = mirror.join(&source).join("1.0.0/linux_amd64");
     let executable = package.join("terraform-provider-null_v1.0.0");
     ensure!(
-        fs::read(&executable)? == fs::read(Artifacts::get()?.terrarium()?)?,
-        "the installed executable is not this terrarium"
+        fs::read(&executable)? == fs::read(Artifacts::get()?.terrarium_provider()?)?,
+        "the installed executable is not this terrarium's terrarium-provider"
     );
     ensure!(
         crate::sandbox_code::grants_of(&package)?.is_empty(),

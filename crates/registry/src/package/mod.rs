@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use release::{PlatformHost, ReleaseRequest};
 use signing::SigningKey;
-use terrarium_install::{InstallError, Platform, ProviderSource, ProviderVersion};
+use terrarium_install::{Platform, ProviderSource, ProviderVersion};
 
 /// Arguments of `terrarium package`.
 #[derive(clap::Args, Debug, Clone)]
@@ -50,8 +50,9 @@ pub struct PackageArgs {
     #[arg(long, value_name = "FILE")]
     pub signing_key: Option<PathBuf>,
 
-    /// A platform to package, OS_ARCH, with the terrarium executable built for it:
-    /// OS_ARCH=PATH (this machine's platform needs no PATH: the running terrarium is used).
+    /// A platform to package, OS_ARCH, with the served-only executable built for it:
+    /// OS_ARCH=PATH (this machine's platform needs no PATH: the terrarium-provider beside this
+    /// terrarium is used).
     /// Repeatable [default: this machine's platform].
     #[arg(long = "platform", value_name = "OS_ARCH[=PATH]", value_parser = parse_platform_arg)]
     pub platforms: Vec<PlatformArg>,
@@ -86,9 +87,10 @@ fn parse_platform_arg(text: &str) -> Result<PlatformArg, String> {
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
     #[error(
-        "no terrarium executable for {platform}: pass --platform {platform}=PATH with a \
-         terrarium built for it (e.g. `cargo build --release --target TRIPLE -p terrarium`; \
-         docs/distribution.md says which TRIPLE)"
+        "no terrarium-provider executable for {platform}: pass --platform {platform}=PATH with \
+         a terrarium-provider built for it (e.g. `cargo build --release --target TRIPLE -p \
+         terrarium --no-default-features --bin terrarium-provider`; docs/distribution.md says \
+         which TRIPLE)"
     )]
     NoExecutable { platform: Platform },
 
@@ -99,7 +101,8 @@ pub enum PackageError {
     ReadExecutable { path: PathBuf, cause: std::io::Error },
 
     #[error(
-        "{} is not a {platform} executable ({found}); pass the terrarium built for {platform}",
+        "{} is not a {platform} executable ({found}); pass the terrarium-provider built for \
+         {platform}",
         path.display()
     )]
     WrongExecutable { path: PathBuf, platform: Platform, found: String },
@@ -146,7 +149,8 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The executable for each platform: given, or the running one for this machine's platform;
+/// The executable for each platform: given, or the served-only one beside the running terrarium
+/// for this machine's platform;
 /// each checked to be built for its platform.
 fn platform_hosts(args: &[PlatformArg]) -> anyhow::Result<Vec<PlatformHost>> {
     let current = Platform::current()?;
@@ -155,16 +159,16 @@ fn platform_hosts(args: &[PlatformArg]) -> anyhow::Result<Vec<PlatformHost>> {
     } else {
         args.to_vec()
     };
-    let mut hosts: Vec<PlatformHost> = Vec::new();
-    for arg in wanted {
-        if hosts.iter().any(|h| h.platform == arg.platform) {
+    for (i, arg) in wanted.iter().enumerate() {
+        if wanted[..i].iter().any(|earlier| earlier.platform == arg.platform) {
             return Err(PackageError::DuplicatePlatform { platform: arg.platform }.into());
         }
+    }
+    let mut hosts: Vec<PlatformHost> = Vec::new();
+    for arg in wanted {
         let executable = match arg.executable {
             Some(path) => path,
-            None if arg.platform == current => {
-                std::env::current_exe().map_err(InstallError::CurrentExe)?
-            }
+            None if arg.platform == current => terrarium_install::served_executable()?,
             None => return Err(PackageError::NoExecutable { platform: arg.platform }.into()),
         };
         let kind = executable::executable_kind(&executable)
