@@ -7,6 +7,16 @@
 //! * `StopProvider.Response.Error` (capitalised in the protocol) is the field `error`.
 //! * `google.protobuf.Empty` maps to `()` and `Timestamp` to `prost_types::Timestamp`.
 
+/// The largest gRPC message accepted or sent, both ways, by every service of every protocol
+/// here (tfplugin6/5, go-plugin's, pulumirpc).
+///
+/// Terraform asks for up to 256 MiB on the state-store byte streams and 64 MiB
+/// on GetProviderSchema; terraform-plugin-go servers use 256 MiB both ways.
+/// tonic's default (4 MiB) would break large schemas and states, so every
+/// service must be built with this limit (`max_decoding_message_size` and
+/// `max_encoding_message_size`).
+pub const MAX_MESSAGE_SIZE: usize = 256 * 1024 * 1024;
+
 /// Terraform plugin protocol 6 (6.11; a superset of the 6.10 Terraform 1.13-1.15 speak).
 pub mod tfplugin6 {
     tonic::include_proto!("tfplugin6");

@@ -41,8 +41,8 @@ use names::{Member, Tokens};
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
 use terrarium_core::types as dt;
+use terrarium_proto::MAX_MESSAGE_SIZE;
 use terrarium_proto::pulumirpc as pb;
-use terrarium_tfplugin::plugin::MAX_MESSAGE_SIZE;
 use values::{Decoded, Failure, Writer};
 
 /// The output property that carries the provider's private state (base64), as the bridge

@@ -21,10 +21,56 @@ use tonic::service::Routes;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::ServingStatus;
 
+use terrarium_proto::MAX_MESSAGE_SIZE;
 use terrarium_proto::pulumirpc::engine_client::EngineClient;
 use terrarium_proto::pulumirpc::{LogRequest, LogSeverity};
 use terrarium_runtime::logging::{self, Record};
-use terrarium_tfplugin::plugin::{MAX_MESSAGE_SIZE, PluginError};
+
+/// What can go wrong while starting or running a Pulumi plugin.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    /// `PULUMI_PLUGIN_LISTEN_ADDRESS` is not an address to listen on.
+    #[error(
+        "PULUMI_PLUGIN_LISTEN_ADDRESS={given:?} is not an address to listen on: use HOST:PORT \
+         such as 127.0.0.1:5000, a port alone, or unset it"
+    )]
+    ListenAddress {
+        /// The value as given.
+        given: String,
+    },
+
+    /// TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS is not a whole number of seconds.
+    #[error(
+        "TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS={given:?} is not a number of seconds; give a whole \
+         number of at least 1, or unset it"
+    )]
+    EngineCheckInterval {
+        /// The value as given.
+        given: String,
+    },
+
+    /// The TCP port the plugin serves on could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    BindTcp {
+        /// The address tried.
+        address: SocketAddr,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The port line could not be written to stdout.
+    #[error("cannot write the plugin handshake line: {0}")]
+    Handshake(#[source] std::io::Error),
+
+    /// Signal handlers could not be installed.
+    #[error("cannot install signal handlers: {0}")]
+    Signals(#[source] std::io::Error),
+
+    /// The gRPC server failed.
+    #[error("the gRPC server failed: {0}")]
+    Serve(#[from] tonic::transport::Error),
+}
 
 /// How often a plugin started by an engine asks whether the engine is still there, unless
 /// [`ENGINE_CHECK_VAR`] says otherwise (Pulumi's plugins ask every 5 minutes; a Wasm host

@@ -43,14 +43,7 @@ pub use services::{HEALTH_SERVICE_NAME, add_go_plugin_services};
 pub use shutdown::Shutdown;
 pub use socket::{BoundSocket, SocketPath, bind_unix_socket};
 
-/// The largest gRPC message accepted or sent, both ways.
-///
-/// Terraform asks for up to 256 MiB on the state-store byte streams and 64 MiB
-/// on GetProviderSchema; terraform-plugin-go servers use 256 MiB both ways.
-/// tonic's default (4 MiB) would break large schemas and states, so every
-/// service must be built with this limit (`max_decoding_message_size` and
-/// `max_encoding_message_size`).
-pub const MAX_MESSAGE_SIZE: usize = 256 * 1024 * 1024;
+pub use terrarium_proto::MAX_MESSAGE_SIZE;
 
 /// What can go wrong while starting or running the plugin server.
 #[derive(Debug, thiserror::Error)]
@@ -150,36 +143,6 @@ pub enum PluginError {
     /// Building the TLS configuration failed.
     #[error("cannot set up TLS: {0}")]
     Tls(#[from] rustls::Error),
-
-    /// `PULUMI_PLUGIN_LISTEN_ADDRESS` is not an address to listen on.
-    #[error(
-        "PULUMI_PLUGIN_LISTEN_ADDRESS={given:?} is not an address to listen on: use HOST:PORT \
-         such as 127.0.0.1:5000, a port alone, or unset it"
-    )]
-    ListenAddress {
-        /// The value as given.
-        given: String,
-    },
-
-    /// TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS is not a whole number of seconds.
-    #[error(
-        "TERRARIUM_PULUMI_ENGINE_CHECK_SECONDS={given:?} is not a number of seconds; give a whole \
-         number of at least 1, or unset it"
-    )]
-    EngineCheckInterval {
-        /// The value as given.
-        given: String,
-    },
-
-    /// The TCP port a Pulumi plugin serves on could not be bound.
-    #[error("cannot listen on {address}: {source}")]
-    BindTcp {
-        /// The address tried.
-        address: std::net::SocketAddr,
-        /// Why it failed.
-        #[source]
-        source: std::io::Error,
-    },
 
     /// The handshake line could not be written to stdout.
     #[error("cannot write the plugin handshake line: {0}")]
