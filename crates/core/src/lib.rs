@@ -61,11 +61,11 @@ impl std::fmt::Display for Subject<'_> {
 
 tokio::task_local! {
     /// What the sandbox refused the guest calls of the RPC being answered (see [`answer`]).
-    static REFUSALS: std::cell::RefCell<Vec<String>>;
+    static REFUSALS: std::cell::RefCell<Vec<runtime::Refusal>>;
 }
 
 /// Keeps what the sandbox refused a guest call for the diagnostics of the RPC it serves.
-fn note_refusals(refused: Vec<String>) {
+fn note_refusals(refused: Vec<runtime::Refusal>) {
     if !refused.is_empty() {
         // Outside an RPC's `answer` (a hook, a start), the log line is all there is.
         let _ = REFUSALS.try_with(|r| r.borrow_mut().extend(refused));
@@ -89,16 +89,18 @@ async fn answer<R: types::Failed>(steps: impl Future<Output = Result<R, Vec<Diag
         .await
 }
 
-/// The warning that lists refused file operations.
-fn refusal_diagnostic(refused: &[String]) -> Diagnostic {
+/// The warning that lists refused file operations, then why each kind of them was refused.
+fn refusal_diagnostic(refused: &[runtime::Refusal]) -> Diagnostic {
+    let what: Vec<&str> = refused.iter().map(|r| r.what.as_str()).collect();
+    let mut explanations: Vec<&str> = Vec::new();
+    for r in refused {
+        if !explanations.contains(&r.explanation) {
+            explanations.push(r.explanation);
+        }
+    }
     Diagnostic::warning(
         "The sandbox refused a file operation",
-        format!(
-            "{}. A provider component may never write, move or link what Terraform, OpenTofu or \
-             Pulumi later runs or reads as code or configuration, whatever directories it was \
-             granted (Terrarium's docs/security.md lists the rule); no grant allows it.",
-            refused.join("; ")
-        ),
+        format!("{}. {}", what.join("; "), explanations.join(" ")),
     )
 }
 

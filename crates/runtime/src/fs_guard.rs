@@ -12,6 +12,8 @@
 //! (`sandbox::code_files`): every call that creates, opens for writing, renames onto or links
 //! to a name is checked here, before wasmtime-wasi does what it did, and a file with an
 //! execute bit is never written, moved or linked.
+//!
+//! Every open is also counted against the descriptors guests may hold (`held_files`).
 
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
 use std::os::unix::fs::PermissionsExt as _;
@@ -23,8 +25,9 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
     DescriptorFlags, ErrorCode, Host as _, HostDescriptor as _, OpenFlags, PathFlags,
 };
 
-use super::HostState;
+use super::{HostState, Refusal};
 use crate::sandbox::code_files::{self, EXECUTABLE_RULE};
+use crate::{held_files, outside};
 
 /// The interface whose methods are replaced: the version wasmtime-wasi 48 links (a test
 /// of the hostile guest proves the replacement is the one guests call).
@@ -81,8 +84,8 @@ fn shown_path(state: &mut HostState, dir: &Resource<Descriptor>, path: &str) -> 
         .map_or_else(|| path.to_string(), |base| base.join(path).display().to_string())
 }
 
-/// Records and logs a refused call on `path` (below the guest's descriptor `dir`); the guest
-/// gets `not-permitted`.
+/// Records and logs a refused call on `path` (below the guest's descriptor `dir`) by a rule
+/// of `code_files`; the guest gets `not-permitted`.
 fn refuse(
     state: &mut HostState,
     call: &str,
@@ -91,9 +94,51 @@ fn refuse(
     rule: &str,
 ) -> ErrorCode {
     let path = shown_path(state, dir, path);
-    tracing::warn!(%path, call, "refused: {rule}");
-    state.note_refusal(format!("{call} of {path} was refused: {rule}"));
+    note(state, call, &path, rule, code_files::EXPLANATION);
     ErrorCode::NotPermitted
+}
+
+/// Whether `dir` is the guest's `/` outside its grants (`outside`).
+fn is_outside(state: &mut HostState, dir: &Resource<Descriptor>) -> bool {
+    matches!(state.table.get(dir), Ok(Descriptor::Dir(d)) if outside::is_root(&d.dir))
+}
+
+/// `path` (relative to the guest's `/`) as the absolute path the guest meant.
+fn at_root(path: &str) -> std::path::PathBuf {
+    let mut absolute = std::path::PathBuf::from("/");
+    for part in Path::new(path).components() {
+        match part {
+            Component::Normal(name) => absolute.push(name),
+            Component::ParentDir => {
+                absolute.pop();
+            }
+            _ => {}
+        }
+    }
+    absolute
+}
+
+/// `not-permitted`, noted with the grant that would allow it, when `path` below `dir` is
+/// under a read-only grant (wasmtime-wasi refuses the write itself, without a word).
+fn refused_by_read_only_grant(
+    state: &mut HostState,
+    call: &str,
+    dir: &Resource<Descriptor>,
+    path: &str,
+) -> Option<ErrorCode> {
+    let shown = shown_path(state, dir, path);
+    let grant = state.read_only_grant_of(Path::new(&shown))?.to_path_buf();
+    note(state, call, &shown, &outside::read_only_rule(&grant), outside::EXPLANATION);
+    Some(ErrorCode::NotPermitted)
+}
+
+/// Logs a refused call on the host path `path` and keeps it for the call's diagnostics.
+fn note(state: &mut HostState, call: &str, path: &str, rule: &str, explanation: &'static str) {
+    tracing::warn!(%path, call, "refused: {rule}");
+    state.note_refusal(Refusal {
+        what: format!("{call} of {path} was refused: {rule}"),
+        explanation,
+    });
 }
 
 /// Replaces wasmtime-wasi's `[method]descriptor.symlink-at`, `open-at`, `rename-at`,
@@ -145,6 +190,24 @@ fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
                 let writes = truncate
                     || oflags.contains(OpenFlags::CREATE)
                     || flags.contains(DescriptorFlags::WRITE);
+                let call = if writes { "open for writing" } else { "open" };
+                let state = store.data_mut();
+                if is_outside(state, &dir) {
+                    let shown = at_root(&path);
+                    let directory = oflags.contains(OpenFlags::DIRECTORY);
+                    let rule = outside::outside_rule(&shown, directory, writes);
+                    note(state, call, &shown.display().to_string(), &rule, outside::EXPLANATION);
+                    return Ok((Err(ErrorCode::NotPermitted),));
+                }
+                if writes && let Some(code) = refused_by_read_only_grant(state, call, &dir, &path) {
+                    return Ok((Err(code),));
+                }
+                // Every open is a descriptor of the host process (`held_files`).
+                if let Err(over) = held_files::admit(&mut state.table) {
+                    let shown = shown_path(state, &dir, &path);
+                    note(state, call, &shown, &over.rule(), held_files::EXPLANATION);
+                    return Ok((Err(ErrorCode::Quota),));
+                }
                 if !writes {
                     let mut filesystem = store.data_mut().filesystem();
                     return match filesystem.open_at(dir, path_flags, path, oflags, flags).await {
@@ -187,10 +250,8 @@ fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
                 if executable {
                     state.table.delete(opened)?;
                     let shown = std::path::Path::new(&dir_path).join(&path).display().to_string();
-                    tracing::warn!(path = %shown, "refused: {EXECUTABLE_RULE}");
-                    state.note_refusal(format!(
-                        "open for writing of {shown} was refused: {EXECUTABLE_RULE}"
-                    ));
+                    let why = code_files::EXPLANATION;
+                    note(state, "open for writing", &shown, EXECUTABLE_RULE, why);
                     return Ok((Err(ErrorCode::NotPermitted),));
                 }
                 if truncate
@@ -258,6 +319,19 @@ fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         "[method]descriptor.create-directory-at",
         |mut store, (dir, path): (Resource<Descriptor>, String)| {
             Box::new(async move {
+                let state = store.data_mut();
+                if is_outside(state, &dir) {
+                    let shown = at_root(&path);
+                    let rule = outside::outside_rule(&shown, false, true);
+                    let shown = shown.display().to_string();
+                    note(state, "create directory", &shown, &rule, outside::EXPLANATION);
+                    return Ok((Err(ErrorCode::NotPermitted),));
+                }
+                if let Some(code) =
+                    refused_by_read_only_grant(state, "create directory", &dir, &path)
+                {
+                    return Ok((Err(code),));
+                }
                 if let Some(code) = code_files::refused_directory_name(&path) {
                     return Ok((Err(refuse(
                         store.data_mut(),

@@ -22,6 +22,16 @@ use crate::guest_text::{self, Lines};
 use crate::sandbox::Access;
 use crate::sandbox::http::HttpPolicy;
 
+/// A file operation the sandbox refused a guest: what, and why in words a person can act on
+/// (one explanation per kind of refusal, shared by all of them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// "open for writing of /path was refused: RULE".
+    pub what: String,
+    /// What the rule protects and what can be done about it.
+    pub explanation: &'static str,
+}
+
 /// The store data of one guest instance.
 pub struct HostState {
     wasi: WasiCtx,
@@ -39,7 +49,9 @@ pub struct HostState {
     /// StopProvider requests, which the running call sees through `lifecycle.stopping`.
     stop: Arc<StopSignal>,
     /// What the file system refused the call running now (`fs_guard`), for its diagnostics.
-    refusals: Vec<String>,
+    refusals: Vec<Refusal>,
+    /// The paths of the read-only grants, to name the one a refused write fell under.
+    read_only_grants: Vec<std::path::PathBuf>,
 }
 
 impl HostState {
@@ -83,6 +95,21 @@ impl HostState {
                 },
             )?;
         }
+        // The guest's `/` outside its grants: an empty directory where every open is refused
+        // with a diagnostic naming the grant that would allow it (`outside`).
+        let root_granted =
+            sandbox.dirs().iter().any(|d| d.grant().path == std::path::Path::new("/"));
+        if !root_granted && let Some(root) = crate::outside::root_host_path() {
+            builder
+                .preopened_dir(root, "/", FsPerms::ReadOnly)
+                .map_err(|e| format!("cannot open the guest's empty root directory: {e:#}"))?;
+        }
+        let read_only_grants = sandbox
+            .dirs()
+            .iter()
+            .filter(|d| d.grant().access == Access::ReadOnly)
+            .map(|d| d.grant().path.clone())
+            .collect();
         let wasi = builder.build();
         let store_limits = StoreLimitsBuilder::new()
             .memory_size(settings.max_memory_bytes)
@@ -123,19 +150,26 @@ impl HostState {
             module: settings.log_module.clone(),
             stop,
             refusals: Vec::new(),
+            read_only_grants,
         })
     }
 
     /// Keeps what the file system refused the running call, at most a few entries.
-    pub(super) fn note_refusal(&mut self, what: String) {
+    pub(super) fn note_refusal(&mut self, refusal: Refusal) {
         const KEPT: usize = 8;
         if self.refusals.len() < KEPT {
-            self.refusals.push(what);
+            self.refusals.push(refusal);
         }
     }
 
+    /// The read-only grant that `path` (a host path) is under, if any.
+    pub(super) fn read_only_grant_of(&self, path: &std::path::Path) -> Option<&std::path::Path> {
+        // Grants never nest: at most one holds the path.
+        self.read_only_grants.iter().find(|g| path.starts_with(g)).map(|g| g.as_path())
+    }
+
     /// What the file system refused since the last call of this, oldest first.
-    pub(crate) fn take_refusals(&mut self) -> Vec<String> {
+    pub(crate) fn take_refusals(&mut self) -> Vec<Refusal> {
         std::mem::take(&mut self.refusals)
     }
 }

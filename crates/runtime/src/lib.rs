@@ -12,8 +12,10 @@ pub mod cache;
 mod epoch;
 mod fs_guard;
 pub mod guest_text;
+pub mod held_files;
 mod host_state;
 pub mod logging;
+mod outside;
 pub mod sandbox;
 mod streams;
 
@@ -38,6 +40,7 @@ pub use bindings::{
 };
 pub use host_state::{
     GuestOutput, HostState, LimitHit, MAX_HEADER_MAP_BYTES, MAX_HOST_RESOURCES, MemoryBudget,
+    Refusal,
 };
 pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
 
@@ -908,7 +911,7 @@ impl GuestInstance {
     }
 
     /// What the sandbox's file system refused the last call (`fs_guard`), once.
-    pub fn take_refusals(&mut self) -> Vec<String> {
+    pub fn take_refusals(&mut self) -> Vec<Refusal> {
         self.store.data_mut().take_refusals()
     }
 

@@ -63,6 +63,11 @@ impl Scratch {
         self.install("hostile_provider", Provider::Hostile.source(), mirror, args)
     }
 
+    /// [`Scratch::workspace`], run by OpenTofu.
+    fn tofu_workspace(&self, mirror: &Path) -> anyhow::Result<Workspace> {
+        Ok(self.workspace(mirror)?.with_terraform(Artifacts::get()?.go_tool("tofu")?))
+    }
+
     /// A workspace that takes the hostile provider from `mirror`.
     fn workspace(&self, mirror: &Path) -> anyhow::Result<Workspace> {
         Workspace::with_cli_config(&format!(
@@ -118,6 +123,22 @@ fn probes(resources: &[(&str, &str, String)]) -> String {
 
 #[test]
 fn a_read_write_grant_never_writes_what_a_client_runs_or_reads_as_code() -> anyhow::Result<()> {
+    code_is_never_written(Client::Terraform)
+}
+
+/// The same through OpenTofu, which reads `.tofu` files and its own CLI configuration.
+#[test]
+fn a_read_write_grant_never_writes_what_opentofu_runs_or_reads_as_code() -> anyhow::Result<()> {
+    code_is_never_written(Client::OpenTofu)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Client {
+    Terraform,
+    OpenTofu,
+}
+
+fn code_is_never_written(client: Client) -> anyhow::Result<()> {
     let scratch = Scratch::new()?;
     let data = scratch.root.join("data");
     fs::create_dir(&data)?;
@@ -159,13 +180,22 @@ fn a_read_write_grant_never_writes_what_a_client_runs_or_reads_as_code() -> anyh
         ("exe_onto", "rename", pair("ok.txt", "tool.sh")),
         ("exe_link", "link", pair("tool.sh", "tool-link")),
     ];
-    let ws = scratch.workspace(&mirror)?;
+    let ws = match client {
+        Client::Terraform => scratch.workspace(&mirror)?,
+        Client::OpenTofu => scratch.tofu_workspace(&mirror)?,
+    };
     let mut config = probes(&attempts);
     // The grant still works for data: this one is written.
     config.push_str(
         &probes(&[("data", "write-file", at("notes.txt"))])
             .replace(&required(Provider::Hostile), ""),
     );
+    if client == Client::OpenTofu {
+        // The full address: `install` puts the provider under Terraform's host, and OpenTofu's
+        // default host is another.
+        let entry = Provider::Hostile.required_providers_entry_at_host();
+        config = config.replace(&Provider::Hostile.required_providers_entry(), &entry);
+    }
     ws.write("main.tf", &config)?;
     let init = scratch.run(&ws, &["init", "-input=false", "-no-color"], &[])?;
     ensure!(init.code == Some(0), "{init}");
@@ -434,6 +464,75 @@ fn a_release_runs_under_the_users_own_host_fetched_from_its_registry() -> anyhow
 }
 
 /// A configuration of one null_resource from the released `source` at 1.0.0.
+/// Issue 27: `terrarium dev` refuses read-write grants of what `--build` reads and cargo
+/// runs: a `.cargo` directory of the working directory or above it, cargo's home and
+/// rustup's home. A read-only grant is allowed.
+#[test]
+fn dev_refuses_grants_of_what_cargo_reads_during_a_build() -> anyhow::Result<()> {
+    let scratch = Scratch::new()?;
+    let project = scratch.root.join("project");
+    fs::create_dir_all(project.join(".cargo"))?;
+    fs::write(project.join(".cargo/config.toml"), "# the author's own\n")?;
+    let cargo_home = scratch.root.join("cargo-home");
+    let rustup_home = scratch.root.join("rustup-home");
+    fs::create_dir_all(cargo_home.join("registry"))?;
+    fs::create_dir_all(&rustup_home)?;
+    let artifacts = Artifacts::get()?;
+    let (terrarium, component) = (artifacts.terrarium()?, artifacts.component("null_provider")?);
+    // `terrarium dev` with one grant; a run that is not refused serves until it is killed, so
+    // it gets a few seconds to refuse.
+    let dev = |grant: &str| -> anyhow::Result<(bool, String)> {
+        let mut child = std::process::Command::new(&terrarium)
+            .current_dir(&project)
+            .arg("dev")
+            .arg(&component)
+            .args(["--source", "example/null", "--allow-dir", grant])
+            .env("CARGO_HOME", &cargo_home)
+            .env("RUSTUP_HOME", &rustup_home)
+            .envs(scratch.env())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill()?;
+                child.wait()?;
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        let mut stderr = String::new();
+        if let Some(mut pipe) = child.stderr.take() {
+            std::io::Read::read_to_string(&mut pipe, &mut stderr)?;
+        }
+        Ok((status.is_some_and(|s| !s.success()), flat(&stderr)))
+    };
+    let cases = [
+        (project.join(".cargo"), "a .cargo directory cargo reads"),
+        (cargo_home.join("registry"), "cargo's home (CARGO_HOME)"),
+        (rustup_home.clone(), "rustup's home (RUSTUP_HOME)"),
+    ];
+    for (dir, what) in cases {
+        let (refused, stderr) = dev(&format!("{}:rw", dir.display()))?;
+        ensure!(refused, "a read-write grant of {} was not refused: {stderr}", dir.display());
+        ensure!(
+            stderr.contains(what) && stderr.contains("cargo reads it during --build"),
+            "{}: {stderr}",
+            dir.display()
+        );
+    }
+    // Reading them changes nothing cargo runs: allowed (the run serves until killed).
+    let (refused, stderr) = dev(&format!("{}:ro", cargo_home.join("registry").display()))?;
+    ensure!(!refused, "a read-only grant was refused: {stderr}");
+    ensure!(fs::read_to_string(project.join(".cargo/config.toml"))? == "# the author's own\n");
+    Ok(())
+}
+
 fn null_config(source: &str) -> String {
     format!(
         "terraform {{\n  required_providers {{\n    null = {{\n      source  = \"{source}\"\n      \
@@ -449,4 +548,47 @@ pub(crate) fn grants_of(package: &Path) -> anyhow::Result<Vec<String>> {
         .filter(|l| !l.trim_start().starts_with('#') && l.contains('"'))
         .map(str::to_string)
         .collect())
+}
+
+/// Issue 27, through the real Pulumi CLI: a provider served to Pulumi with a read-write grant
+/// cannot write Pulumi's project, stack or plugin files (nor Terraform's code) into it; its
+/// data still goes where it was granted.
+#[test]
+fn a_read_write_grant_never_writes_what_pulumi_runs_or_reads_as_code() -> anyhow::Result<()> {
+    use terrarium_tests::pulumi::Project;
+    let project = Project::new("hostile-code")?;
+    let data = project.root().join("data");
+    fs::create_dir(&data)?;
+    let data = data.canonicalize()?;
+    let grant = vec!["--allow-dir".to_owned(), format!("{}:rw", data.display())];
+    let component = Artifacts::get()?.component("hostile_provider")?;
+    project.install(&component, "hostile", "0.1.0", &grant)?;
+    let attempts = [
+        ("project", "Pulumi.yaml"),
+        ("stack", "Pulumi.test.yaml"),
+        ("plugin", "pulumi-resource-evil"),
+        ("plugin_manifest", "PulumiPlugin.yaml"),
+        ("terraform", "main.tf"),
+    ];
+    let mut program = String::from("resources:\n");
+    for (name, file) in attempts.iter().chain(&[("notes", "notes.txt")]) {
+        program.push_str(&format!(
+            "  {name}:\n    type: hostile:index/probe:Probe\n    properties:\n      attack: \
+             write-file\n      target: {}\n",
+            serde_json::to_string(&data.join(file).to_string_lossy())?
+        ));
+    }
+    project.write_program(&program)?;
+    let up = project.run(&["up", "--yes"])?;
+    ensure!(up.code != Some(0), "up did not fail\n{up}");
+    for (name, file) in attempts {
+        let path = data.join(file);
+        ensure!(
+            up.stdout.contains(&format!("refused: write-file {}", path.display())),
+            "{name} was not refused\n{up}"
+        );
+        ensure!(fs::symlink_metadata(&path).is_err(), "{file} was written\n{up}");
+    }
+    ensure!(fs::read_to_string(data.join("notes.txt"))? == "hostile was here", "{up}");
+    Ok(())
 }

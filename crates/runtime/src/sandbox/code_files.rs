@@ -99,6 +99,11 @@ pub fn refused_directory_name(name: &str) -> Option<CodeName> {
         .then_some(CodeName { rule: PLUGIN_DIRECTORY })
 }
 
+/// What the rules of this module protect, for the diagnostic of a refusal.
+pub const EXPLANATION: &str = "A provider component may never write, move or link what \
+     Terraform, OpenTofu or Pulumi later runs or reads as code or configuration, whatever \
+     directories it was granted (Terrarium's docs/security.md lists the rule); no grant allows it.";
+
 /// The rule for executables, for messages: a guest never writes to, moves or links a file
 /// with an execute bit (it cannot set one: WASI has no call that changes permissions).
 pub const EXECUTABLE_RULE: &str = "it is executable, and a component may never change, move or \

@@ -470,3 +470,77 @@ async fn a_wide_schema_with_behaviour_everywhere_loads() {
     let wide = &schema.resource_schemas["declaring_wide"];
     assert_eq!(wide.block.as_ref().map(|b| b.attributes.len()), Some(40_000));
 }
+
+/// A guest that opens a file `count` times in a granted directory and never closes one,
+/// with the server's soft descriptor limit at `descriptors`; the server, the probe's answer,
+/// and the server's descriptors before and after.
+async fn hold_files(
+    count: usize,
+    descriptors: Option<u64>,
+) -> (ServedProvider, pb::apply_resource_change::Response, usize, usize, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let grants = format!("allow_dir = [\"{}:rw\"]\n", dir.path().display());
+    let mut p = ServedProvider::start_limited(&hostile(), &[], Some(&grants), descriptors).await;
+    // The instance that serves the probe exists before it opens anything.
+    let _ = probe(&mut p, "env", "HOME").await;
+    let before = p.open_fds();
+    let target = format!("{count} {}", dir.path().display());
+    let out = probe(&mut p, "hold-files", &target).await;
+    let after = p.open_fds();
+    println!("{count} files held open: the host holds {before} fds before, {after} after");
+    (p, out, before, after, dir)
+}
+
+/// The host's warning that lists what the sandbox refused, and the guest's error.
+fn refused_and_error(out: &pb::apply_resource_change::Response) -> (String, String) {
+    let refusal = out
+        .diagnostics
+        .iter()
+        .find(|d| d.summary == "The sandbox refused a file operation")
+        .unwrap_or_else(|| panic!("no refusal warning: {:#?}", out.diagnostics));
+    assert_eq!(refusal.severity, pb::diagnostic::Severity::Warning as i32);
+    let error = out
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == pb::diagnostic::Severity::Error as i32)
+        .unwrap_or_else(|| panic!("the guest saw no error: {:#?}", out.diagnostics));
+    (refusal.detail.clone(), format!("{}: {}", error.summary, error.detail))
+}
+
+/// Issue 27: one instance may hold at most MAX_OPEN_FILES descriptors of the host (before,
+/// 1,000 opened files were 1,000 descriptors of the host's, held until the instance went).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_holds_a_bounded_number_of_open_files() {
+    use terrarium_runtime::held_files::MAX_OPEN_FILES;
+    let (mut p, out, before, after, _dir) = hold_files(1000, None).await;
+    let (refused, error) = refused_and_error(&out);
+    assert!(
+        refused.contains(&format!("may hold at most {MAX_OPEN_FILES} files open at once"))
+            && refused.contains("/held was refused")
+            && refused.contains("no grant raises the bound"),
+        "{refused}"
+    );
+    assert!(error.contains("opened ") && error.contains(", then: "), "{error}");
+    assert!(after <= before + MAX_OPEN_FILES, "{before} fds before, {after} after");
+    assert!(after >= before + MAX_OPEN_FILES - 8, "the guest could open files: {before}, {after}");
+    assert!(p.is_running(), "the host survived");
+}
+
+/// Issue 27: guests together may hold at most half of the process's descriptors, so the
+/// host keeps the other half (before, a guest took every descriptor up to RLIMIT_NOFILE).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guests_together_leave_the_host_half_of_its_descriptors() {
+    const LIMIT: u64 = 256;
+    let (mut p, out, _, after, _dir) = hold_files(1000, Some(LIMIT)).await;
+    let (refused, _) = refused_and_error(&out);
+    assert!(
+        refused.contains(&format!("guests together may use at most {}", LIMIT / 2)),
+        "{refused}"
+    );
+    assert!(after <= LIMIT as usize / 2 + 2, "the host holds {after} of {LIMIT}");
+    p.client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("the host still answers");
+    assert!(p.is_running(), "the host survived");
+}

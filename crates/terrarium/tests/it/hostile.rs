@@ -131,12 +131,31 @@ async fn expect_refused(
     match probe(p, attack, target).await {
         Ok(leak) => panic!("{attack} {target}: the sandbox let it through: {leak}"),
         Err(diags) => {
-            let d = single_error(attack, &diags);
+            // The host's own warning, when the file system refused: kept apart.
+            let (host, guest): (Vec<_>, Vec<_>) =
+                diags.into_iter().partition(|d| d.summary == SANDBOX_REFUSED);
+            let d = single_error(attack, &guest);
             assert!(d.summary.starts_with("refused:"), "{attack}: {d:?}");
-            tally.record(format!("{attack} {target}"), format!("refused: {}", d.detail));
+            let said: String =
+                host.iter().map(|w| format!("; the host warned: {}", w.detail)).collect();
+            tally.record(format!("{attack} {target}"), format!("refused: {}{}", d.detail, said));
             d
         }
     }
+}
+
+/// The summary of the host's warning that lists what the sandbox's file system refused.
+const SANDBOX_REFUSED: &str = "The sandbox refused a file operation";
+
+/// The host's warning for `attack` on `target`, which must be refused.
+async fn host_warning(p: &Dispatcher, attack: &str, target: &str) -> String {
+    let diags = probe(p, attack, target).await.expect_err("refused");
+    let warning = diags
+        .iter()
+        .find(|d| d.summary == SANDBOX_REFUSED)
+        .unwrap_or_else(|| panic!("{attack} {target}: no warning from the host: {diags:#?}"));
+    assert!(!warning.is_error(), "{warning:?}");
+    warning.detail.clone()
 }
 
 async fn expect_allowed(p: &Dispatcher, tally: &mut Tally, attack: &str, target: &str) -> String {
@@ -242,6 +261,29 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     expect_refused(&p, &mut tally, "write-file", &format!("{}/../escaped.txt", rw.display())).await;
     expect_refused(&p, &mut tally, "read-file", &format!("{}/../outside.txt", ro.display())).await;
     assert!(!root.join("escaped.txt").exists() && !ro.join("new.txt").exists());
+    // What a person is told (issue 28): the path, and the grant that would allow it.
+    let said = host_warning(&p, "read-file", &outside.display().to_string()).await;
+    let wanted = format!(
+        "open of {} was refused: it is outside every directory granted to the provider; a grant \
+         of {} (`--allow-dir {}:ro`) would allow it",
+        outside.display(),
+        root.display(),
+        root.display()
+    );
+    assert!(said.contains(&wanted) && said.contains("terrarium install --force"), "{said}");
+    let said = host_warning(&p, "list-dir", "/etc").await;
+    assert!(said.contains("open of /etc was refused") && said.contains("`--allow-dir /etc:ro`"));
+    let said = host_warning(&p, "write-file", &ro.join("new.txt").display().to_string()).await;
+    let wanted = format!(
+        "open for writing of {} was refused: the provider's grant of {} is read-only; \
+         `--allow-dir {}:rw` would allow it",
+        ro.join("new.txt").display(),
+        ro.display(),
+        ro.display()
+    );
+    assert!(said.contains(&wanted), "{said}");
+    let said = host_warning(&p, "mkdir", &ro.join("sub").display().to_string()).await;
+    assert!(said.contains(&format!("`--allow-dir {}:rw`", ro.display())), "{said}");
     let read =
         expect_allowed(&p, &mut tally, "read-file", &ro.join("readable.txt").display().to_string())
             .await;

@@ -65,6 +65,17 @@ impl ServedProvider {
         env: &[(&str, &str)],
         grants: Option<&str>,
     ) -> ServedProvider {
+        ServedProvider::start_limited(component, env, grants, None).await
+    }
+
+    /// As [`ServedProvider::start_with_grants`], the server's soft `RLIMIT_NOFILE` set to
+    /// `descriptors` when given.
+    pub(crate) async fn start_limited(
+        component: &Path,
+        env: &[(&str, &str)],
+        grants: Option<&str>,
+        descriptors: Option<u64>,
+    ) -> ServedProvider {
         let scratch = tempfile::tempdir().expect("tempdir");
         let grants_file = scratch.path().join("grants.toml");
         if let Some(grants) = grants {
@@ -104,6 +115,23 @@ impl ServedProvider {
             .stderr(Stdio::null());
         for (key, value) in env {
             command.env(key, value);
+        }
+        if let Some(soft) = descriptors {
+            use std::os::unix::process::CommandExt as _;
+            // SAFETY: between fork and exec only async-signal-safe calls: getrlimit, setrlimit.
+            unsafe {
+                command.pre_exec(move || {
+                    let mut limit: libc::rlimit = std::mem::zeroed();
+                    if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    limit.rlim_cur = soft.min(limit.rlim_max);
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
         }
         let mut child = command.spawn().expect("terrarium serve starts");
         let stdout = child.stdout.take().expect("piped stdout");

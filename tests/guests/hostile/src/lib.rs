@@ -18,6 +18,7 @@
 //! | `rename`           | `FROM -> TO`: rename FROM to TO (files or directories)          |
 //! | `link`             | `FROM -> TO`: make TO a hard link to FROM                       |
 //! | `mkdir`            | create the directory `target` (and its parents)                 |
+//! | `hold-files`       | "COUNT DIR": open `DIR/held` COUNT times and never close them   |
 //! | `env`              | read the environment variable `target`                          |
 //! | `env-all`          | list every environment variable it can see                      |
 //! | `http`             | GET the URL `target` through wasi:http                          |
@@ -292,6 +293,21 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
                 .and_then(|mut f| f.write_all(b"hostile was here"))
                 .map(|()| "appended".into())
                 .map_err(|e| e.to_string())
+        }
+        "hold-files" => {
+            // Opens `DIR/held` COUNT times and never closes one: the instance keeps holding
+            // them after the call.
+            let (n, dir) = target.split_once(' ').ok_or("target is \"COUNT DIR\"")?;
+            let n: usize = n.parse().map_err(|_| "COUNT is a number")?;
+            let path = std::path::Path::new(dir).join("held");
+            std::fs::write(&path, b"held").map_err(|e| e.to_string())?;
+            for opened in 0..n {
+                match std::fs::File::open(&path) {
+                    Ok(file) => std::mem::forget(file),
+                    Err(e) => return Err(format!("opened {opened}, then: {e}")),
+                }
+            }
+            Ok(format!("opened {n}"))
         }
         "mkdir" => {
             std::fs::create_dir_all(target).map(|()| "created".into()).map_err(|e| e.to_string())
