@@ -482,7 +482,7 @@ fn dev_refuses_grants_of_what_cargo_reads_during_a_build() -> anyhow::Result<()>
     // `terrarium dev` with one grant; a run that is not refused serves until it is killed, so
     // it gets a few seconds to refuse.
     let dev = |grant: &str| -> anyhow::Result<(bool, String)> {
-        let mut child = std::process::Command::new(&terrarium)
+        let mut child = std::process::Command::new(terrarium)
             .current_dir(&project)
             .arg("dev")
             .arg(&component)
