@@ -289,7 +289,14 @@ def test_a_create_that_fails_part_way_reports_what_it_made(installed, engine, tm
         partial = init_failure(failed.value)
         # The server was started: the engine records it with its ID and state, to replace it.
         assert partial.id == "server-1"
-        assert plain(partial.properties) == {"id": "server-1", "bootSeconds": 1, "failBoot": True, "ready": False}
+        assert plain(partial.properties) == {
+            "id": "server-1",
+            "bootSeconds": 1,
+            "failBoot": True,
+            "ready": False,
+            "protect": None,
+            "reportUrl": None,
+        }
         assert plain(partial.inputs) == inputs
         assert any("Server failed to boot" in r for r in partial.reasons)
     finally:
