@@ -1,21 +1,22 @@
 """Builds a provider module into a component: ``python -m terrarium.build provider.py -o
 pets.wasm``. Runs componentize-py (from PyPI) against Terrarium's WIT world, with the
-module's directory and this SDK on the Python path.
+module's directory, the packages of the Python running the build (its virtual environment's
+``site-packages``, where ``pip install`` put what the provider imports) and this SDK on the
+Python path. Needs nothing but Python and componentize-py: no Rust, no ``cargo``.
 
 The world is Terrarium's provider world plus ``wasi:http/outgoing-handler``, so that
 :mod:`terrarium.http` can make requests (the host lets through only the origins the user
-granted). The WASI WIT comes from where the host's own HTTP support comes from: the
-``wasmtime-wasi-http`` crate the checkout's ``Cargo.lock`` names (found with ``cargo
-metadata``), or a directory of WASI WIT packages named by ``TERRARIUM_WASI_WIT``.
+granted). The WASI WIT is the client half of ``wasi:http`` that ships with this SDK
+(``terrarium/wasi``), or a directory of WASI WIT packages named by ``TERRARIUM_WASI_WIT``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -48,35 +49,11 @@ def package_version(wit_file: Path, package: str) -> str:
     return found.group(1)
 
 
-def wasi_wit_dir(wit: Path) -> Path:
+def wasi_wit_dir() -> Path:
     """A directory of WASI WIT packages (``http.wit``, ``io.wit``, ...): ``TERRARIUM_WASI_WIT``,
-    else ``wit/deps`` of the ``wasmtime-wasi-http`` crate of the checkout that holds ``wit``:
-    the WIT of the very wasi:http the host serves."""
-    given = os.environ.get("TERRARIUM_WASI_WIT")
-    if given:
-        return Path(given)
-    manifest = wit.resolve().parent / "Cargo.toml"
-    cargo = shutil.which("cargo")
-    if not manifest.is_file() or not cargo:
-        raise BuildError(
-            f"no WASI WIT for wasi:http: {wit} is not in a Terrarium checkout with cargo on the PATH; "
-            "set TERRARIUM_WASI_WIT to a directory of WASI 0.2 WIT packages (http.wit, io.wit, ...)"
-        )
-    done = subprocess.run(
-        [cargo, "metadata", "--format-version", "1", "--manifest-path", str(manifest)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise BuildError(f"`cargo metadata` failed in {manifest.parent}, so no WASI WIT was found:\n{done.stderr}")
-    for package in json.loads(done.stdout)["packages"]:
-        if package["name"] == "wasmtime-wasi-http":
-            deps = Path(package["manifest_path"]).parent / "wit" / "deps"
-            if (deps / "http.wit").is_file():
-                return deps
-    raise BuildError(
-        f"the crate wasmtime-wasi-http of {manifest} has no wit/deps/http.wit; "
-        "set TERRARIUM_WASI_WIT to a directory of WASI 0.2 WIT packages"
-    )
+    else the one this SDK ships (``terrarium/wasi``: what :mod:`terrarium.http` imports, at
+    the version the host serves)."""
+    return Path(os.environ.get("TERRARIUM_WASI_WIT") or Path(__file__).resolve().parent / "wasi")
 
 
 def componentize_args(wit: Path, into: Path) -> list[str]:
@@ -87,7 +64,9 @@ def componentize_args(wit: Path, into: Path) -> list[str]:
         raise BuildError(f"no Terrarium WIT at {wit}; set TERRARIUM_WIT to the repository's wit/ directory")
     if not (wit / "behaviour.wit").is_file():
         return ["-d", str(wit), "-w", PLAIN_WORLD]
-    wasi = wasi_wit_dir(wit)
+    wasi = wasi_wit_dir()
+    if not (wasi / "http.wit").is_file():
+        raise BuildError(f"no http.wit in {wasi}; TERRARIUM_WASI_WIT must name a directory of WASI 0.2 WIT packages")
     ours = package_version(wit / "provider.wit", "terrarium:provider")
     http = package_version(wasi / "http.wit", "wasi:http")
     io = package_version(wasi / "io.wit", "wasi:io")
@@ -117,8 +96,25 @@ def componentize_py() -> str:
     beside = Path(sys.executable).parent / "componentize-py"
     found = str(beside) if beside.exists() else shutil.which("componentize-py")
     if not found:
-        raise BuildError("componentize-py not found; install it: pip install componentize-py==0.25.1")
+        raise BuildError(
+            f"componentize-py not found beside {sys.executable} nor on PATH; install it: "
+            f"{sys.executable} -m pip install componentize-py==0.25.1"
+        )
     return found
+
+
+def packages() -> tuple[list[str], dict[str, str]]:
+    """componentize-py's ``-p`` arguments and environment for the packages of the Python
+    running this build. componentize-py looks for ``site-packages`` itself, but in
+    ``$VIRTUAL_ENV`` or else in whatever ``python3`` is first on ``PATH``: a build run as
+    ``.venv/bin/python -m terrarium.build`` (no activated venv) got the system's packages,
+    not the ones the author installed. So name the running interpreter's own."""
+    env = dict(os.environ)
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    found = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])]
+    paths = [p for p in dict.fromkeys(found) if Path(p).is_dir()]
+    return [a for p in paths for a in ("-p", p)], env
 
 
 def build(module: Path, output: Path) -> None:
@@ -126,12 +122,13 @@ def build(module: Path, output: Path) -> None:
         raise BuildError(f"{module} is not a Python file")
     with tempfile.TemporaryDirectory(prefix="terrarium-wit-") as scratch:
         world = componentize_args(wit_dir(), Path(scratch) / "wit")
+        site_args, env = packages()
         command = [
             componentize_py(), *world, "componentize", module.stem,
-            "-p", str(module.resolve().parent), "-p", str(SDK_DIR), "-o", str(output),
+            "-p", str(module.resolve().parent), "-p", str(SDK_DIR), *site_args, "-o", str(output),
         ]  # fmt: skip
         output.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if done.returncode != 0:
         if os.environ.get("TERRARIUM_BUILD_VERBOSE"):
             raise BuildError(f"componentize-py failed for {module}:\n{done.stdout}")
