@@ -15,6 +15,14 @@ use anyhow::{Context as _, bail};
 
 /// The version of the SDK crates a new provider depends on.
 const SDK_VERSION: &str = "0.1";
+/// The componentize-py and pytest a Python provider is built and tested with: those
+/// `scripts/setup` installs (a test checks they agree).
+const PYTHON_TOOLS: &str = "componentize-py==0.25.1 pytest==9.2.0";
+
+/// The line `terrarium new --lang python` prints to set up the project's venv.
+fn python_setup() -> String {
+    format!("python3 -m venv .venv && .venv/bin/pip install {PYTHON_TOOLS}")
+}
 
 #[derive(clap::Args, Debug)]
 pub struct NewArgs {
@@ -61,9 +69,7 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
     println!("  cd {}", dir.display());
     match args.lang {
         Language::Rust => {}
-        Language::Python => {
-            println!("  python3 -m venv .venv && .venv/bin/pip install componentize-py pytest")
-        }
+        Language::Python => println!("  {}", python_setup()),
         Language::Typescript => {
             let checkout = scaffold.sdk_path.as_deref().unwrap_or(Path::new("CHECKOUT"));
             if !checkout.join("guest-sdk/js/node_modules").is_dir() {
@@ -497,6 +503,26 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(error.contains("must end in the provider's name"), "{error}");
+    }
+
+    /// The versions the Python next steps pin are those scripts/setup installs and the
+    /// README tells; `new` once printed an unpinned `pip install componentize-py pytest`.
+    #[test]
+    fn the_python_next_steps_pin_the_tools_setup_installs() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let setup = fs::read_to_string(root.join("scripts/setup")).unwrap();
+        let pinned = |name: &str| {
+            let key = format!("{}_version=\"", name.replace('-', "_"));
+            let start = setup.find(&key).unwrap_or_else(|| panic!("no {key} in scripts/setup"));
+            let rest = &setup[start + key.len()..];
+            format!("{name}=={}", &rest[..rest.find('"').unwrap()])
+        };
+        let line = python_setup();
+        for tool in ["componentize-py", "pytest"] {
+            assert!(line.split(' ').any(|word| word == pinned(tool)), "{tool}: {line}");
+        }
+        let readme = include_str!("python/README.md.tmpl");
+        assert!(readme.contains(&format!("pip install {PYTHON_TOOLS}\n")), "{readme}");
     }
 
     #[test]
