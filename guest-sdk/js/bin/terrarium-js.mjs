@@ -91,9 +91,17 @@ async function build(argv) {
   const out = resolve(flags.get('out') ?? 'provider.wasm');
   const project = process.cwd();
 
+  const shown = relative(project, entry) || entry;
+
   if (!flags.get('no-check') && existsSync(join(project, 'tsconfig.json'))) {
-    const check = spawnSync(tool('tsc'), ['--noEmit', '-p', project], { stdio: 'inherit' });
-    if (check.status !== 0) fail('type errors (above); fix them or build with --no-check');
+    const check = spawnSync(tool('tsc'), ['--noEmit', '--pretty', 'false', '-p', project], { encoding: 'utf8' });
+    if (check.status !== 0) {
+      const output = `${check.stdout}${check.stderr}`.trim();
+      const errors = output.split('\n').filter((l) => /^\S.*\(\d+,\d+\): error TS\d+:/.test(l));
+      const first = (errors[0] ?? output.split('\n')[0]).replace(/^(.*)\((\d+),(\d+)\): error (TS\d+): /, '$1:$2:$3: $4: ');
+      const more = errors.length > 1 ? ` (and ${errors.length - 1} more type errors)` : '';
+      failBuild(`${first}${more}; fix it, or build with --no-check`, output);
+    }
   }
 
   const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-'));
@@ -111,8 +119,13 @@ async function build(argv) {
       external: ['terrarium:*', 'wasi:*'],
       // The SDK is the one running this build (also for a project that links it with npm).
       alias: sdkAliases,
-      logLevel: 'error',
-    }).catch(() => fail('the bundle failed (errors above)'));
+      logLevel: 'silent',
+    }).catch((e) => {
+      const first = e.errors?.[0];
+      const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+      const all = (e.errors ?? []).map((m) => `${m.location?.file ?? ''}:${m.location?.line ?? ''}: ${m.text}`);
+      failBuild(first ? `${where}${first.text}` : `the bundle failed: ${e.message ?? e}`, all.join('\n'));
+    });
 
     const { componentize } = await import(
       join(sdkDir, 'node_modules', '@bytecodealliance', 'componentize-js', 'src', 'componentize.js')
@@ -124,13 +137,41 @@ async function build(argv) {
       witPath: assembleWit(join(scratch, 'wit')),
       worldName,
       disableFeatures,
-    }).catch((e) => fail(`componentize-js: ${String(e.message ?? e).split('\n')[0]}`));
+    }).catch((e) => failBuild(componentizeFailure(entry, shown, String(e.message ?? e)), String(e.message ?? e)));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, component);
     process.stderr.write(`terrarium-js: wrote ${out} (${(component.length / 1e6).toFixed(1)} MB)\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Fails a build with `line`, what the author can act on, or with the tools' `whole` output
+ * when TERRARIUM_BUILD_VERBOSE is set (as the Python SDK's build does). */
+function failBuild(line, whole) {
+  if (process.env.TERRARIUM_BUILD_VERBOSE && whole) fail(`${line}\n${whole}`);
+  fail(`${line}\n(TERRARIUM_BUILD_VERBOSE=1 shows the tools' whole output)`);
+}
+
+/** The line of componentize-js's failure `message` that says what is wrong with the entry
+ * module: for a module that exports nothing, the line to add; for one that throws while it
+ * loads (a default that does not fit its attribute, say), the error it threw. */
+function componentizeFailure(entry, shown, message) {
+  if (message.includes('Unable to extract expected exports list')) {
+    const source = readFileSync(entry, 'utf8');
+    const provider = /class\s+(\w+)\s+extends\s+(?:\w+\.)?Provider\b/.exec(source)?.[1] ?? 'YourProvider';
+    return (
+      `${shown} exports no provider: add this line at its end: ` +
+      `\`export const { provider, behaviour } = serve(new ${provider}());\``
+    );
+  }
+  const lines = message.split('\n');
+  const thrown = lines.indexOf('Exception while evaluating top-level script');
+  if (thrown >= 0 && lines[thrown + 1]) {
+    // `provider.js:962:7 Error: ...`: a place in the bundle, which the author never sees.
+    return `${shown}: ${lines[thrown + 1].replace(/^\S+:\d+:\d+ /, '')}`;
+  }
+  return `componentize-js: ${lines[0]}`;
 }
 
 /** Where `@terrarium/sdk` and its subpaths come from in a bundle: this very SDK's sources. */

@@ -68,6 +68,7 @@ function attributeBehaviour(
   path: string[],
   a: Attribute<unknown, Kind>,
   hooks: Hooks,
+  owner: string,
 ): wb.AttributeBehaviour | undefined {
   const o = a.options;
   const type = typeOfAttribute(a);
@@ -75,7 +76,14 @@ function attributeBehaviour(
   if (typeof o.default === 'function') {
     defaultValue = { tag: 'computed', val: hooks.add({ kind: 'default', type, compute: o.default }) };
   } else if (o.default !== undefined) {
-    defaultValue = { tag: 'value', val: toWit(o.default, type) };
+    try {
+      defaultValue = { tag: 'value', val: toWit(o.default, type) };
+    } catch {
+      // Said where the author wrote it: the class and the field, not a path in a bundle.
+      throw new TypeError(
+        `${owner}.${path.join('.')}: default ${describeDefault(o.default)} does not fit its type ${JSON.stringify(type)}`,
+      );
+    }
   }
   const requiresReplace: wb.ReplaceRule =
     typeof o.requiresReplace === 'function'
@@ -97,13 +105,22 @@ function attributeBehaviour(
   };
 }
 
-/** The behaviour of `schema`, its hooks numbered in `hooks`. */
-export function behaviourOf(schema: Schema, hooks: Hooks, planHook = false): wb.SchemaBehaviour {
+function describeDefault(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The behaviour of `schema`, its hooks numbered in `hooks`; `owner` (the class that declares
+ * the schema) names it in the error a default that does not fit its attribute throws. */
+export function behaviourOf(schema: Schema, hooks: Hooks, planHook = false, owner = 'schema'): wb.SchemaBehaviour {
   const attributes: wb.AttributeBehaviour[] = [];
   const replaceBlocks: string[][] = [];
   const walk = (prefix: string[], attrs: Attributes, blocks: Blocks) => {
     for (const [name, a] of Object.entries(attrs)) {
-      const b = attributeBehaviour([...prefix, name], a, hooks);
+      const b = attributeBehaviour([...prefix, name], a, hooks, owner);
       if (b) attributes.push(b);
       if ('nesting' in a.type) walk([...prefix, name], a.type.attributes, {});
     }

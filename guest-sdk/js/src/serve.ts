@@ -111,11 +111,16 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
   const named = (items: { typeName: string; schema: Schema; plan?: unknown; planDestroy?: unknown }[]) =>
     items.map((i) => ({
       name: i.typeName,
-      behaviour: behaviourOf(i.schema, hooks, typeof i.plan === 'function' || typeof i.planDestroy === 'function'),
+      behaviour: behaviourOf(
+        i.schema,
+        hooks,
+        typeof i.plan === 'function' || typeof i.planDestroy === 'function',
+        i.constructor.name,
+      ),
     }));
   // Numbered once, in declaration order: every instance gives the host the same hook ids.
   const declared: witBehaviour.ProviderBehaviour = {
-    provider: behaviourOf(p.schema ?? new Schema({ attributes: {} }), hooks),
+    provider: behaviourOf(p.schema ?? new Schema({ attributes: {} }), hooks, false, p.constructor.name),
     resources: named(p.resources),
     dataSources: named(p.dataSources),
     ephemeralResources: named(p.ephemeralResources),

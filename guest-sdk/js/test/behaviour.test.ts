@@ -56,3 +56,12 @@ test('code is numbered hooks, the same numbers every time', () => {
     ['default', 'replace', 'validate'],
   );
 });
+
+test('a default that does not fit its attribute names the class and the field', () => {
+  // `as never`: what a JavaScript author, or a build with --no-check, can write.
+  const wrong = schema({ attributes: { name: string().required(), mode: string().default(5 as never) } });
+  assert.throws(
+    () => behaviourOf(wrong, new Hooks(), false, 'NoteResource'),
+    (e: Error) => e.message === 'NoteResource.mode: default 5 does not fit its type "string"',
+  );
+});
