@@ -122,7 +122,7 @@ build-arm64-host: setup
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would
 # compile wasmtime's WASI crates a second time.
 test: setup build-guests build-arm64-host lint
-	cd guest-sdk/go && go test .
+	cd guest-sdk/go && go test . ./harness ./acctest
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 
 # The TypeScript SDK's own tests and the TypeScript pets provider's harness tests, with node's
