@@ -1,9 +1,10 @@
 //! `terrarium new NAME`: a provider project that builds, tests, reloads and installs as
 //! generated: a resource, a data source and a function, tests with the SDK's Harness,
 //! examples for `terrarium docs`, a README and a Makefile. In Rust (a crate that also has an
-//! acceptance test with terrarium-acctest and packages for a registry), Python or TypeScript.
+//! acceptance test with terrarium-acctest and packages for a registry), Python, TypeScript
+//! or Go (a module whose `go test` runs the Harness tests and an acceptance test).
 //!
-//! The templates are files beside this module (`rust/`, `python/`, `typescript/`, and
+//! The templates are files beside this module (`rust/`, `python/`, `typescript/`, `go/`, and
 //! `examples/` for
 //! every language), compiled into the binary; a template's `{{KEY}}` placeholders are
 //! filled from [`Scaffold`].
@@ -33,7 +34,7 @@ pub struct NewArgs {
     /// or be empty.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The language of the provider. Python and TypeScript need --sdk-path (their SDKs
+    /// The language of the provider. Python, TypeScript and Go need --sdk-path (their SDKs
     /// are not published).
     #[arg(long, value_enum, default_value_t = Language::Rust)]
     pub lang: Language,
@@ -43,7 +44,8 @@ pub struct NewArgs {
     pub source: Option<String>,
     /// Take the SDK from the Terrarium checkout at DIR: Rust depends on its crates by path
     /// instead of crates.io; Python puts its guest-sdk/python on PYTHONPATH (required);
-    /// TypeScript depends on its guest-sdk/js with a `file:` dependency (required).
+    /// TypeScript depends on its guest-sdk/js with a `file:` dependency (required); Go
+    /// replaces the module terrarium.dev/sdk with its guest-sdk/go (required).
     #[arg(long, value_name = "DIR")]
     pub sdk_path: Option<PathBuf>,
 }
@@ -54,6 +56,7 @@ pub enum Language {
     Rust,
     Python,
     Typescript,
+    Go,
 }
 
 pub fn run(args: &NewArgs) -> anyhow::Result<()> {
@@ -63,12 +66,13 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
         Language::Rust => rust_files(),
         Language::Python => python_files(),
         Language::Typescript => typescript_files(),
+        Language::Go => go_files(),
     };
     write_crate(&dir, &scaffold, &files)?;
     println!("Created the {} provider in {}. Next:", scaffold.name, dir.display());
     println!("  cd {}", dir.display());
     match args.lang {
-        Language::Rust => {}
+        Language::Rust | Language::Go => {}
         Language::Python => println!("  {}", python_setup()),
         Language::Typescript => {
             let checkout = scaffold.sdk_path.as_deref().unwrap_or(Path::new("CHECKOUT"));
@@ -83,7 +87,7 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
     }
     println!("  make build   # the component");
     match args.lang {
-        Language::Rust => {
+        Language::Rust | Language::Go => {
             println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)")
         }
         _ => println!("  make test    # the Harness tests (terrarium on PATH)"),
@@ -125,10 +129,15 @@ impl Scaffold {
                 "terrarium new --lang typescript needs --sdk-path DIR, a Terrarium checkout: \
                  the TypeScript SDK is not on npm, the project depends on its guest-sdk/js"
             ),
+            None if args.lang == Language::Go => bail!(
+                "terrarium new --lang go needs --sdk-path DIR, a Terrarium checkout: the Go \
+                 SDK is not on the Go proxy, the module replaces it with its guest-sdk/go"
+            ),
             None => None,
             Some(path) => {
                 let marker = match args.lang {
                     Language::Typescript => "guest-sdk/js/package.json",
+                    Language::Go => "guest-sdk/go/go.mod",
                     Language::Rust | Language::Python => "guest-sdk/Cargo.toml",
                 };
                 if !path.join(marker).is_file() {
@@ -278,6 +287,21 @@ fn typescript_files() -> Vec<TemplateFile> {
         ("README.md", include_str!("typescript/README.md.tmpl")),
         ("Makefile", include_str!("typescript/Makefile.tmpl")),
         (".gitignore", include_str!("typescript/gitignore.tmpl")),
+    ]
+    .into_iter()
+    .chain(example_files())
+    .collect()
+}
+
+fn go_files() -> Vec<TemplateFile> {
+    vec![
+        ("main.go", include_str!("go/main.go.tmpl")),
+        ("provider_test.go", include_str!("go/provider_test.go.tmpl")),
+        ("acceptance_test.go", include_str!("go/acceptance_test.go.tmpl")),
+        ("go.mod", include_str!("go/go.mod.tmpl")),
+        ("README.md", include_str!("go/README.md.tmpl")),
+        ("Makefile", include_str!("go/Makefile.tmpl")),
+        (".gitignore", include_str!("go/gitignore.tmpl")),
     ]
     .into_iter()
     .chain(example_files())
@@ -452,8 +476,8 @@ mod tests {
     }
 
     #[test]
-    fn python_and_typescript_without_a_checkout_are_refused_with_what_to_do() {
-        for lang in [Language::Python, Language::Typescript] {
+    fn python_typescript_and_go_without_a_checkout_are_refused_with_what_to_do() {
+        for lang in [Language::Python, Language::Typescript, Language::Go] {
             let error = Scaffold::from_args(&NewArgs {
                 name: "pets".into(),
                 dir: None,
@@ -465,6 +489,21 @@ mod tests {
             .to_string();
             assert!(error.contains("needs --sdk-path DIR, a Terrarium checkout"), "{error}");
         }
+    }
+
+    #[test]
+    fn every_go_template_renders_with_the_checkout_replacing_the_sdk() {
+        let mut s = scaffold("pets").unwrap();
+        s.sdk_path = Some(PathBuf::from("/src/terrarium"));
+        for (path, template) in go_files() {
+            let text = s.render(template).unwrap();
+            assert!(!text.contains("{{"), "{path}: {text}");
+            assert!(!s.render(path).unwrap().contains("{{"));
+        }
+        let go_mod = s.render(include_str!("go/go.mod.tmpl")).unwrap();
+        assert!(go_mod.contains("terrarium.dev/sdk => /src/terrarium/guest-sdk/go\n"), "{go_mod}");
+        let main = s.render(include_str!("go/main.go.tmpl")).unwrap();
+        assert!(main.contains("terrarium.NewResource[Example](\"pets_example\""), "{main}");
     }
 
     #[test]

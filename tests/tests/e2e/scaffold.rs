@@ -207,7 +207,7 @@ fn new_refuses_a_missing_checkout_and_a_non_empty_directory() -> anyhow::Result<
             .output()?;
         Ok((output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned()))
     };
-    for lang in ["python", "typescript"] {
+    for lang in ["python", "typescript", "go"] {
         let (ok, stderr) = new(&["pets", "--lang", lang])?;
         ensure!(!ok && stderr.contains(&format!("--lang {lang} needs --sdk-path DIR")), "{stderr}");
         ensure!(!root.path().join("terraform-provider-pets").exists(), "--lang {lang} wrote files");
@@ -307,5 +307,50 @@ fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_reposit
     for line in ["# pass 4", "# fail 0"] {
         ensure!(stdout.contains(line), "no {line:?} in make test's output:\n{stdout}");
     }
+    Ok(())
+}
+
+/// `terrarium new --lang go`, outside the repository: the module replaces terrarium.dev/sdk
+/// with this checkout's guest-sdk/go, `make test` builds the component with the checkout's
+/// scripts/go-component (stock Go for wasip1, wasm-tools, the reactor adapter) and runs `go
+/// test` as generated: the Harness tests through this build's `terrarium harness`, and the
+/// acceptance test, a real terraform applying its three steps through `terrarium install`.
+/// Then `make package` writes the registry files. Most of its minute is the acceptance test's
+/// first load of the component (Cranelift).
+#[test]
+fn a_new_go_provider_builds_and_passes_its_own_tests_outside_the_repository() -> anyhow::Result<()>
+{
+    let artifacts = Artifacts::get()?;
+    let files =
+        ["main.go", "provider_test.go", "acceptance_test.go", "go.mod", "README.md", "Makefile"];
+    let (_root, dir) = new_project("go", &files)?;
+    let stdout = make_test(&dir, |make| {
+        make.arg(format!("TERRAFORM={}", artifacts.terraform.display()));
+    })?;
+    for test in [
+        "TestAnExampleIsCreatedUpdatedAndReplaced",
+        "TestAnEmptyNameIsRefusedAtTheAttribute",
+        "TestTheDataSourceGreets",
+        "TestTheFunctionGreetsAndRefusesAnEmptyName",
+        "TestExampleResourceDataSourceAndFunction",
+    ] {
+        ensure!(stdout.contains(&format!("--- PASS: {test} ")), "{test} did not pass:\n{stdout}");
+    }
+    let mut package = Command::new("make");
+    package
+        .args(["package", "VERSION=0.2.0"])
+        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
+        .current_dir(&dir)
+        .env("TMPDIR", &artifacts.scratch_root)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdin(Stdio::null());
+    let (code, out, err) = run_with_timeout(&mut package, TERRAFORM_TIMEOUT * 2)?;
+    ensure!(code == Some(0), "make package exited {code:?}\n{out}\n{err}");
+    let released = dir.join("dist/registry.terraform.io/example").join(NAME);
+    for suffix in ["linux_amd64.zip", "SHA256SUMS", "SHA256SUMS.sig"] {
+        let file = released.join(format!("terraform-provider-{NAME}_0.2.0_{suffix}"));
+        ensure!(file.is_file(), "make package wrote no {}\n{out}\n{err}", file.display());
+    }
+    ensure!(out.contains("\"h1:"), "make package printed no lock hashes\n{out}");
     Ok(())
 }
