@@ -126,6 +126,11 @@ func diagnosticsOf(what string, err error) Diagnostics {
 		return Diagnostics{e}
 	case Diagnostics:
 		return e
+	case *stateError:
+		return diagnosticsOf(what, e.err)
+	case Stopped:
+		return Diagnostics{NewError("Operation interrupted",
+			"Terraform asked the provider to stop (Ctrl-C), so the operation was not finished.")}
 	case interface{ Unwrap() []error }:
 		var out Diagnostics
 		for _, inner := range e.Unwrap() {
@@ -140,6 +145,9 @@ func diagnosticsOf(what string, err error) Diagnostics {
 	var ds Diagnostics
 	if errors.As(err, &ds) {
 		return ds
+	}
+	if errors.As(err, &Stopped{}) {
+		return diagnosticsOf(what, Stopped{})
 	}
 	return Diagnostics{{Severity: Error, Summary: what + " failed", Detail: err.Error()}}
 }

@@ -152,18 +152,19 @@ func (e *exports) Configure(request p.ConfigureRequest) []t.Diagnostic {
 
 func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
 	var state *tree
+	private := decodePrivate(r.Private)
 	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
 			return err
 		}
-		state, err = td.read(ctx, fromWIT(r.CurrentState))
+		state, err = td.read(withPrivate(ctx, private), fromWIT(r.CurrentState))
 		return err
 	})
 	if ds.HasError() {
-		state = fromWIT(r.CurrentState)
+		return p.ReadResourceResponse{NewState: r.CurrentState, Private: r.Private, Diagnostics: witDiagnostics(ds)}
 	}
-	return p.ReadResourceResponse{NewState: toWIT(state), Private: r.Private, Diagnostics: witDiagnostics(ds)}
+	return p.ReadResourceResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) PlanResourceChange(r p.PlanResourceChangeRequest) p.PlanResourceChangeResponse {
@@ -177,16 +178,21 @@ func (e *exports) PlanResourceChange(r p.PlanResourceChangeRequest) p.PlanResour
 
 func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyResourceChangeResponse {
 	var state *tree
+	private := decodePrivate(r.PlannedPrivate)
 	ds := guard("apply "+r.TypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
 			return err
 		}
+		ctx = withPrivate(ctx, private)
 		prior, planned := fromWIT(r.PriorState), fromWIT(r.PlannedState)
 		switch {
 		case planned.kind == tNull:
+			if err := td.delete(ctx, prior); err != nil {
+				return err
+			}
 			state = nullTree
-			return td.delete(ctx, prior)
+			return nil
 		case prior.kind == tNull:
 			state, err = td.create(ctx, planned)
 		default:
@@ -194,16 +200,20 @@ func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyRes
 		}
 		return err
 	})
-	if ds.HasError() {
+	if ds.HasError() && state == nil {
 		// Nothing changed that the provider reported: the prior state stays.
 		return p.ApplyResourceChangeResponse{NewState: r.PriorState, Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds)}
 	}
-	return p.ApplyResourceChangeResponse{NewState: toWIT(state), Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds)}
+	// Done, or failed with the state it reached (WithState): Terraform records that state,
+	// tainted after a create, so the object is not lost.
+	return p.ApplyResourceChangeResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportResourceStateResponse {
 	var state *tree
+	private := decodePrivate(nil)
 	ds := guard("import "+r.TypeName, func(ctx context.Context) error {
+		ctx = withPrivate(ctx, private)
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
 			return err
@@ -216,7 +226,7 @@ func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportRe
 	})
 	imported := []p.ImportedResource{}
 	if !ds.HasError() && state != nil {
-		imported = append(imported, p.ImportedResource{TypeName: r.TypeName, State: toWIT(state), Private: []uint8{},
+		imported = append(imported, p.ImportedResource{TypeName: r.TypeName, State: toWIT(state), Private: private.encode(),
 			Identity: witTypes.None[t.Value]()})
 	}
 	return p.ImportResourceStateResponse{Imported: imported, Diagnostics: witDiagnostics(ds)}

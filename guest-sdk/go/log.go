@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_lifecycle"
 	l "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_log"
 )
 
@@ -16,9 +15,10 @@ func Logger(ctx context.Context) *slog.Logger {
 }
 
 // Stopping says whether Terraform asked the provider to stop (Ctrl-C) since the running call
-// began: wind down and return what has been reached.
+// began: wind down and return what has been reached (WithState). The host tells running
+// calls, lets them go on for a grace period (5 s by default), then interrupts them.
 func Stopping(ctx context.Context) bool {
-	return terrarium_provider_lifecycle.Stopping()
+	return stopping()
 }
 
 type hostHandler struct {

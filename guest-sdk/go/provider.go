@@ -2,6 +2,7 @@ package terrarium
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 )
@@ -81,6 +82,7 @@ type typeDef struct {
 	model       *model
 	err         error
 	description string
+	// create and update return the state a failed call reached (WithState) with its error.
 	create      func(context.Context, *tree) (*tree, error)
 	read        func(context.Context, *tree) (*tree, error)
 	update      func(context.Context, *tree, *tree) (*tree, error)
@@ -100,7 +102,7 @@ func NewResource[S any](name string, impl ResourceImpl[S]) ResourceType {
 		}
 		s, err := impl.Create(ctx, p)
 		if err != nil {
-			return nil, err
+			return reached[S](err)
 		}
 		return encode(s)
 	}
@@ -126,7 +128,7 @@ func NewResource[S any](name string, impl ResourceImpl[S]) ResourceType {
 		}
 		s, err := impl.Update(ctx, pr, pl)
 		if err != nil {
-			return nil, err
+			return reached[S](err)
 		}
 		return encode(s)
 	}
@@ -189,6 +191,16 @@ func newTypeDef[S any](name string, impl any) *typeDef {
 		return encode(s)
 	}
 	return d
+}
+
+// reached is what a failed Create or Update returns: the state a WithState error carries
+// (nil when none) and the error.
+func reached[S any](err error) (*tree, error) {
+	state, bad := reachedState[S](err)
+	if bad != nil {
+		return nil, errors.Join(err, bad)
+	}
+	return state, err
 }
 
 func decode[S any](t *tree) (S, error) {
