@@ -91,7 +91,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		DataSources:        named(d.dataSources),
 		Functions:          functions,
 		ResourceIdentities: []t.NamedIdentitySchema{},
-		EphemeralResources: []t.NamedSchema{},
+		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []t.NamedSchema{},
 		Actions:            []t.NamedSchema{},
 		Diagnostics:        witDiagnostics(problems),
@@ -276,22 +276,6 @@ func (e *exports) ReadDataSource(r p.ReadDataSourceRequest) p.ReadDataSourceResp
 	return p.ReadDataSourceResponse{State: toWIT(state), Diagnostics: witDiagnostics(ds)}
 }
 
-func (e *exports) ValidateEphemeralResourceConfig(string, t.Value) []t.Diagnostic {
-	return unsupported("ephemeral resources")
-}
-
-func (e *exports) OpenEphemeralResource(p.OpenEphemeralResourceRequest) p.OpenEphemeralResourceResponse {
-	return p.OpenEphemeralResourceResponse{Result: witNull(), Diagnostics: unsupported("ephemeral resources")}
-}
-
-func (e *exports) RenewEphemeralResource(_ string, private witTypes.Option[[]uint8]) p.RenewEphemeralResourceResponse {
-	return p.RenewEphemeralResourceResponse{Private: private, Diagnostics: []t.Diagnostic{}}
-}
-
-func (e *exports) CloseEphemeralResource(string, witTypes.Option[[]uint8]) []t.Diagnostic {
-	return []t.Diagnostic{}
-}
-
 func (e *exports) ValidateListResourceConfig(string, t.Value) []t.Diagnostic {
 	return unsupported("list resources")
 }
@@ -369,7 +353,7 @@ func (e *exports) GetBehaviour() b.ProviderBehaviour {
 		Provider:           schema(d.config),
 		Resources:          named(d.resources),
 		DataSources:        named(d.dataSources),
-		EphemeralResources: []b.NamedBehaviour{},
+		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []b.NamedBehaviour{},
 		Actions:            []b.NamedBehaviour{},
 	}

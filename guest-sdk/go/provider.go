@@ -30,6 +30,8 @@ type Provider[C any] struct {
 	Resources   []ResourceType
 	DataSources []DataSourceType
 	Functions   []Function
+	// EphemeralResources are values Terraform uses during one run and never stores.
+	EphemeralResources []EphemeralResourceType
 }
 
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
@@ -235,6 +237,7 @@ type providerDef struct {
 	resources   map[string]*typeDef
 	dataSources map[string]*typeDef
 	functions   map[string]*Function
+	ephemeral   map[string]*EphemeralResourceType
 }
 
 // Export makes p the provider this component serves. Call it once, from an init function.
@@ -243,6 +246,7 @@ func Export[C any](p Provider[C]) {
 		resources:   map[string]*typeDef{},
 		dataSources: map[string]*typeDef{},
 		functions:   map[string]*Function{},
+		ephemeral:   map[string]*EphemeralResourceType{},
 	}
 	d.config, d.err = modelOf(reflect.TypeFor[C]())
 	d.configure = func(ctx context.Context, t *tree) error {
@@ -260,6 +264,9 @@ func Export[C any](p Provider[C]) {
 	}
 	for _, ds := range p.DataSources {
 		d.dataSources[ds.def.name] = ds.def
+	}
+	for i := range p.EphemeralResources {
+		d.ephemeral[p.EphemeralResources[i].def.name] = &p.EphemeralResources[i]
 	}
 	for i := range p.Functions {
 		d.functions[p.Functions[i].name] = &p.Functions[i]
