@@ -94,6 +94,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []t.NamedSchema{},
 		Actions:            []t.NamedSchema{},
+		Capabilities:       t.ServerCapabilities{MoveResourceState: d.movesState()},
 		Diagnostics:        witDiagnostics(problems),
 	}
 }
@@ -249,11 +250,6 @@ func (e *exports) UpgradeResourceState(r p.UpgradeResourceStateRequest) p.Upgrad
 
 func (e *exports) UpgradeResourceIdentity(p.UpgradeResourceIdentityRequest) p.UpgradeResourceIdentityResponse {
 	return p.UpgradeResourceIdentityResponse{UpgradedIdentity: witNull(), Diagnostics: unsupported("resource identities")}
-}
-
-func (e *exports) MoveResourceState(p.MoveResourceStateRequest) p.MoveResourceStateResponse {
-	return p.MoveResourceStateResponse{TargetState: witNull(), TargetPrivate: []uint8{},
-		TargetIdentity: witTypes.None[t.Value](), Diagnostics: unsupported("moving state between resource types")}
 }
 
 func (e *exports) GenerateResourceConfig(string, t.Value) p.GenerateResourceConfigResponse {

@@ -37,7 +37,7 @@ type Provider[C any] struct {
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
 // Terrarium plans for it from the schema's tags (defaults, unknown computed values,
 // replacements, validators), so only the four operations are code. Optional methods:
-// ImportState (ResourceImporter), Validate (Validator), Description.
+// ImportState (ResourceImporter), MoveState (ResourceMover), Validate (Validator), Description.
 type ResourceImpl[S any] interface {
 	// Create makes the object planned (computed values unknown) and returns its state.
 	Create(ctx context.Context, planned S) (S, error)
@@ -90,6 +90,7 @@ type typeDef struct {
 	update      func(context.Context, *tree, *tree) (*tree, error)
 	delete      func(context.Context, *tree) error
 	importState func(context.Context, string) (*tree, error)
+	move        func(context.Context, MoveSource) (*tree, error)
 	validate    func(context.Context, *tree) error
 	normalize   func(*tree) (*tree, error)
 }
@@ -140,6 +141,15 @@ func NewResource[S any](name string, impl ResourceImpl[S]) ResourceType {
 			return err
 		}
 		return impl.Delete(ctx, p)
+	}
+	if mover, ok := impl.(ResourceMover[S]); ok {
+		d.move = func(ctx context.Context, source MoveSource) (*tree, error) {
+			s, err := mover.MoveState(ctx, source)
+			if err != nil {
+				return nil, err
+			}
+			return encode(s)
+		}
 	}
 	if imp, ok := impl.(ResourceImporter[S]); ok {
 		d.importState = func(ctx context.Context, id string) (*tree, error) {
