@@ -94,7 +94,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []t.NamedSchema{},
 		Actions:            []t.NamedSchema{},
-		Capabilities:       t.ServerCapabilities{MoveResourceState: d.movesState()},
+		Capabilities:       t.ServerCapabilities{MoveResourceState: d.movesState(), PlanDestroy: d.plansDestroys()},
 		Diagnostics:        witDiagnostics(problems),
 	}
 }
@@ -340,7 +340,10 @@ func (e *exports) GetBehaviour() b.ProviderBehaviour {
 		out := []b.NamedBehaviour{}
 		for _, n := range sortedNames(table) {
 			if table[n].err == nil {
-				out = append(out, b.NamedBehaviour{Name: n, Behaviour: schema(table[n].model)})
+				sb := schema(table[n].model)
+				// The plan hook: only resource types with a Plan or PlanDestroy are asked.
+				sb.PlanHook = table[n].plan != nil || table[n].planDestroy != nil
+				out = append(out, b.NamedBehaviour{Name: n, Behaviour: sb})
 			}
 		}
 		return out
@@ -370,10 +373,4 @@ func (e *exports) DecideReplacements(requests []b.ReplaceRequest) []bool {
 
 func (e *exports) ValidateValues([]b.ValidateRequest) []t.Diagnostic {
 	return []t.Diagnostic{}
-}
-
-func (e *exports) PlanResource(r b.PlanResourceRequest) b.PlanResourceResponse {
-	// No resource type asks for a plan hook: the host's default plan is the plan.
-	return b.PlanResourceResponse{PlannedState: r.PlannedState, RequiresReplace: r.RequiresReplace,
-		PlannedPrivate: r.PriorPrivate, Diagnostics: []t.Diagnostic{}}
 }

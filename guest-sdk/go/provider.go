@@ -37,7 +37,8 @@ type Provider[C any] struct {
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
 // Terrarium plans for it from the schema's tags (defaults, unknown computed values,
 // replacements, validators), so only the four operations are code. Optional methods:
-// ImportState (ResourceImporter), MoveState (ResourceMover), Validate (Validator), Description.
+// ImportState (ResourceImporter), MoveState (ResourceMover), Plan (ResourcePlanner),
+// PlanDestroy (DestroyPlanner), Validate (Validator), Description.
 type ResourceImpl[S any] interface {
 	// Create makes the object planned (computed values unknown) and returns its state.
 	Create(ctx context.Context, planned S) (S, error)
@@ -91,6 +92,8 @@ type typeDef struct {
 	delete      func(context.Context, *tree) error
 	importState func(context.Context, string) (*tree, error)
 	move        func(context.Context, MoveSource) (*tree, error)
+	plan        func(ctx context.Context, prior, planned, config *tree) (*tree, error)
+	planDestroy func(context.Context, *tree) error
 	validate    func(context.Context, *tree) error
 	normalize   func(*tree) (*tree, error)
 }
@@ -142,6 +145,7 @@ func NewResource[S any](name string, impl ResourceImpl[S]) ResourceType {
 		}
 		return impl.Delete(ctx, p)
 	}
+	planHooks[S](d, impl)
 	if mover, ok := impl.(ResourceMover[S]); ok {
 		d.move = func(ctx context.Context, source MoveSource) (*tree, error) {
 			s, err := mover.MoveState(ctx, source)
