@@ -93,7 +93,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		ResourceIdentities: []t.NamedIdentitySchema{},
 		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []t.NamedSchema{},
-		Actions:            []t.NamedSchema{},
+		Actions:            named(d.actionDefs()),
 		Capabilities:       t.ServerCapabilities{MoveResourceState: d.movesState(), PlanDestroy: d.plansDestroys()},
 		Diagnostics:        witDiagnostics(problems),
 	}
@@ -280,18 +280,6 @@ func (e *exports) ListResource(p.ListResourceRequest, *s.ListResults) []t.Diagno
 	return unsupported("list resources")
 }
 
-func (e *exports) ValidateActionConfig(string, t.Value) []t.Diagnostic {
-	return unsupported("actions")
-}
-
-func (e *exports) PlanAction(p.ActionRequest) p.PlanActionResponse {
-	return p.PlanActionResponse{Diagnostics: unsupported("actions")}
-}
-
-func (e *exports) InvokeAction(p.ActionRequest, *s.ActionProgress) []t.Diagnostic {
-	return unsupported("actions")
-}
-
 func (e *exports) CallFunction(name string, arguments []t.Value) (result witTypes.Result[t.Value, p.FunctionError]) {
 	fail := func(fe *FunctionError) witTypes.Result[t.Value, p.FunctionError] {
 		arg := witTypes.None[uint32]()
@@ -354,7 +342,7 @@ func (e *exports) GetBehaviour() b.ProviderBehaviour {
 		DataSources:        named(d.dataSources),
 		EphemeralResources: named(d.ephemeralDefs()),
 		ListResources:      []b.NamedBehaviour{},
-		Actions:            []b.NamedBehaviour{},
+		Actions:            named(d.actionDefs()),
 	}
 }
 

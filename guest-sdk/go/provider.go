@@ -32,6 +32,8 @@ type Provider[C any] struct {
 	Functions   []Function
 	// EphemeralResources are values Terraform uses during one run and never stores.
 	EphemeralResources []EphemeralResourceType
+	// Actions are what `action` blocks invoke.
+	Actions []ActionType
 }
 
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
@@ -252,6 +254,7 @@ type providerDef struct {
 	dataSources map[string]*typeDef
 	functions   map[string]*Function
 	ephemeral   map[string]*EphemeralResourceType
+	actions     map[string]*ActionType
 }
 
 // Export makes p the provider this component serves. Call it once, from an init function.
@@ -261,6 +264,7 @@ func Export[C any](p Provider[C]) {
 		dataSources: map[string]*typeDef{},
 		functions:   map[string]*Function{},
 		ephemeral:   map[string]*EphemeralResourceType{},
+		actions:     map[string]*ActionType{},
 	}
 	d.config, d.err = modelOf(reflect.TypeFor[C]())
 	d.configure = func(ctx context.Context, t *tree) error {
@@ -281,6 +285,9 @@ func Export[C any](p Provider[C]) {
 	}
 	for i := range p.EphemeralResources {
 		d.ephemeral[p.EphemeralResources[i].def.name] = &p.EphemeralResources[i]
+	}
+	for i := range p.Actions {
+		d.actions[p.Actions[i].def.name] = &p.Actions[i]
 	}
 	for i := range p.Functions {
 		d.functions[p.Functions[i].name] = &p.Functions[i]
