@@ -315,9 +315,15 @@ func (e *exports) Stop() witTypes.Option[string] {
 // ---- behaviour ----
 
 func (e *exports) GetBehaviour() b.ProviderBehaviour {
+	return e.behaviour(&hookTable{})
+}
+
+// behaviour is what the provider declares, numbering its hooks in hooks (in this order,
+// which is the same in every instance).
+func (e *exports) behaviour(hooks *hookTable) b.ProviderBehaviour {
 	d := e.d
 	schema := func(m *model) b.SchemaBehaviour {
-		sb, err := witBehaviour(m)
+		sb, err := witBehaviour(m, hooks)
 		if err != nil {
 			// The schema's diagnostics (GetSchema) carry the problem; declare nothing.
 			return b.SchemaBehaviour{Attributes: []b.AttributeBehaviour{}, ReplaceBlocks: [][]string{}}
@@ -346,19 +352,6 @@ func (e *exports) GetBehaviour() b.ProviderBehaviour {
 	}
 }
 
-func (e *exports) ComputeDefaults(requests []b.DefaultRequest) []t.Value {
-	// No computed defaults are declared (hook ids are never handed out).
-	out := make([]t.Value, len(requests))
-	for i := range requests {
-		out[i] = witNull()
-	}
-	return out
-}
-
 func (e *exports) DecideReplacements(requests []b.ReplaceRequest) []bool {
 	return make([]bool, len(requests))
-}
-
-func (e *exports) ValidateValues([]b.ValidateRequest) []t.Diagnostic {
-	return []t.Diagnostic{}
 }

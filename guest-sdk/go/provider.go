@@ -255,6 +255,7 @@ type providerDef struct {
 	functions   map[string]*Function
 	ephemeral   map[string]*EphemeralResourceType
 	actions     map[string]*ActionType
+	hookState
 }
 
 // Export makes p the provider this component serves. Call it once, from an init function.

@@ -40,8 +40,9 @@ import (
 // configuration leaves the attribute unset: text for a string, JSON for anything else; it makes
 // the attribute optional and computed), `validate:"..."` (validators separated by `;`:
 // length(min,max), pattern(regexp), one_of(a,b,c), range(min,max), size(min,max),
-// conflicts_with(a,b), also_requires(a,b), exactly_one_of(a,b), at_least_one_of(a,b)) and
-// `deprecated:"message"`.
+// conflicts_with(a,b), also_requires(a,b), exactly_one_of(a,b), at_least_one_of(a,b), and
+// custom(NAME): the struct's ValidateValue, see ComputesDefaults), `default_func:"NAME"` (a
+// default the struct's ComputeDefault computes) and `deprecated:"message"`.
 type field struct {
 	name        string
 	index       int
@@ -61,6 +62,7 @@ type field struct {
 	maxItems    uint64
 	set         bool
 	deflt       *string
+	defaultFunc string // a method of the struct computing the default (a hook)
 	useState    bool
 	unknownOnUp bool
 	replace     bool
@@ -178,6 +180,12 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 	if d, ok := sf.Tag.Lookup("default"); ok {
 		f.deflt = &d
 	}
+	if d := sf.Tag.Get("default_func"); d != "" {
+		if f.deflt != nil {
+			return nil, fmt.Errorf("%s: give default or default_func, not both", where)
+		}
+		f.defaultFunc = d
+	}
 	if v := sf.Tag.Get("validate"); v != "" {
 		specs, err := parseValidators(v)
 		if err != nil {
@@ -232,7 +240,7 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 		return f, nil
 	}
 	switch {
-	case f.deflt != nil:
+	case f.deflt != nil || f.defaultFunc != "":
 		f.optional, f.computed = true, true
 	case explicitOptional:
 		f.optional = true
@@ -349,8 +357,12 @@ func parseValidators(text string) ([]validatorSpec, error) {
 				return nil, fmt.Errorf("validator %s wants (min,max), got %q", kind, inner)
 			}
 		case "pattern", "one_of", "conflicts_with", "also_requires", "exactly_one_of", "at_least_one_of":
+		case "custom":
+			if len(args) != 1 || args[0] == "" {
+				return nil, fmt.Errorf("validator custom wants the name of a method, got %q", inner)
+			}
 		default:
-			return nil, fmt.Errorf("unknown validator %q (length, pattern, one_of, range, size, conflicts_with, also_requires, exactly_one_of, at_least_one_of)", kind)
+			return nil, fmt.Errorf("unknown validator %q (length, pattern, one_of, range, size, conflicts_with, also_requires, exactly_one_of, at_least_one_of, custom)", kind)
 		}
 		out = append(out, validatorSpec{kind: kind, args: args})
 	}

@@ -80,7 +80,7 @@ func TestSchemaFromTags(tt *testing.T) {
 }
 
 func TestBehaviourFromTags(tt *testing.T) {
-	sb, err := witBehaviour(mustModel(tt, testPet{}))
+	sb, err := witBehaviour(mustModel(tt, testPet{}), &hookTable{})
 	if err != nil {
 		tt.Fatal(err)
 	}

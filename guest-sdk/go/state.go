@@ -174,7 +174,7 @@ func (Stopped) Error() string {
 	return "Operation interrupted: Terraform asked the provider to stop (Ctrl-C), so the operation was not finished"
 }
 
-// stopping asks the host (stop_wasip1.go); natively nothing stops a call. A variable so that
+// stopping asks the host (host_wasip1.go); natively nothing stops a call. A variable so that
 // the SDK's native tests can run Sleep.
 var stopping = hostStopping
 

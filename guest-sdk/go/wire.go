@@ -227,7 +227,7 @@ var objectNesting = map[string]t.ObjectNesting{
 }
 
 // witBehaviour is what a model's tags declare about planning and validation.
-func witBehaviour(m *model) (b.SchemaBehaviour, error) {
+func witBehaviour(m *model, hooks *hookTable) (b.SchemaBehaviour, error) {
 	out := b.SchemaBehaviour{Attributes: []b.AttributeBehaviour{}, ReplaceBlocks: [][]string{}}
 	var walk func(m *model, path []string) error
 	walk = func(m *model, path []string) error {
@@ -241,7 +241,7 @@ func witBehaviour(m *model) (b.SchemaBehaviour, error) {
 					return err
 				}
 			}
-			if f.block || !(f.deflt != nil || f.useState || f.unknownOnUp || f.replace || len(f.validators) > 0) {
+			if f.block || !(f.deflt != nil || f.defaultFunc != "" || f.useState || f.unknownOnUp || f.replace || len(f.validators) > 0) {
 				continue
 			}
 			a := b.AttributeBehaviour{
@@ -258,7 +258,21 @@ func witBehaviour(m *model) (b.SchemaBehaviour, error) {
 				}
 				a.Default = witTypes.Some(b.MakeDefaultValueValue(toWIT(v)))
 			}
+			if f.defaultFunc != "" {
+				if err := checkHookMethod(m.goType, f.defaultFunc, f, true); err != nil {
+					return err
+				}
+				a.Default = witTypes.Some(b.MakeDefaultValueComputed(hooks.add(m.goType, f.defaultFunc, f)))
+			}
 			for _, spec := range f.validators {
+				if spec.kind == "custom" {
+					if err := checkHookMethod(m.goType, spec.args[0], f, false); err != nil {
+						return err
+					}
+					id := hooks.add(m.goType, spec.args[0], f)
+					a.Validators = append(a.Validators, b.MakeValidatorCustom(b.CustomValidator{Id: id, Description: spec.args[0]}))
+					continue
+				}
 				v, err := witValidator(spec)
 				if err != nil {
 					return fmt.Errorf("a validator of %s: %v", joinPath(here), err)
