@@ -77,10 +77,13 @@ $(COMPONENT_DIR)/slow_py.wasm: $(PY_GUEST_SOURCES) tests/guests/slow/python/slow
 # The generated bindings need Go 1.27 (their runtime's go.mod): Go fetches that toolchain from
 # the Go proxy. Each Go module's go.mod points at the SDK in this checkout (replace lines).
 export GOTOOLCHAIN := $(shell bash -c '. scripts/go-tools && echo $$go_toolchain')
-GO_GUESTS := pets_go
+# slow_go is tests/guests/slow in Go (the conformance table's Go column).
+GO_GUESTS := pets_go slow_go
 GO_SDK_SOURCES = $(shell git ls-files guest-sdk/go 2>/dev/null)
 $(COMPONENT_DIR)/pets_go.wasm: $(GO_SDK_SOURCES) $(shell git ls-files examples/pets/go 2>/dev/null)
 	scripts/go-component examples/pets/go $(abspath $@)
+$(COMPONENT_DIR)/slow_go.wasm: $(GO_SDK_SOURCES) $(shell git ls-files tests/guests/slow/go 2>/dev/null)
+	scripts/go-component tests/guests/slow/go $(abspath $@)
 
 # The Go SDK's bindings of the WIT world, checked in (authors need only Go): regenerated when
 # the WIT changes; `make lint` fails when the checked-in ones differ from what wit/ generates.
@@ -160,6 +163,8 @@ lint: setup
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'); echo 'lint: gofmt -w these'; exit 1; }
 	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm go vet .
 	cd examples/pets/go && GOOS=wasip1 GOARCH=wasm go vet ./...
+	cd tests/guests/slow/go && GOOS=wasip1 GOARCH=wasm go vet ./...
+	cd guest-sdk/go && go vet ./harness ./acctest
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
 	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings
 	RUSTDOCFLAGS='-D warnings' $(CARGO) doc $(LOCKED) --no-deps --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))

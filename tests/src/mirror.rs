@@ -31,6 +31,8 @@ pub enum Provider {
     SlowPy,
     /// tests/guests/slow/typescript: the same provider, written with the TypeScript SDK.
     SlowTs,
+    /// tests/guests/slow/go: its slow_server, written with the Go SDK.
+    SlowGo,
     /// examples/files: files inside granted directories.
     Files,
     /// examples/etcd: keys in a real etcd over granted HTTP.
@@ -50,7 +52,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 16] = [
+    pub const ALL: [Provider; 17] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -60,6 +62,7 @@ impl Provider {
         Provider::Slow,
         Provider::SlowPy,
         Provider::SlowTs,
+        Provider::SlowGo,
         Provider::Files,
         Provider::Etcd,
         Provider::RandomWit020,
@@ -79,7 +82,7 @@ impl Provider {
             Provider::Faulty => "registry.terraform.io/terrarium/faulty",
             Provider::Hostile => "registry.terraform.io/terrarium/hostile",
             Provider::Declaring => "registry.terraform.io/terrarium/declaring",
-            Provider::Slow | Provider::SlowPy | Provider::SlowTs => {
+            Provider::Slow | Provider::SlowPy | Provider::SlowTs | Provider::SlowGo => {
                 "registry.terraform.io/terrarium/slow"
             }
             Provider::Files => "registry.terraform.io/terrarium/files",
@@ -110,6 +113,7 @@ impl Provider {
             | Provider::Slow
             | Provider::SlowPy
             | Provider::SlowTs
+            | Provider::SlowGo
             | Provider::Files
             | Provider::Etcd
             | Provider::RandomWit020
@@ -131,6 +135,7 @@ impl Provider {
             Provider::Slow => Some("slow_provider"),
             Provider::SlowPy => Some("slow_py"),
             Provider::SlowTs => Some("slow_ts"),
+            Provider::SlowGo => Some("slow_go"),
             Provider::Files => Some("files_provider"),
             Provider::Etcd => Some("etcd_provider"),
             Provider::PetsRs => Some("pets_rs"),

@@ -1,5 +1,5 @@
 //! The SDK conformance table: rows are capabilities, columns are guest languages. Each cell
-//! drives the same provider (tests/guests/slow, written in Rust, Python and TypeScript)
+//! drives the same provider (tests/guests/slow, written in Rust, Python, TypeScript and Go)
 //! through real terraform, and what terraform shows of it (state, diagnostics, plan) must be
 //! what the Rust cell shows. [`CAPABILITIES`] is the table; README.md's conformance section
 //! is rendered from it (`the_readme_conformance_table_is_the_one_these_tests_prove`), so the
@@ -14,8 +14,12 @@ use terrarium_tests::{Artifacts, Provider, Workspace};
 use crate::typescript::ApiServer;
 
 /// The columns: each language's build of tests/guests/slow, Rust (the reference) first.
-const LANGUAGES: [(&str, Provider); 3] =
-    [("Rust", Provider::Slow), ("Python", Provider::SlowPy), ("TypeScript", Provider::SlowTs)];
+const LANGUAGES: [(&str, Provider); 4] = [
+    ("Rust", Provider::Slow),
+    ("Python", Provider::SlowPy),
+    ("TypeScript", Provider::SlowTs),
+    ("Go", Provider::SlowGo),
+];
 
 /// One row: a capability, the test that runs its cells, and the cells it cannot have yet.
 struct Capability {
@@ -46,7 +50,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "State upgrade from an older schema version",
         test: "an_old_state_is_upgraded_by_the_provider",
         check: old_state_is_upgraded,
-        gaps: &[],
+        gaps: &[("Go", "the Go SDK has no schema versions or state upgrade yet")],
     },
     Capability {
         name: "Destroy plans: the provider refuses a destroy at plan time",
@@ -64,7 +68,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "HTTP through the grants: a denial says how to grant the origin, and that works",
         test: "a_denied_origin_is_granted_as_the_diagnostic_says",
         check: denied_origin_is_granted_as_the_diagnostic_says,
-        gaps: &[],
+        gaps: &[("Go", "the Go SDK has no `net/http` over wasi:http yet")],
     },
     Capability {
         name: "Generated configuration for an import (GenerateResourceConfig)",
@@ -76,7 +80,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "HTTP sends no request once Terraform has asked the provider to stop",
         test: "no_http_request_goes_out_after_a_stop",
         check: no_request_after_a_stop,
-        gaps: &[],
+        gaps: &[("Go", "the Go SDK has no `net/http` over wasi:http yet")],
     },
 ];
 

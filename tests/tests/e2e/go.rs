@@ -1,12 +1,14 @@
 //! Go guests: guest-sdk/go/README.md as a newcomer follows it (its go.mod lines and main.go
 //! written into an empty directory, built with the README's three commands, installed with
-//! `terrarium install` and applied by a real terraform), and the Go pets through terraform.
+//! `terrarium install` and applied by a real terraform), the Go pets through terraform, and
+//! `moved` into a Go resource type.
 
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, ensure};
+use terrarium_tests::json::state_values;
 use terrarium_tests::mirror::{allow_dir_rw, required_providers};
 use terrarium_tests::readme::install_and_apply;
 use terrarium_tests::workspace::hcl_string;
@@ -189,5 +191,42 @@ fn pets_go_reads_granted_files_calls_its_function_and_logs_through_terraform() -
         "no \"read a pet\" in the provider log:\n{}",
         text.lines().filter(|l| l.contains("pets")).collect::<Vec<_>>().join("\n")
     );
+    Ok(())
+}
+
+/// `moved` from another provider's resource type into a Go one: a `terraform_data` (terraform's
+/// built-in provider) moves to tests/guests/slow/go's `slow_server`, whose `MoveState` reads
+/// the source's id. Terraform shows the move, with nothing to create or replace, and the
+/// state that apply records is the one MoveState built.
+#[test]
+fn a_terraform_data_moves_into_a_go_resource_type() -> anyhow::Result<()> {
+    let ws = Workspace::new(&[Provider::SlowGo])?;
+    let required = required_providers(&[Provider::SlowGo]);
+    ws.write("main.tf", &format!("{required}\nresource \"terraform_data\" \"web\" {{}}\n"))?;
+    ws.init()?;
+    ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color"])?;
+    let state = ws.state_json()?;
+    let id = state_values(&state, "terraform_data.web")?["id"]
+        .as_str()
+        .context("no terraform_data id")?
+        .to_owned();
+
+    ws.write(
+        "main.tf",
+        &format!(
+            "{required}\nresource \"slow_server\" \"web\" {{\n  boot_seconds = 0\n}}\n\n\
+             moved {{\n  from = terraform_data.web\n  to   = slow_server.web\n}}\n"
+        ),
+    )?;
+    let apply = ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color"])?;
+    ensure!(
+        apply.stdout.contains("# terraform_data.web has moved to slow_server.web"),
+        "the plan does not show the move\n{apply}"
+    );
+    ensure!(apply.stdout.contains("0 added, 0 changed, 0 destroyed"), "{apply}");
+    let state = ws.state_json()?;
+    let server = state_values(&state, "slow_server.web")?;
+    ensure!(server["id"] == format!("server-from-{id}").as_str(), "{server}");
+    ensure!(server["ready"] == true && server["boot_seconds"] == 0, "{server}");
     Ok(())
 }

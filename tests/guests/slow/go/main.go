@@ -1,0 +1,163 @@
+// `terrarium/slow` in Go: the slow_server of tests/guests/slow (Rust), for the conformance
+// rows the Go SDK can run: what each SDK does when a create fails or is stopped part of the
+// way.
+//
+// slow_server stands for a cloud server: create "starts" it at once (its id exists from then
+// on) and then waits boot_seconds for it to boot (terrarium.Sleep). When Terraform is stopped
+// (the first Ctrl-C) during the wait, create returns the server as it is, ready = false, so
+// that Terraform records it instead of losing track of it. With fail_boot = true the server
+// never comes up: create fails and keeps the started server with the error
+// (terrarium.WithState), so Terraform records it as tainted. A server with protect = true
+// refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
+// takes a terraform_data (Go only). The ephemeral slow_lease is a token on a lease of seconds,
+// renewed while Terraform uses it and closed when it is done; both are logged. Not here yet
+// (the Go SDK lacks them): the schema version 1 and its upgrade, report_url's HTTP report
+// and slow_page.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"terrarium.dev/sdk"
+)
+
+// Server is the state of a slow_server.
+type Server struct {
+	ID          terrarium.String `tf:"id,computed,use_state_for_unknown"`
+	BootSeconds int64            `tf:"boot_seconds,requires_replace" doc:"How long the server takes to boot."`
+	FailBoot    *bool            `tf:"fail_boot,requires_replace" doc:"Makes the server fail to boot."`
+	Ready       terrarium.Bool   `tf:"ready,computed" doc:"Whether it finished booting before create returned."`
+	Protect     *bool            `tf:"protect" doc:"Refuses to be destroyed while true."`
+	ReportURL   *string          `tf:"report_url" doc:"Where create reports once it stops waiting (not in the Go build yet)."`
+}
+
+type serverResource struct{}
+
+func (serverResource) Create(ctx context.Context, planned Server) (Server, error) {
+	// The server exists from here on.
+	planned.ID = terrarium.StringValue(fmt.Sprintf("server-%d", planned.BootSeconds))
+	log := terrarium.Logger(ctx)
+	log.Info("slow_server started", "id", planned.ID.Value())
+	if planned.FailBoot != nil && *planned.FailBoot {
+		planned.Ready = terrarium.BoolValue(false)
+		return planned, terrarium.WithState(terrarium.NewError("Server failed to boot",
+			"The server was started but never answered; it is kept so that the next apply replaces it"), planned)
+	}
+	err := terrarium.Sleep(ctx, secondsOf(planned.BootSeconds))
+	switch {
+	case errors.Is(err, terrarium.Stopped{}):
+		log.Info("slow_server: Terraform is stopping; returning the server as it is", "id", planned.ID.Value())
+		planned.Ready = terrarium.BoolValue(false)
+	case err != nil:
+		return Server{}, err
+	default:
+		planned.Ready = terrarium.BoolValue(true)
+	}
+	return planned, nil
+}
+
+// ImportState imports `server-N`, a server that boots in N seconds and is up.
+func (serverResource) ImportState(_ context.Context, id string) (Server, error) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(id, "server-"), 10, 64)
+	if !strings.HasPrefix(id, "server-") || err != nil || n < 0 {
+		return Server{}, terrarium.NewError("Cannot import", fmt.Sprintf("%q is not a server id (server-N)", id))
+	}
+	return Server{ID: terrarium.StringValue(id), BootSeconds: n, Ready: terrarium.BoolValue(true)}, nil
+}
+
+// PlanDestroy refuses to destroy a server with protect = true, at plan time.
+func (serverResource) PlanDestroy(_ context.Context, prior Server) error {
+	if prior.Protect != nil && *prior.Protect {
+		return terrarium.NewError("Server is protected", "Set protect = false and apply before destroying it.")
+	}
+	return nil
+}
+
+// terraformData is what slow_server reads of a terraform_data's state.
+type terraformData struct {
+	ID string `tf:"id"`
+}
+
+// MoveState takes a terraform_data (`moved { from = terraform_data.x  to = slow_server.x }`):
+// a server that boots at once, named after the terraform_data's id. (Go only: the e2e test
+// of moved for the Go SDK.)
+func (serverResource) MoveState(_ context.Context, source terrarium.MoveSource) (Server, error) {
+	if source.TypeName != "terraform_data" {
+		return Server{}, terrarium.NewError("Cannot move resource state",
+			"slow_server takes the state of a terraform_data, not of a "+source.TypeName)
+	}
+	var data terraformData
+	if err := source.Decode(&data); err != nil {
+		return Server{}, err
+	}
+	return Server{ID: terrarium.StringValue("server-from-" + data.ID), Ready: terrarium.BoolValue(true)}, nil
+}
+
+func (serverResource) Read(_ context.Context, current Server) (*Server, error) {
+	// Nothing outside Terraform's state to look at: keep the state as it is.
+	return &current, nil
+}
+
+func (serverResource) Update(_ context.Context, _, planned Server) (Server, error) {
+	return planned, nil
+}
+
+func (serverResource) Delete(context.Context, Server) error {
+	// The server is imaginary: nothing to delete.
+	return nil
+}
+
+// LeaseData is slow_lease: a token on a lease of seconds, renewed while Terraform uses it.
+type LeaseData struct {
+	Seconds int64            `tf:"seconds" doc:"How long each lease lasts."`
+	Token   terrarium.String `tf:"token,computed" doc:"The leased token."`
+}
+
+type leaseResource struct{}
+
+func renewAfter(seconds int64) time.Time { return time.Now().Add(secondsOf(max(seconds, 1))) }
+
+func (leaseResource) Open(ctx context.Context, config LeaseData) (terrarium.Opened[LeaseData], error) {
+	terrarium.Logger(ctx).Info("slow_lease opened", "seconds", config.Seconds)
+	config.Token = terrarium.StringValue(fmt.Sprintf("token-%d", config.Seconds))
+	return terrarium.Opened[LeaseData]{Result: config, Private: []byte(strconv.FormatInt(config.Seconds, 10)),
+		RenewAt: renewAfter(config.Seconds)}, nil
+}
+
+// leaseSeconds is the lease's length, kept in its private data.
+func leaseSeconds(private []byte) int64 {
+	n, err := strconv.ParseInt(string(private), 10, 64)
+	if err != nil {
+		return 1
+	}
+	return n
+}
+
+func (leaseResource) Renew(ctx context.Context, private []byte) (terrarium.Renewed, error) {
+	terrarium.Logger(ctx).Info("slow_lease renewed", "seconds", leaseSeconds(private))
+	return terrarium.Renewed{Private: private, RenewAt: renewAfter(leaseSeconds(private))}, nil
+}
+
+func (leaseResource) Close(ctx context.Context, private []byte) error {
+	terrarium.Logger(ctx).Info("slow_lease closed", "seconds", leaseSeconds(private))
+	return nil
+}
+
+func init() {
+	terrarium.Export(terrarium.Provider[struct{}]{
+		Resources: []terrarium.ResourceType{terrarium.NewResource[Server]("slow_server", serverResource{})},
+		EphemeralResources: []terrarium.EphemeralResourceType{
+			terrarium.NewEphemeralResource[LeaseData]("slow_lease", leaseResource{}),
+		},
+	})
+}
+
+// A component runs its init functions when loaded and never runs main.
+func main() {}
+
+func secondsOf(n int64) time.Duration { return time.Duration(n) * time.Second }
