@@ -95,6 +95,10 @@ func (e *exports) PlanAction(r p.ActionRequest) p.PlanActionResponse {
 }
 
 func (e *exports) InvokeAction(r p.ActionRequest, progress *s.ActionProgress) []t.Diagnostic {
+	// The progress stream is borrowed for this call: the canonical ABI wants the borrow
+	// dropped before the call returns (else the host traps: "borrow handles still remain at
+	// the end of the call"), and the generated bindings leave that to the callee.
+	defer progress.Drop()
 	return e.invokeAction(r, func(message string) { progress.Report(message) })
 }
 

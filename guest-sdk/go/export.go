@@ -276,7 +276,9 @@ func (e *exports) ValidateListResourceConfig(string, t.Value) []t.Diagnostic {
 	return unsupported("list resources")
 }
 
-func (e *exports) ListResource(p.ListResourceRequest, *s.ListResults) []t.Diagnostic {
+func (e *exports) ListResource(_ p.ListResourceRequest, results *s.ListResults) []t.Diagnostic {
+	// Borrowed for this call: drop it before returning (see InvokeAction).
+	results.Drop()
 	return unsupported("list resources")
 }
 
