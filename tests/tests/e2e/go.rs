@@ -230,3 +230,57 @@ fn a_terraform_data_moves_into_a_go_resource_type() -> anyhow::Result<()> {
     ensure!(server["ready"] == true && server["boot_seconds"] == 0, "{server}");
     Ok(())
 }
+
+/// The Go SDK's hooks and actions through terraform, with tests/guests/slow/go: `slow_tag`'s
+/// label is planned from its `default_func` hook, a reserved name is refused by its
+/// `custom(...)` validator at the attribute, and `terraform apply -invoke` runs the action
+/// `slow_reboot`, whose progress reports terraform shows in order.
+#[test]
+fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result<()> {
+    let ws = Workspace::new(&[Provider::SlowGo])?;
+    let required = required_providers(&[Provider::SlowGo]);
+    let config = |name: &str| {
+        format!(
+            "{required}\nresource \"slow_tag\" \"web\" {{\n  name = \"{name}\"\n}}\n\n\
+             action \"slow_reboot\" \"r\" {{\n  config {{\n    server = \"web\"\n    times  = 2\n  }}\n}}\n"
+        )
+    };
+    ws.write("main.tf", &config("web"))?;
+    ws.init()?;
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    let run = ws.ok(&apply)?;
+    ensure!(
+        run.stdout.contains("label = \"web-label\""),
+        "the plan lacks the computed default\n{run}"
+    );
+    let state = ws.state_json()?;
+    ensure!(state_values(&state, "slow_tag.web")?["label"] == "web-label", "{state}");
+
+    ws.write("main.tf", &config("admin"))?;
+    let refused = ws.run(&apply)?;
+    ensure!(
+        refused.code != Some(0) && refused.stderr.contains("Reserved name"),
+        "the custom validator did not refuse admin\n{refused}"
+    );
+    ensure!(
+        refused.stderr.contains("slow_tag.web") && refused.stderr.contains("name"),
+        "{refused}"
+    );
+
+    ws.write("main.tf", &config("web"))?;
+    let invoked = ws.ok(&[
+        "apply",
+        "-invoke=action.slow_reboot.r",
+        "-auto-approve",
+        "-input=false",
+        "-no-color",
+    ])?;
+    let output = format!("{}{}", invoked.stdout, invoked.stderr);
+    let (Some(i), Some(j)) =
+        (output.find("rebooting web (1/2)"), output.find("rebooting web (2/2)"))
+    else {
+        anyhow::bail!("the output lacks the action's progress\n{invoked}");
+    };
+    ensure!(i < j, "progress out of order\n{invoked}");
+    Ok(())
+}

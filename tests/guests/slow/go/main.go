@@ -10,7 +10,8 @@
 // (terrarium.WithState), so Terraform records it as tainted. A server with protect = true
 // refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
 // takes a terraform_data (Go only). The ephemeral slow_lease is a token on a lease of seconds,
-// renewed while Terraform uses it and closed when it is done; both are logged. Not here yet
+// renewed while Terraform uses it and closed when it is done; both are logged. slow_tag and
+// the action slow_reboot (Go only) exercise the Go SDK's hooks and actions. Not here yet
 // (the Go SDK lacks them): the schema version 1 and its upgrade, report_url's HTTP report
 // and slow_page.
 package main
@@ -148,9 +149,59 @@ func (leaseResource) Close(ctx context.Context, private []byte) error {
 	return nil
 }
 
+// Tag is slow_tag (Go only): a resource whose label defaults to what a hook computes and
+// whose name a custom validator checks, for the e2e test of the Go SDK's hooks.
+type Tag struct {
+	Name  string           `tf:"name" validate:"custom(unreserved)"`
+	Label terrarium.String `tf:"label" default_func:"label"`
+}
+
+// ComputeDefault is the label of a tag that the configuration leaves unset: `NAME-label`.
+func (t Tag) ComputeDefault(_ context.Context, name string) (any, error) {
+	return terrarium.StringValue(t.Name + "-label"), nil
+}
+
+// ValidateValue refuses the reserved name `admin`.
+func (Tag) ValidateValue(_ context.Context, name string, value any) error {
+	if value.(string) == "admin" {
+		return terrarium.NewError("Reserved name", "admin is reserved; choose another name")
+	}
+	return nil
+}
+
+type tagResource struct{}
+
+func (tagResource) Create(_ context.Context, planned Tag) (Tag, error) { return planned, nil }
+func (tagResource) Read(_ context.Context, current Tag) (*Tag, error)  { return &current, nil }
+func (tagResource) Update(_ context.Context, _, planned Tag) (Tag, error) {
+	return planned, nil
+}
+func (tagResource) Delete(context.Context, Tag) error { return nil }
+
+// Reboot is the configuration of the action slow_reboot (Go only): it reboots a server
+// `times` times, reporting each.
+type Reboot struct {
+	Server string           `tf:"server"`
+	Times  terrarium.Number `tf:"times" default:"1"`
+}
+
+type rebootAction struct{}
+
+func (rebootAction) Invoke(_ context.Context, config Reboot, progress terrarium.Progress) error {
+	n, _ := config.Times.Int64()
+	for i := int64(1); i <= n; i++ {
+		progress.Report(fmt.Sprintf("rebooting %s (%d/%d)", config.Server, i, n))
+	}
+	return nil
+}
+
 func init() {
 	terrarium.Export(terrarium.Provider[struct{}]{
-		Resources: []terrarium.ResourceType{terrarium.NewResource[Server]("slow_server", serverResource{})},
+		Resources: []terrarium.ResourceType{
+			terrarium.NewResource[Server]("slow_server", serverResource{}),
+			terrarium.NewResource[Tag]("slow_tag", tagResource{}),
+		},
+		Actions: []terrarium.ActionType{terrarium.NewAction[Reboot]("slow_reboot", rebootAction{})},
 		EphemeralResources: []terrarium.EphemeralResourceType{
 			terrarium.NewEphemeralResource[LeaseData]("slow_lease", leaseResource{}),
 		},
