@@ -85,6 +85,21 @@ $(COMPONENT_DIR)/pets_go.wasm: $(GO_SDK_SOURCES) $(shell git ls-files examples/p
 $(COMPONENT_DIR)/slow_go.wasm: $(GO_SDK_SOURCES) $(shell git ls-files tests/guests/slow/go 2>/dev/null)
 	scripts/go-component tests/guests/slow/go $(abspath $@)
 
+# examples/pets/framework: a terraform-plugin-framework provider built twice from the same
+# source, as an ordinary native provider binary (terraform runs it through go-plugin's
+# handshake; also the native baseline of the benchmarks) and as a component through the
+# tfprotov6 adapter (guest-sdk/go/tfprotov6adapter) for the world without `behaviour` (the
+# framework plans for itself). Its modules come from the Go proxy into Go's module cache.
+GO_NATIVE_DIR := $(TARGET_DIR)/go-native
+FRAMEWORK_PETS_NATIVE := $(GO_NATIVE_DIR)/terraform-provider-pets_v0.1.0
+FRAMEWORK_SOURCES = $(shell git ls-files examples/pets/framework guest-sdk/go/tfprotov6adapter 2>/dev/null)
+GO_GUESTS += pets_framework
+$(COMPONENT_DIR)/pets_framework.wasm: $(GO_SDK_SOURCES) $(FRAMEWORK_SOURCES)
+	scripts/go-component examples/pets/framework $(abspath $@) terrarium-provider
+$(FRAMEWORK_PETS_NATIVE): $(FRAMEWORK_SOURCES)
+	@mkdir -p $(@D)
+	cd examples/pets/framework && go build -trimpath -o $(abspath $@) .
+
 # The Go SDK's bindings of the WIT world, checked in (authors need only Go): regenerated when
 # the WIT changes; `make lint` fails when the checked-in ones differ from what wit/ generates.
 GO_BINDINGS := guest-sdk/go/internal/wit
@@ -116,7 +131,7 @@ build-host: setup
 
 build-guests: setup
 	$(CARGO) build $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES))
-	@$(MAKE) --no-print-directory build/go/bindings.stamp $(foreach g,$(JS_GUESTS) $(PY_GUESTS) $(GO_GUESTS),$(COMPONENT_DIR)/$(g).wasm)
+	@$(MAKE) --no-print-directory build/go/bindings.stamp $(foreach g,$(JS_GUESTS) $(PY_GUESTS) $(GO_GUESTS),$(COMPONENT_DIR)/$(g).wasm) $(FRAMEWORK_PETS_NATIVE)
 
 build-arm64-host: setup
 	$(CARGO) build $(LOCKED) --profile cross --target $(ARM64_TARGET) -p terrarium --no-default-features --bin terrarium-provider
@@ -126,6 +141,7 @@ build-arm64-host: setup
 # compile wasmtime's WASI crates a second time.
 test: setup build-guests build-arm64-host lint
 	cd guest-sdk/go && go test . ./harness ./acctest
+	cd guest-sdk/go/tfprotov6adapter && go test .
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 
 # The TypeScript SDK's own tests and the TypeScript pets provider's harness tests, with node's
@@ -165,6 +181,8 @@ lint: setup
 	cd examples/pets/go && GOOS=wasip1 GOARCH=wasm go vet ./...
 	cd tests/guests/slow/go && GOOS=wasip1 GOARCH=wasm go vet ./...
 	cd guest-sdk/go && go vet ./harness ./acctest
+	cd guest-sdk/go/tfprotov6adapter && GOOS=wasip1 GOARCH=wasm go vet .
+	cd examples/pets/framework && go vet . && GOOS=wasip1 GOARCH=wasm go vet .
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings
 	$(CARGO) clippy $(LOCKED) --target wasm32-wasip2 $(addprefix -p ,$(GUEST_PACKAGES)) -- -D warnings
 	RUSTDOCFLAGS='-D warnings' $(CARGO) doc $(LOCKED) --no-deps --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
