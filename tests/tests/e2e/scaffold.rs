@@ -354,3 +354,71 @@ fn a_new_go_provider_builds_and_passes_its_own_tests_outside_the_repository() ->
     ensure!(out.contains("\"h1:"), "make package printed no lock hashes\n{out}");
     Ok(())
 }
+
+/// `make dev`'s recipe in a new Go provider, as generated: `terrarium dev` builds it with the
+/// Makefile's build command and serves it to terraform's debug mode; an edit of main.go is rebuilt
+/// and reloaded, and the next plan in the same session (nothing re-exported) shows it.
+#[test]
+fn a_new_go_provider_reloads_an_edit_under_make_dev() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let (root, dir) = new_project("go", &["main.go", "Makefile"])?;
+    // The Makefile's recipe, run with `exec` so that the dev server is this test's child
+    // (the reattach line names its pid); scripts/go-component sets GOTOOLCHAIN itself.
+    let recipe = Command::new("make")
+        .args(["-s", "-n", "dev"])
+        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
+        .current_dir(&dir)
+        .output()?;
+    ensure!(recipe.status.success(), "make -n dev: {}", String::from_utf8_lossy(&recipe.stderr));
+    let recipe = String::from_utf8(recipe.stdout)?;
+    ensure!(recipe.trim().lines().count() == 1, "make dev is not one command:\n{recipe}");
+    let mut command = Command::new("bash");
+    command
+        .args(["-c", &format!("exec {}", recipe.trim())])
+        .current_dir(&dir)
+        .env_remove("TERRARIUM_BIN");
+    // The log goes beside the project, not into the directory `make dev` watches.
+    let log = root.path().join("dev.log");
+    let server = crate::dev::DevServer::spawn(command, &format!("example/{NAME}"), log)?;
+
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {NAME} = {{ source = \"example/{NAME}\" }}\n  \
+             }}\n}}\n\noutput \"greeting\" {{\n  value = provider::{NAME}::greet(\"world\")\n}}\n"
+        ),
+    )?;
+    let planned = |ws: &Workspace| -> anyhow::Result<String> {
+        let plan = server.run(ws, &["plan", "-input=false", "-no-color", "-out", "tfplan"])?;
+        ensure!(plan.code == Some(0), "{plan}\n--- dev log ---\n{}", server.log_text());
+        let show = server.run(ws, &["show", "-json", "tfplan"])?;
+        let plan: serde_json::Value = serde_json::from_str(&show.stdout)?;
+        Ok(plan["planned_values"]["outputs"]["greeting"]["value"].as_str().unwrap_or("").to_owned())
+    };
+    let init = server.run(&ws, &["init", "-input=false", "-no-color"])?;
+    ensure!(init.code == Some(0), "{init}");
+    assert_eq!(planned(&ws)?, "Hello, world!");
+
+    let main_go = dir.join("main.go");
+    let text = std::fs::read_to_string(&main_go)?;
+    ensure!(text.contains("return greeting(\"Hello\", name), nil"), "the template changed");
+    std::fs::write(
+        &main_go,
+        text.replace(
+            "return greeting(\"Hello\", name), nil",
+            "return greeting(\"Howdy\", name), nil",
+        ),
+    )?;
+    let deadline = std::time::Instant::now() + TERRAFORM_TIMEOUT * 4;
+    while !server.log_text().contains("reloaded:") {
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "make dev never reloaded the edit\n{}",
+            server.log_text()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert_eq!(planned(&ws)?, "Howdy, world!");
+    Ok(())
+}
