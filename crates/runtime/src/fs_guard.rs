@@ -126,6 +126,10 @@ fn refused_by_read_only_grant(
     dir: &Resource<Descriptor>,
     path: &str,
 ) -> Option<ErrorCode> {
+    // Most providers have no read-only grant: spare them a readlink per write.
+    if !state.has_read_only_grants() {
+        return None;
+    }
     let shown = shown_path(state, dir, path);
     let grant = state.read_only_grant_of(Path::new(&shown))?.to_path_buf();
     note(state, call, &shown, &outside::read_only_rule(&grant), outside::EXPLANATION);

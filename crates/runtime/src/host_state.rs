@@ -162,6 +162,11 @@ impl HostState {
         }
     }
 
+    /// Whether any directory is granted read-only.
+    pub(super) fn has_read_only_grants(&self) -> bool {
+        !self.read_only_grants.is_empty()
+    }
+
     /// The read-only grant that `path` (a host path) is under, if any.
     pub(super) fn read_only_grant_of(&self, path: &std::path::Path) -> Option<&std::path::Path> {
         // Grants never nest: at most one holds the path.
