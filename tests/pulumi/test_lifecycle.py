@@ -296,6 +296,8 @@ def test_a_create_that_fails_part_way_reports_what_it_made(installed, engine, tm
             "ready": False,
             "protect": None,
             "reportUrl": None,
+            # The schema version the state was written with, for a later release's upgrade.
+            "__meta": '{"schema_version":"1"}',
         }
         assert plain(partial.inputs) == inputs
         assert any("Server failed to boot" in r for r in partial.reasons)

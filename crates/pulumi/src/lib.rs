@@ -49,6 +49,11 @@ use values::{Decoded, Failure, Writer};
 /// keeps it in `__meta`. Pulumi passes outputs back on every later call, so it survives.
 pub const PRIVATE_PROPERTY: &str = "__terrariumPrivate";
 
+/// The output property that carries the schema version the outputs were written with, as the
+/// bridge keeps it: a JSON text `{"schema_version":"N"}`. Outputs of an older version are
+/// upgraded by the provider (UpgradeResourceState) before anything else reads them.
+pub const META_PROPERTY: &str = "__meta";
+
 /// The key of `GetMapping` that asks for the Terraform names of the package's tokens.
 pub const TERRAFORM_MAPPING_KEY: &str = "terraform";
 
@@ -147,7 +152,12 @@ impl PulumiService {
                     .resources
                     .get(name)
                     .ok_or_else(|| unknown_token(token, &tokens, true))?;
-                Ok(Resource { name: name.clone(), block: &s.block, ty: s.block.implied_type() })
+                Ok(Resource {
+                    name: name.clone(),
+                    block: &s.block,
+                    ty: s.block.implied_type(),
+                    version: s.version,
+                })
             }
             _ => Err(unknown_token(token, &tokens, true)),
         }
@@ -167,6 +177,8 @@ struct Resource<'p> {
     name: String,
     block: &'p Block,
     ty: Type,
+    /// The schema version its states are written with.
+    version: i64,
 }
 
 /// Where a call's provider comes from.
@@ -347,6 +359,38 @@ fn outputs(
     s
 }
 
+/// The schema version `properties` were written with: `None` for outputs without
+/// [`META_PROPERTY`] (written before Terrarium kept it, so at a version nobody knows).
+fn schema_version_of(properties: &Struct) -> Result<Option<i64>, Status> {
+    let Some(meta) = properties.fields.get(META_PROPERTY).and_then(|v| v.kind.as_ref()) else {
+        return Ok(None);
+    };
+    let version =
+        match meta {
+            Kind::StringValue(text) => serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|meta| match &meta["schema_version"] {
+                    serde_json::Value::String(v) => v.parse().ok(),
+                    serde_json::Value::Number(v) => v.as_i64(),
+                    _ => None,
+                }),
+            _ => None,
+        };
+    version.map(Some).ok_or_else(|| {
+        Status::invalid_argument(format!(
+            "the resource's {META_PROPERTY} output is not {{\"schema_version\":\"N\"}}: it was \
+             changed by hand; restore it from `pulumi stack export` history or delete the property"
+        ))
+    })
+}
+
+/// `properties` with [`META_PROPERTY`] saying they were written at schema `version`.
+fn with_schema_version(mut properties: Struct, version: i64) -> Struct {
+    let meta = serde_json::json!({ "schema_version": version.to_string() }).to_string();
+    properties.fields.insert(META_PROPERTY.into(), Pb { kind: Some(Kind::StringValue(meta)) });
+    properties
+}
+
 /// The resource ID: the `id` attribute when the type has one, else the resource's name.
 fn resource_id(state: &Value, urn: &str) -> String {
     match state.attr("id") {
@@ -407,6 +451,54 @@ fn unimplemented(rpc: &str, why: &str) -> Status {
 }
 
 impl Resource<'_> {
+    /// The prior state in `olds` (outputs an earlier call returned), upgraded by the provider
+    /// when an older schema version of it wrote them.
+    async fn prior(
+        &self,
+        p: &Dispatcher,
+        what: &str,
+        olds: Option<&Struct>,
+    ) -> Result<Decoded, Status> {
+        let Some(olds) = olds else {
+            return Ok(Decoded { value: Value::Null, secrets: BTreeSet::new() });
+        };
+        let version = match schema_version_of(olds)? {
+            Some(version) if version < self.version => version,
+            Some(version) if version > self.version => {
+                return Err(Status::failed_precondition(format!(
+                    "the {what} of this {} were written by a newer version of the provider \
+                     (schema version {version}; this one has {}): use that version or a later \
+                     one",
+                    self.name, self.version
+                )));
+            }
+            _ => return decode_or_status(what, Some(olds), &self.ty),
+        };
+        let (json, secret_names) = values::to_raw_state(olds, &self.ty);
+        let r = p
+            .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
+                type_name: self.name.clone(),
+                version,
+                raw_state: dt::RawState {
+                    json: json.to_string().into_bytes(),
+                    ..Default::default()
+                },
+            })
+            .await;
+        check_diagnostics(
+            &format!("upgrading the {what} of {} from schema version {version}", self.name),
+            &self.ty,
+            &r.diagnostics,
+        )?;
+        let value = unpack(r.upgraded_state.as_ref(), &self.ty)?;
+        let secrets = secret_names
+            .into_iter()
+            .filter(|name| value.attr(name).is_some())
+            .map(|name| AttributePath::root().attr(&name))
+            .collect();
+        Ok(Decoded { value, secrets })
+    }
+
     /// PlanResourceChange from `prior` to `config`; returns the planned state, its private
     /// state and the paths that require replacement.
     async fn plan(
@@ -501,10 +593,7 @@ impl PulumiService {
         let p = self.provider().await?;
         let r = self.resource(&p, token)?;
         let (block, ty) = (r.block, &r.ty);
-        let prior = match olds {
-            Some(olds) => decode_or_status("prior outputs", Some(olds), ty)?,
-            None => Decoded { value: Value::Null, secrets: BTreeSet::new() },
-        };
+        let prior = r.prior(&p, "prior outputs", olds).await?;
         let config = decode_or_status("inputs", news, ty)?;
         let secrets: BTreeSet<AttributePath> =
             prior.secrets.union(&config.secrets).cloned().collect();
@@ -525,6 +614,7 @@ impl PulumiService {
             resource_id(state, urn)
         };
         let properties = outputs(urn, state, block, ty, &secrets, &applied.private, preview);
+        let properties = with_schema_version(properties, r.version);
         match applied.error {
             None => Ok((id, properties)),
             Some(error) => Err(init_failed(error, id, properties, news.cloned())),
@@ -764,8 +854,9 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let urn = request.urn.clone();
         for_resource(&urn, async move {
             let p = self.provider().await?;
-            let Resource { name: type_name, block, ty } = self.resource(&p, &request.r#type)?;
-            let config = match values::from_inputs(request.news.as_ref(), &ty, block) {
+            let resource = self.resource(&p, &request.r#type)?;
+            let (type_name, block, ty) = (&resource.name, resource.block, &resource.ty);
+            let config = match values::from_inputs(request.news.as_ref(), ty, block) {
                 Ok(c) => c,
                 Err(f) => {
                     return ok(pb::CheckResponse {
@@ -774,25 +865,24 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     });
                 }
             };
-            let missing = missing_required(block, &ty, &config.value);
+            let missing = missing_required(block, ty, &config.value);
             if !missing.is_empty() {
                 return ok(pb::CheckResponse { inputs: request.news, failures: missing });
             }
             let diagnostics = p
                 .validate_resource_config(
-                    &type_name,
-                    &msgpack(&config.value, &ty)?,
+                    type_name,
+                    &msgpack(&config.value, ty)?,
                     Default::default(),
                 )
                 .await;
-            let failures = check_failures(diagnostics, &ty);
+            let failures = check_failures(diagnostics, ty);
             if !failures.is_empty() {
                 return ok(pb::CheckResponse { inputs: request.news, failures });
             }
             // The defaults are what the provider plans for a new object from these inputs. A plan
             // that fails here says nothing the plan of Diff or Create will not say with its
             // context (a prior state), so the inputs then stay as given.
-            let resource = Resource { name: type_name, block, ty: ty.clone() };
             let inputs = match resource.plan(&p, &Value::Null, &config.value, Vec::new()).await {
                 Ok((planned, _, _)) => with_defaults(
                     request.news.unwrap_or_default(),
@@ -800,7 +890,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     &config.secrets,
                     &planned,
                     block,
-                    &ty,
+                    ty,
                 ),
                 Err(status) => {
                     tracing::debug!("Check of {}: no defaults: {}", request.urn, status.message());
@@ -818,7 +908,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         for_resource(&urn, async move {
             let p = self.provider().await?;
             let resource = self.resource(&p, &request.r#type)?;
-            let prior = decode_or_status("prior outputs", request.olds.as_ref(), &resource.ty)?;
+            let prior = resource.prior(&p, "prior outputs", request.olds.as_ref()).await?;
             let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
             let (planned, _, requires_replace) = resource
                 .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
@@ -909,7 +999,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 (resource.name.clone(), resource.block, resource.ty.clone());
             let has_state = r.properties.as_ref().is_some_and(|s| !s.fields.is_empty());
             let (state, private, secrets) = if has_state {
-                let current = decode_or_status("outputs", r.properties.as_ref(), &ty)?;
+                let current = resource.prior(&p, "outputs", r.properties.as_ref()).await?;
                 (current.value, private_of(r.properties.as_ref()), current.secrets)
             } else {
                 // Import: only the ID is known. An ID that `List` gave is the object's identity.
@@ -951,6 +1041,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 return ok(pb::ReadResponse::default());
             };
             let properties = outputs(&r.urn, &state, block, &ty, &secrets, &private, false);
+            let properties = with_schema_version(properties, resource.version);
             let inputs = inputs_from_state(&properties, r.inputs.as_ref(), block);
             ok(pb::ReadResponse {
                 id: resource_id(&state, &r.urn),
@@ -983,7 +1074,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let p = self.provider().await?;
             let token = r.r#type_or_token();
             let resource = self.resource(&p, &token)?;
-            let prior = decode_or_status("outputs", r.properties.as_ref(), &resource.ty)?;
+            let prior = resource.prior(&p, "outputs", r.properties.as_ref()).await?;
             let private = private_of(r.properties.as_ref());
             let applied = within(
                 &format!("Delete of {}", r.urn),

@@ -32,6 +32,23 @@ pub fn camel_case(snake: &str) -> String {
     out
 }
 
+/// `minLength` -> `min_length`: [`camel_case`] undone for a name no schema knows any more
+/// (an attribute an older version of the provider had), as the bridge guesses it.
+pub fn snake_case(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `min_length` -> `MinLength`.
 pub fn pascal_case(snake: &str) -> String {
     let camel = camel_case(snake);
@@ -223,6 +240,14 @@ mod tests {
         assert_eq!(camel_case("v_2"), "v2");
         assert_eq!(camel_case("größe_ähnlich"), "größeähnlich");
         assert_eq!(pascal_case("password"), "Password");
+    }
+
+    #[test]
+    fn camel_case_goes_back_to_snake_case() {
+        assert_eq!(snake_case("minLength"), "min_length");
+        assert_eq!(snake_case("bootSeconds"), "boot_seconds");
+        assert_eq!(snake_case("length"), "length");
+        assert_eq!(snake_case(&camel_case("content_sha256")), "content_sha256");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use terrarium_model::{AttributePath, Number, PathStep, Type, Value};
 use terrarium_model::schema::Block;
 
 use super::change::configurable_at;
-use super::names::PropertyNames;
+use super::names::{PropertyNames, snake_case};
 
 /// The key whose value says what a special object is.
 pub const SIG_KEY: &str = "4dabf18193072939515e22adb298388d";
@@ -397,6 +397,89 @@ impl Writer<'_> {
             }
         };
         Pb { kind: Some(kind) }
+    }
+}
+
+/// Outputs written by an older schema version of the provider, as the raw JSON state
+/// Terraform would have kept, for the provider's state upgrade: property names back to
+/// attribute names (through `ty` where the attribute still exists, else by [`snake_case`]),
+/// secrets unwrapped, the front end's own `__` properties left out. Also the attributes whose
+/// values were secret, to keep them secret after the upgrade.
+pub fn to_raw_state(properties: &Struct, ty: &Type) -> (serde_json::Value, BTreeSet<String>) {
+    let mut secrets = BTreeSet::new();
+    let names = match ty {
+        Type::Object(o) => PropertyNames::new(o.attributes.keys().map(String::as_str)),
+        _ => PropertyNames::default(),
+    };
+    let mut object = serde_json::Map::new();
+    for (key, value) in properties.fields.iter().filter(|(k, _)| !k.starts_with("__")) {
+        let name = names.terraform(key).map_or_else(|| snake_case(key), str::to_string);
+        let attribute = match ty {
+            Type::Object(o) => o.attributes.get(&name),
+            _ => None,
+        };
+        let mut secret = false;
+        object.insert(name.clone(), raw_json(value, attribute, &mut secret));
+        if secret {
+            secrets.insert(name);
+        }
+    }
+    (serde_json::Value::Object(object), secrets)
+}
+
+/// One property value as JSON; `ty` is its type when the current schema still knows it.
+fn raw_json(value: &Pb, ty: Option<&Type>, secret: &mut bool) -> serde_json::Value {
+    use serde_json::Value as Json;
+    let Some(kind) = &value.kind else { return Json::Null };
+    match kind {
+        Kind::NullValue(_) => Json::Null,
+        Kind::BoolValue(b) => Json::Bool(*b),
+        Kind::StringValue(s) => Json::String(s.clone()),
+        Kind::NumberValue(n) if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 => {
+            // A whole number stays one: `2`, not `2.0`, as Terraform writes it.
+            Json::from(*n as i64)
+        }
+        Kind::NumberValue(n) => serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number),
+        Kind::ListValue(list) => {
+            let element = match ty {
+                Some(Type::List(e) | Type::Set(e)) => Some(e.as_ref()),
+                _ => None,
+            };
+            Json::Array(list.values.iter().map(|v| raw_json(v, element, secret)).collect())
+        }
+        Kind::StructValue(s) if s.fields.contains_key(SIG_KEY) => {
+            let sig = s.fields.get(SIG_KEY).and_then(|v| v.kind.as_ref());
+            if matches!(sig, Some(Kind::StringValue(sig)) if sig == SECRET_SIG) {
+                *secret = true;
+            }
+            s.fields.get("value").map_or(Json::Null, |v| raw_json(v, ty, secret))
+        }
+        Kind::StructValue(s) => match ty {
+            // Map keys and dynamic values are data, not property names.
+            Some(Type::Map(element)) => Json::Object(
+                s.fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), raw_json(v, Some(element), secret)))
+                    .collect(),
+            ),
+            Some(Type::Dynamic) => Json::Object(
+                s.fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), raw_json(v, Some(&Type::Dynamic), secret)))
+                    .collect(),
+            ),
+            Some(object @ Type::Object(_)) => {
+                let (json, inner) = to_raw_state(s, object);
+                *secret |= !inner.is_empty();
+                json
+            }
+            _ => {
+                let unknown = Type::Object(Default::default());
+                let (json, inner) = to_raw_state(s, &unknown);
+                *secret |= !inner.is_empty();
+                json
+            }
+        },
     }
 }
 

@@ -363,3 +363,78 @@ fn typescript_pets_live_through_the_cli() -> anyhow::Result<()> {
 fn python_pets_live_through_the_cli() -> anyhow::Result<()> {
     pets_through_the_cli("pets_py")
 }
+
+/// A stack written by an older release of a provider keeps working after the provider bumps
+/// its schema version: the outputs carry the version they were written with (`__meta`, as the
+/// bridge keeps it), and the provider upgrades older ones before Diff, Read and Delete. Here the
+/// slow provider's version 0 (which called `boot_seconds` `boot`) is put back into the stack.
+#[test]
+fn outputs_of_an_older_schema_version_are_upgraded_by_the_provider() -> anyhow::Result<()> {
+    let project = Project::new("upgrade-e2e")?;
+    project.install(&Artifacts::get()?.component("slow_provider")?, "slow", VERSION, &[])?;
+    project.write_program(
+        "resources:\n  web:\n    type: slow:index/server:Server\n    properties:\n      \
+         bootSeconds: 0\n",
+    )?;
+    project.ok(&["up", "--yes"])?;
+    let web = project.resource("web")?;
+    ensure!(web["outputs"]["__meta"] == r#"{"schema_version":"1"}"#, "no schema version: {web}");
+
+    // The stack as version 0 of the provider left it.
+    edit_outputs(&project, "web", |outputs| {
+        let boot = outputs.remove("bootSeconds").context("no bootSeconds output")?;
+        outputs.insert("boot".into(), boot);
+        outputs.insert("__meta".into(), r#"{"schema_version":"0"}"#.into());
+        Ok(())
+    })?;
+    // Nothing to change: the upgraded state matches the program.
+    let preview = project.ok(&["preview", "--expect-no-changes"])?;
+    preview.shows(&["    2 unchanged"])?;
+    project.ok(&["refresh", "--yes"])?.hides("error")?;
+    let web = project.resource("web")?;
+    ensure!(web["outputs"]["bootSeconds"] == 0, "bootSeconds was not upgraded: {web}");
+    ensure!(web["outputs"].get("boot").is_none(), "the old name is left: {web}");
+    ensure!(web["outputs"]["__meta"] == r#"{"schema_version":"1"}"#, "not at version 1: {web}");
+
+    // A state from a newer release than the installed one is refused, saying what to use.
+    let at = |version: &'static str| {
+        move |outputs: &mut serde_json::Map<String, Value>| {
+            outputs.insert("__meta".into(), format!(r#"{{"schema_version":"{version}"}}"#).into());
+            Ok(())
+        }
+    };
+    edit_outputs(&project, "web", at("7"))?;
+    let refused = project.run(&["preview"])?;
+    ensure!(refused.code != Some(0), "a state of a newer version was accepted\n{refused}");
+    refused.shows(&[
+        "written by a newer version of the provider (schema version 7; this one has 1)",
+    ])?;
+
+    edit_outputs(&project, "web", at("1"))?;
+    project.ok(&["destroy", "--yes"])?;
+    ensure!(project.resources()?.is_empty(), "resources are left after destroy");
+    Ok(())
+}
+
+/// Changes the outputs of the stack's resource `name` with `edit`, through `pulumi stack
+/// export` and `import`, as a person repairing a stack would.
+fn edit_outputs(
+    project: &Project,
+    name: &str,
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let run = project.ok(&["stack", "export"])?;
+    let mut export: Value = serde_json::from_str(&run.stdout)?;
+    let suffix = format!("::{name}");
+    let outputs = export["deployment"]["resources"]
+        .as_array_mut()
+        .and_then(|r| {
+            r.iter_mut().find(|r| r["urn"].as_str().is_some_and(|u| u.ends_with(&suffix)))
+        })
+        .and_then(|r| r["outputs"].as_object_mut())
+        .with_context(|| format!("no outputs of {name} in the export"))?;
+    edit(outputs)?;
+    let file = project.root().join("edited-stack.json");
+    fs::write(&file, serde_json::to_string(&export)?)?;
+    project.ok(&["stack", "import", "--file", &file.to_string_lossy()]).map(drop)
+}
