@@ -107,6 +107,12 @@ impl Project {
         self.root().join("home/plugins")
     }
 
+    /// The project's own Terrarium configuration (`XDG_CONFIG_HOME`: the approvals record), for
+    /// terrarium, pulumi and the plugins pulumi starts.
+    pub fn config_home(&self) -> PathBuf {
+        self.root().join("config")
+    }
+
     /// `terrarium install COMPONENT --pulumi NAME --version VERSION --plugin-dir
     /// PULUMI_HOME/plugins` plus `extra` (grants), as a user installs a plugin.
     pub fn install(
@@ -118,6 +124,7 @@ impl Project {
     ) -> anyhow::Result<()> {
         let terrarium = Artifacts::get()?.terrarium()?;
         let output = Command::new(terrarium)
+            .env("XDG_CONFIG_HOME", self.config_home())
             .arg("install")
             .arg(component)
             .args(["--pulumi", name, "--version", version, "--plugin-dir"])
@@ -157,6 +164,7 @@ impl Project {
         }
         command
             .env("PULUMI_HOME", self.root().join("home"))
+            .env("XDG_CONFIG_HOME", self.config_home())
             .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
             .env("PULUMI_SKIP_UPDATE_CHECK", "true")
             .env("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION", "true")

@@ -438,3 +438,65 @@ fn edit_outputs(
     fs::write(&file, serde_json::to_string(&export)?)?;
     project.ok(&["stack", "import", "--file", &file.to_string_lossy()]).map(drop)
 }
+
+/// `terrarium package --pulumi` writes the plugin archive Pulumi installs; `pulumi plugin
+/// install --file` installs it. What the publisher granted in it is a request: the plugin does
+/// not start until the person approves it, and the advice in the error, followed as written,
+/// is what makes it start.
+#[test]
+fn a_plugin_archive_installs_with_pulumi_and_its_grants_wait_for_approval() -> anyhow::Result<()> {
+    let project = Project::new("archive-e2e")?;
+    let out = project.root().join("out");
+    fs::create_dir(&out)?;
+    let out = out.canonicalize()?;
+    let dist = project.root().join("dist");
+    let terrarium = Artifacts::get()?.terrarium()?;
+    let packaged = Command::new(terrarium)
+        .env("XDG_CONFIG_HOME", project.config_home())
+        .arg("package")
+        .arg(Artifacts::get()?.component("files_provider")?)
+        .args(["--pulumi", "files", "--version", "0.3.0", "--out"])
+        .arg(&dist)
+        .args(["--allow-dir", &format!("{}:rw", out.display())])
+        .output()?;
+    let said = String::from_utf8_lossy(&packaged.stderr).into_owned();
+    ensure!(packaged.status.success(), "terrarium package --pulumi failed\n{said}");
+    let archive = dist.join("pulumi-resource-files-v0.3.0-linux-amd64.tar.gz");
+    ensure!(archive.is_file(), "no {} in {said}", archive.display());
+    let advice = format!("pulumi plugin install resource files 0.3.0 --file {}", archive.display());
+    ensure!(said.contains(&advice), "package does not say how to install it:\n{said}");
+    let args: Vec<&str> = advice.split(' ').skip(1).collect();
+    project.ok(&args)?;
+    let executable = project.plugin_dir().join("resource-files-v0.3.0/pulumi-resource-files");
+    ensure!(executable.is_file(), "pulumi did not unpack the plugin: {}", executable.display());
+
+    let note = out.join("note.txt");
+    project.write_program(&format!(
+        "resources:\n  note:\n    type: files:index/file:File\n    properties:\n      \
+         filename: {}\n      content: one\n",
+        serde_json::to_string(&note.to_string_lossy())?
+    ))?;
+    let refused = project.run(&["up", "--yes"])?;
+    ensure!(refused.code != Some(0), "a publisher's grants were in force\n{refused}");
+    ensure!(!note.exists(), "the file was written without the person's approval");
+    let text = format!("{}{}", refused.stdout, refused.stderr);
+    let approve = text
+        .split('`')
+        .find(|part| part.starts_with("terrarium grants approve "))
+        .with_context(|| format!("the error does not say how to approve\n{refused}"))?
+        .to_owned();
+    let approved = Command::new(terrarium)
+        .env("XDG_CONFIG_HOME", project.config_home())
+        .args(approve.split(' ').skip(1))
+        .output()?;
+    ensure!(
+        approved.status.success(),
+        "`{approve}` failed: {}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&[" +  files:index:File note created"])?;
+    ensure!(fs::read_to_string(&note)? == "one", "the file was not written");
+    project.ok(&["destroy", "--yes"])?;
+    Ok(())
+}

@@ -12,6 +12,29 @@ pub struct PackageFile {
     pub executable: bool,
 }
 
+/// What every package of a provider holds, for Terraform and for Pulumi alike: the host
+/// executable as `executable_name`, the component and its grants file.
+pub fn provider_files(
+    executable_name: String,
+    executable: Vec<u8>,
+    component: &[u8],
+    grants: &str,
+) -> Vec<PackageFile> {
+    vec![
+        PackageFile { name: executable_name, content: executable, executable: true },
+        PackageFile {
+            name: terrarium_install::COMPONENT_FILE_NAME.to_owned(),
+            content: component.to_vec(),
+            executable: false,
+        },
+        PackageFile {
+            name: terrarium_runtime::sandbox::GRANTS_FILE_NAME.to_owned(),
+            content: grants.as_bytes().to_vec(),
+            executable: false,
+        },
+    ]
+}
+
 /// Writes `files` as a zip: sorted by name, deflated, Unix modes, and every timestamp the zip
 /// format's earliest (1980-01-01), so nothing but the contents reaches the bytes.
 pub fn write_zip(files: &[PackageFile]) -> zip::result::ZipResult<Vec<u8>> {

@@ -8,6 +8,7 @@
 //! * [`hashes`]: the `zh:` and `h1:` hashes of Terraform's lock file.
 //! * [`signing`]: the OpenPGP key and the detached signature of `SHA256SUMS`.
 //! * [`executable`]: checking that a host executable fits the platform it is packaged for.
+//! * [`pulumi`]: with `--pulumi NAME`, the plugin archives Pulumi installs instead.
 
 // Doc comments on the clap arguments are `--help` text, where brackets mean optional parts.
 #![allow(rustdoc::broken_intra_doc_links)]
@@ -15,6 +16,7 @@
 pub mod archive;
 pub mod executable;
 pub mod hashes;
+pub mod pulumi;
 pub mod release;
 pub mod signing;
 
@@ -32,8 +34,13 @@ pub struct PackageArgs {
 
     /// Provider source address, [HOST/]NAMESPACE/TYPE, as configurations will write it in
     /// `required_providers` (HOST defaults to registry.terraform.io).
-    #[arg(long, value_name = "[HOST/]NAMESPACE/TYPE")]
-    pub source: String,
+    #[arg(long, value_name = "[HOST/]NAMESPACE/TYPE", required_unless_present = "pulumi")]
+    pub source: Option<String>,
+
+    /// Package for Pulumi instead: write `pulumi-resource-NAME-vVERSION-OS-ARCH.tar.gz` per
+    /// platform into --out, for `pulumi plugin install resource NAME VERSION --file ARCHIVE`.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["source", "signing_key"])]
+    pub pulumi: Option<String>,
 
     /// The version to release, a semantic version such as 1.2.3.
     #[arg(long, value_name = "X.Y.Z")]
@@ -111,7 +118,10 @@ pub enum PackageError {
 /// `terrarium package`: validates, writes the release, prints the lock-file block on stdout
 /// (the hashes `terraform providers lock` will record) and a summary on stderr.
 pub fn run(args: &PackageArgs) -> anyhow::Result<()> {
-    let source: ProviderSource = args.source.parse()?;
+    if let Some(name) = &args.pulumi {
+        return run_pulumi(args, name);
+    }
+    let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
     let version: ProviderVersion = args.version.parse()?;
     let grants = args.grant_flags.grants()?;
     let hosts = platform_hosts(&args.platforms)?;
@@ -146,6 +156,36 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     print!("{}", release.lock_block(&source, &version));
+    Ok(())
+}
+
+/// `terrarium package --pulumi NAME`: the same checks, Pulumi's plugin archives.
+fn run_pulumi(args: &PackageArgs, name: &str) -> anyhow::Result<()> {
+    terrarium_install::pulumi::check_package_name(name)?;
+    let version: ProviderVersion = args.version.parse()?;
+    let grants = args.grant_flags.grants()?;
+    let hosts = platform_hosts(&args.platforms)?;
+    terrarium_install::check_component(&args.component)?;
+    terrarium_install::validate_component(&args.component)?;
+    let archives = pulumi::write_plugin_archives(
+        &args.component,
+        name,
+        &version,
+        &hosts,
+        &grants,
+        &args.out,
+        args.force,
+    )?;
+    eprintln!("Packaged for Pulumi: {name} {version}");
+    for archive in &archives {
+        eprintln!("  {}", archive.display());
+    }
+    if let Some(first) = archives.first() {
+        eprintln!(
+            "\nInstall it with `pulumi plugin install resource {name} {version} --file {}`",
+            first.display()
+        );
+    }
     Ok(())
 }
 

@@ -19,11 +19,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::archive::{PackageFile, write_zip};
+use super::archive::{provider_files, write_zip};
 use super::hashes::{package_hash, sha256_hex, zip_hash};
 use super::signing::{SigningError, SigningKey};
-use terrarium_install::{COMPONENT_FILE_NAME, Platform, ProviderSource, ProviderVersion};
-use terrarium_runtime::sandbox::{GRANTS_FILE_NAME, Grants};
+use terrarium_install::{Platform, ProviderSource, ProviderVersion};
+use terrarium_runtime::sandbox::Grants;
 
 /// The plugin protocol versions the host speaks, as the registry manifest lists them.
 pub const PROTOCOL_VERSIONS: [&str; 2] = ["5.0", "6.0"];
@@ -181,26 +181,12 @@ pub fn write_release(request: &ReleaseRequest<'_>) -> Result<Release, ReleaseErr
     let mut platforms = Vec::new();
     for host in request.hosts {
         let suffix = if host.platform.os == "windows" { ".exe" } else { "" };
-        let package = [
-            PackageFile {
-                name: format!(
-                    "terraform-provider-{}_v{}{suffix}",
-                    request.source.type_name, request.version
-                ),
-                content: read(&host.executable)?,
-                executable: true,
-            },
-            PackageFile {
-                name: COMPONENT_FILE_NAME.to_owned(),
-                content: component.clone(),
-                executable: false,
-            },
-            PackageFile {
-                name: GRANTS_FILE_NAME.to_owned(),
-                content: grants.clone().into_bytes(),
-                executable: false,
-            },
-        ];
+        let package = provider_files(
+            format!("terraform-provider-{}_v{}{suffix}", request.source.type_name, request.version),
+            read(&host.executable)?,
+            &component,
+            &grants,
+        );
         let zip = write_zip(&package)
             .map_err(|cause| ReleaseError::Zip { platform: host.platform, cause })?;
         let h1 = package_hash(package.iter().map(|f| (f.name.as_str(), f.content.as_slice())))
