@@ -155,7 +155,18 @@ fn a_new_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result
         ],
         &[("XDG_CONFIG_HOME", &config_home)],
     )?;
-    let expected = lock_hashes(&packaged, &source)?;
+    init_and_apply_from_registry(&server, &source, &packaged)
+}
+
+/// A real `terraform init` of `source` 0.1.0 from `server` (the signature verified, the lock
+/// file's `h1:` and `zh:` hashes exactly those `terrarium package` printed in `packaged`), then
+/// `terraform apply` of the scaffold's resource, data source and function.
+fn init_and_apply_from_registry(
+    server: &RegistryServer,
+    source: &str,
+    packaged: &str,
+) -> anyhow::Result<()> {
+    let expected = lock_hashes(packaged, source)?;
     // One h1 for linux_amd64; one zh per file SHA256SUMS lists (the zip and the manifest).
     assert_eq!(
         expected.iter().map(|h| &h[..3]).collect::<Vec<_>>(),
@@ -185,7 +196,7 @@ fn a_new_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result
         init.stdout.contains(&format!("Installed {source} v0.1.0 (self-signed, key ID")),
         "{init}"
     );
-    assert_eq!(lock_hashes(&workspace.read(".terraform.lock.hcl")?, &source)?, expected);
+    assert_eq!(lock_hashes(&workspace.read(".terraform.lock.hcl")?, source)?, expected);
     let apply =
         workspace.run_with_env(&["apply", "-auto-approve", "-input=false", "-no-color"], &env)?;
     ensure!(apply.code == Some(0), "apply failed\n{apply}");
@@ -246,9 +257,18 @@ fn new_project(lang: &str, files: &[&str]) -> anyhow::Result<(tempfile::TempDir,
 
 /// `make test` in `dir` with this build's terrarium; its stdout, or an error with its output.
 fn make_test(dir: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result<String> {
+    make_in(dir, &["test"], configure)
+}
+
+/// `make ARGS` in `dir` with this build's terrarium; its stdout, or an error with its output.
+fn make_in(
+    dir: &Path,
+    args: &[&str],
+    configure: impl FnOnce(&mut Command),
+) -> anyhow::Result<String> {
     let artifacts = Artifacts::get()?;
     let mut make = Command::new("make");
-    make.arg("test")
+    make.args(args)
         .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
         .current_dir(dir)
         .env("TMPDIR", &artifacts.scratch_root)
@@ -256,9 +276,49 @@ fn make_test(dir: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result
         .stdin(Stdio::null());
     configure(&mut make);
     let (code, stdout, stderr) = run_with_timeout(&mut make, TERRAFORM_TIMEOUT * 4)?;
-    ensure!(code == Some(0), "make test exited {code:?}\n{stdout}\n{stderr}");
-    ensure!(dir.join(format!("target/{NAME}.wasm")).is_file(), "make test built no component");
-    Ok(stdout)
+    ensure!(code == Some(0), "make {args:?} exited {code:?}\n{stdout}\n{stderr}");
+    ensure!(dir.join(format!("target/{NAME}.wasm")).is_file(), "make {args:?} built no component");
+    Ok(format!("{stdout}\n{stderr}"))
+}
+
+/// `make package` of the project `terrarium new --lang LANG` wrote in `dir` (`configure` sets
+/// what the language's build needs) into a registry this test serves, then
+/// [`init_and_apply_from_registry`]: the whole path of a Python or TypeScript author.
+fn package_and_apply(dir: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result<()> {
+    let dist = dir.join("dist");
+    std::fs::create_dir(&dist)?;
+    let server = RegistryServer::start(&dist)?;
+    let source = format!("{}/example/{NAME}", server.host);
+    let config_home = dir.join("config");
+    let packaged = make_in(dir, &["package", &format!("SOURCE={source}")], |make| {
+        make.env("XDG_CONFIG_HOME", &config_home);
+        configure(make);
+    })?;
+    init_and_apply_from_registry(&server, &source, &packaged)
+}
+
+/// `terrarium new --lang python` to `terraform apply` through a registry, outside the
+/// repository: `make package` builds the component with the repository's `.venv` and packages
+/// it, `terrarium registry serve` serves it, terraform installs and applies it.
+#[test]
+fn a_new_python_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let python = artifacts.repo_root.join(".venv/bin/python3");
+    ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
+    let (_root, dir) = new_project("python", &["Makefile"])?;
+    package_and_apply(&dir, |make| {
+        make.arg(format!("PYTHON={}", python.display())).env_remove("PYTHONPATH");
+    })
+}
+
+/// `terrarium new --lang typescript` to `terraform apply` through a registry, outside the
+/// repository (npm offline: the SDK is the checkout's, linked by `npm install`).
+#[test]
+fn a_new_typescript_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result<()> {
+    let (_root, dir) = new_project("typescript", &["Makefile"])?;
+    package_and_apply(&dir, |make| {
+        make.env("npm_config_offline", "true");
+    })
 }
 
 /// `terrarium new --lang python`, outside the repository: the project builds with this
