@@ -64,11 +64,15 @@ export interface Plan {
   diagnostics: HarnessDiagnostic[];
 }
 
-export interface Outcome {
-  /** The state after the step (null after a destroy). */
+/**
+ * What a step produced, in every language's harness (docs/harness.md has the table): the state
+ * after it, and for the steps that plan (`create`, `update`, `destroy`, `apply`), the plan.
+ */
+export interface Outcome<P extends Plan | null = Plan> {
+  /** The state after the step (null after a destroy, or when read found nothing). */
   state: Record<string, Json> | null;
-  /** The plan the step applied. */
-  plan: Plan;
+  /** The plan the step applied; null for `read`, `readData` and `import`, which do not plan. */
+  plan: P;
   /** Whether the step replaced the object (destroy and create) rather than update it. */
   replaced: boolean;
   /** The attributes whose change forced the replacement (as Terraform prints paths). */
@@ -191,7 +195,7 @@ export class Harness {
   }
 
   /** ApplyResourceChange of `plan`. */
-  async apply(type: string, prior: Json, plan: Plan, config: Json): Promise<Record<string, Json> | null> {
+  async apply(type: string, prior: Json, plan: Plan, config: Json): Promise<Outcome> {
     const a = await this.checked(
       {
         op: 'apply',
@@ -205,15 +209,16 @@ export class Harness {
       },
       `apply ${type}`,
     );
-    return (a.state ?? null) as Record<string, Json> | null;
+    const state = (a.state ?? null) as Record<string, Json> | null;
+    const diagnostics = [...plan.diagnostics, ...((a.diagnostics ?? []) as unknown as HarnessDiagnostic[])];
+    return { state, plan, replaced: false, requiresReplace: [], diagnostics };
   }
 
   /** Validate, plan and apply a new object. */
   async create(type: string, config: Record<string, Json>): Promise<Outcome> {
     const warnings = await this.validate(type, config);
-    const plan = await this.plan(type, null, config);
-    const state = await this.apply(type, null, plan, config);
-    return { state, plan, replaced: false, requiresReplace: [], diagnostics: [...warnings, ...plan.diagnostics] };
+    const applied = await this.apply(type, null, await this.plan(type, null, config), config);
+    return { ...applied, diagnostics: [...warnings, ...applied.diagnostics] };
   }
 
   /**
@@ -224,8 +229,8 @@ export class Harness {
     const warnings = await this.validate(type, config);
     const plan = await this.plan(type, prior, config);
     if (plan.requiresReplace.length === 0) {
-      const state = await this.apply(type, prior, plan, config);
-      return { state, plan, replaced: false, requiresReplace: [], diagnostics: [...warnings, ...plan.diagnostics] };
+      const applied = await this.apply(type, prior, plan, config);
+      return { ...applied, diagnostics: [...warnings, ...applied.diagnostics] };
     }
     await this.destroy(type, prior);
     const created = await this.create(type, config);
@@ -237,29 +242,37 @@ export class Harness {
     };
   }
 
-  /** Plan and apply the destruction of `prior`. */
-  async destroy(type: string, prior: Record<string, Json>): Promise<void> {
-    const plan = await this.plan(type, prior, null);
-    await this.apply(type, prior, plan, null);
+  /** Plan and apply the destruction of `prior`; the outcome's state is null. */
+  async destroy(type: string, prior: Record<string, Json>): Promise<Outcome> {
+    return this.apply(type, prior, await this.plan(type, prior, null), null);
   }
 
-  /** ReadResource: the object's state now, or null when it is gone. */
-  async read(type: string, state: Record<string, Json>): Promise<Record<string, Json> | null> {
-    return ((await this.checked({ op: 'read', type, state }, `read ${type}`)).state ?? null) as never;
+  /** ReadResource: the object's state now (null when it is gone), as terraform refreshes it. */
+  async read(type: string, state: Record<string, Json>): Promise<Outcome<null>> {
+    const a = await this.checked({ op: 'read', type, state }, `read ${type}`);
+    return unplanned((a.state ?? null) as never, a);
   }
 
-  /** `terraform import`: the imported state, read back as terraform does. */
-  async importState(type: string, id: string): Promise<Record<string, Json> | null> {
+  /**
+   * `terraform import`: the imported object read back, as terraform does. `import` in every
+   * harness (`import_` in Python, where `import` is a keyword); it was `importState`, which
+   * returned the state alone.
+   */
+  async import(type: string, id: string): Promise<Outcome<null>> {
     const a = await this.checked({ op: 'import', type, id }, `import ${type}`);
     const imported = (a.imported ?? []) as { type: string; state: Record<string, Json> }[];
     if (imported.length !== 1) throw new Error(`import ${type} ${id} gave ${imported.length} objects, not 1`);
-    return this.read(imported[0]!.type, imported[0]!.state);
+    const read = await this.read(imported[0]!.type, imported[0]!.state);
+    if (read.state === null) throw new Error(`import ${type} ${id}: the imported object was not found when read`);
+    return { ...read, diagnostics: [...((a.diagnostics ?? []) as unknown as HarnessDiagnostic[]), ...read.diagnostics] };
   }
 
-  /** ReadDataSource. */
-  async readData(type: string, config: Record<string, Json>): Promise<Record<string, Json>> {
-    await this.validate(type, config, 'data_source');
-    return (await this.checked({ op: 'read_data', type, config }, `read data ${type}`)).state as never;
+  /** ReadDataSource: the data source's state. */
+  async readData(type: string, config: Record<string, Json>): Promise<Outcome<null>> {
+    const warnings = await this.validate(type, config, 'data_source');
+    const a = await this.checked({ op: 'read_data', type, config }, `read data ${type}`);
+    const read = unplanned((a.state ?? null) as never, a);
+    return { ...read, diagnostics: [...warnings, ...read.diagnostics] };
   }
 
   /** Calls a provider function; a function error throws a `FunctionCallError`. */
@@ -269,4 +282,9 @@ export class Harness {
     if (error) throw new FunctionCallError(error.text, error.argument ?? null);
     return a.result ?? null;
   }
+}
+
+/** The outcome of a step that does not plan, from its answer `a`. */
+function unplanned(state: Record<string, Json> | null, a: Answer): Outcome<null> {
+  return { state, plan: null, replaced: false, requiresReplace: [], diagnostics: (a.diagnostics ?? []) as never };
 }

@@ -66,8 +66,8 @@ test('validators report the attribute; import, the data source and the function 
     return true;
   });
   const created = (await h.create('pets_pet', { name: 'bo', tags: ['a'] })).state!;
-  assert.deepEqual(await h.importState('pets_pet', created.id as string), created);
-  const read = await h.readData('pets_pet', { id: created.id as string });
+  assert.deepEqual((await h.import('pets_pet', created.id as string)).state, created);
+  const read = (await h.readData('pets_pet', { id: created.id as string })).state!;
   assert.deepEqual([read.name, read.tags], ['bo', ['a']]);
   assert.equal(await h.call('greeting', 'bo'), 'Hello, bo!');
   await assert.rejects(h.call('greeting', ''), (e: FunctionCallError) => e.argument === 0);
