@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 /// What a refusal of this module tells a person, whatever the path.
 pub const EXPLANATION: &str = "A provider component sees only the directories granted to it; \
      nothing else of the file system exists for it. Grants are the person's: `terrarium install \
-     --force --allow-dir DIR[:ro|:rw] ...` (then re-run `terraform init`), `terrarium dev \
+     --force --allow-dir DIR[:ro|:rw] ...` (then delete the provider's entry from .terraform.lock.hcl and run `terraform init`), `terrarium dev \
      --allow-dir ...`, or `terrarium grants approve DIR` for a package's request.";
 
 /// The guest's `/`: the open directory and its identity (device, inode).

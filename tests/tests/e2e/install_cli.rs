@@ -269,3 +269,62 @@ fn reinstalling_with_force_says_the_lock_entry_must_go() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// The header of the grants file `terrarium install` writes says what to do after an edit, and
+/// doing exactly that works: the edited grant is in force on the next apply. (A plain
+/// `terraform init` refuses the edited package, because the lock file holds its old hash: the
+/// header must not send anyone there.)
+#[test]
+fn an_edited_grants_file_works_as_its_header_says() -> anyhow::Result<()> {
+    let api = crate::typescript::ApiServer::start("hello from the API")?;
+    let origin = api.origin();
+    let provider = Provider::Slow;
+    let ws = Workspace::with_installs(&[(provider, &[])])?;
+    ws.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
+             data \"slow_page\" \"motd\" {{\n  url = \"{origin}/motd\"\n}}\n\n\
+             output \"motd\" {{\n  value = data.slow_page.motd.text\n}}\n",
+            provider.required_providers_entry()
+        ),
+    )?;
+    ws.init()?;
+    let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
+    ws.run_expect(&apply, 1)?;
+    ensure!(api.requests() == 0, "the sandbox let a request to {origin} through");
+
+    let grants = terrarium_tests::mirror::Mirror::at(ws.root().join("mirror"))?
+        .package_dir(provider)
+        .join("grants.toml");
+    let text = fs::read_to_string(&grants)?;
+    let header: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches('#').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let advice = "delete the provider's entry from .terraform.lock.hcl, then run `terraform init`";
+    ensure!(header.contains(advice), "the header does not say {advice:?}:\n{text}");
+
+    // The edit, then what the header says.
+    fs::write(&grants, text.replace("allow_http = []", &format!("allow_http = [\"{origin}\"]")))?;
+    let plain = ws.run(&["init", "-input=false", "-no-color"])?;
+    ensure!(
+        plain.code == Some(1) && plain.stderr.contains("checksum"),
+        "terraform init took the edited package with the old lock entry\n{plain}"
+    );
+    let lock = ws.read(".terraform.lock.hcl")?;
+    let entry = format!("provider \"{}\" {{", provider.source());
+    let start = lock.find(&entry).context("no entry for the provider in .terraform.lock.hcl")?;
+    let end =
+        lock[start..].find("\n}\n").map(|i| start + i + 3).context("an unterminated entry")?;
+    ws.write(".terraform.lock.hcl", &format!("{}{}", &lock[..start], &lock[end..]))?;
+    ws.init()?;
+    let granted = ws.ok(&apply)?;
+    ensure!(
+        granted.stdout.contains("motd = \"hello from the API\""),
+        "the edited grant is not in force\n{granted}"
+    );
+    Ok(())
+}

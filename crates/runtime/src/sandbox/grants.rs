@@ -492,9 +492,11 @@ impl Grants {
              # not install yourself (a release `terraform init` fetched), it is only the publisher's\n\
              # request: see `terrarium grants show DIR` and `terrarium grants approve DIR`.\n\
              #\n\
-             # Terraform's dependency lock file hashes this directory, grants included: after an\n\
-             # edit, re-run `terraform init` (configurations that locked the old hash report a\n\
-             # checksum mismatch, on purpose: a changed grant is a change to review).\n\n"
+             # Terraform's dependency lock file hashes this directory, grants included, so after an\n\
+             # edit `terraform init` reports a checksum mismatch (on purpose: a changed grant is a\n\
+             # change to review; `terraform init -upgrade` does not help, the version is the same).\n\
+             # To accept the edit, in each configuration that uses the provider: delete the\n\
+             # provider's entry from .terraform.lock.hcl, then run `terraform init`.\n\n"
         ));
         out.push_str(
             "# Origins the provider may send HTTP requests to: [http://|https://]HOST[:PORT].\n\
