@@ -9,6 +9,7 @@ export {
   DataSource,
   EphemeralResource,
   FunctionError,
+  type MovedState,
   type Opened,
   type Parameter,
   param,

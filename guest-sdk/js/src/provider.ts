@@ -91,6 +91,34 @@ export abstract class Resource<S extends Schema = Schema> {
    * arrays, strings, numbers, booleans, nulls. Returns it in the current schema.
    */
   upgrade?(version: number, raw: TfValue): MaybePromise<State<S>>;
+
+  /**
+   * Resource types whose state a `moved { from = <other type>  to = <this type> }` block may
+   * move into this one, by type name; `moveState` converts it. When any resource type has
+   * some, the provider declares the `move_resource_state` capability.
+   */
+  readonly movesFrom?: readonly string[];
+
+  /**
+   * The state of a resource of a type in `movesFrom` (of any provider: check
+   * `source.providerAddress` if it matters) in this type's schema. As in `upgrade`, the
+   * source state is the stored JSON as written.
+   */
+  moveState?(source: MovedState): MaybePromise<State<S>>;
+}
+
+/** What `Resource.moveState` converts: the source of a `moved` block. */
+export interface MovedState {
+  /** The source's full provider address, e.g. `registry.terraform.io/hashicorp/random`. */
+  providerAddress: string;
+  /** The source's resource type. */
+  typeName: string;
+  /** The schema version the source state was written with. */
+  schemaVersion: number;
+  /** The stored JSON state: objects, arrays, strings, numbers, booleans, nulls. */
+  state: TfValue;
+  /** The source's private data. */
+  private: Uint8Array;
 }
 
 /** A data source: `read` fills the computed attributes from the configuration. */

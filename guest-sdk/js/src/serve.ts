@@ -223,7 +223,7 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
         capabilities: {
           planDestroy: p.resources.some((r) => typeof r.planDestroy === 'function'),
           getProviderSchemaOptional: false,
-          moveResourceState: false,
+          moveResourceState: p.resources.some((r) => (r.movesFrom?.length ?? 0) > 0),
           generateResourceConfig: false,
         },
         diagnostics: [],
@@ -353,8 +353,25 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       return { upgradedIdentity: nullValue, diagnostics: unsupported('Resource identity') };
     },
 
-    moveResourceState() {
-      return { targetState: nullValue, targetPrivate: noBytes, diagnostics: unsupported('Moving resource state') };
+    async moveResourceState(request) {
+      const run = await attempt(`${request.targetTypeName}.moveState`, async () => {
+        const r = resource(request.targetTypeName);
+        if (!r.moveState || !(r.movesFrom ?? []).includes(request.sourceTypeName)) {
+          throw new TerraformError(
+            'Unsupported resource move',
+            `${request.sourceTypeName} cannot be moved into ${request.targetTypeName} (it accepts moves from: ${(r.movesFrom ?? []).join(', ') || 'none'}).`,
+          );
+        }
+        const moved = await r.moveState({
+          providerAddress: request.sourceProviderAddress,
+          typeName: request.sourceTypeName,
+          schemaVersion: Number(request.sourceSchemaVersion),
+          state: fromWit(request.sourceState),
+          private: request.sourcePrivate,
+        });
+        return toWit(moved, r.schema.type);
+      });
+      return { targetState: run.value ?? nullValue, targetPrivate: noBytes, diagnostics: run.diagnostics };
     },
 
     generateResourceConfig() {

@@ -6,7 +6,7 @@ See guest-sdk/python/README.md.
 """
 
 from .diagnostics import Diagnostic, FunctionError, Key, TerraformError, warn
-from .provider import DataSource, EphemeralResource, Function, Opened, Provider, Renewed, Resource, function
+from .provider import DataSource, EphemeralResource, Function, MovedState, Opened, Provider, Renewed, Resource, function
 from .schema import attribute, block
 from . import http, log, stop, validators
 from .stop import stopping
@@ -20,6 +20,7 @@ __all__ = [
     "Function",
     "FunctionError",
     "Key",
+    "MovedState",
     "Opened",
     "Provider",
     "Renewed",

@@ -14,7 +14,7 @@ from wit_world.imports import types as t
 
 from . import _wire as wire
 from .diagnostics import Diagnostic, FunctionError, TerraformError, take_warnings
-from .provider import Opened, Renewed
+from .provider import MovedState, Opened, Renewed
 from .provider import Provider as UserProvider
 from .schema import Type, schema_of, type_of
 from .values import to_python
@@ -123,7 +123,12 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 ephemeral_resources=named(ephemerals),
                 list_resources=[],
                 actions=[],
-                capabilities=t.ServerCapabilities(any(_overrides(r, "plan_destroy") for r in resources.values()), False, False, False),
+                capabilities=t.ServerCapabilities(
+                    any(_overrides(r, "plan_destroy") for r in resources.values()),
+                    False,
+                    any(r.moves_from for r in resources.values()),
+                    False,
+                ),
                 diagnostics=[],
             )
 
@@ -227,7 +232,26 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return p.UpgradeResourceIdentityResponse(null(), _unsupported("resource identities"))
 
         def move_resource_state(self, request: p.MoveResourceStateRequest) -> p.MoveResourceStateResponse:
-            return p.MoveResourceStateResponse(null(), b"", None, _unsupported("moving state between resource types"))
+            def run() -> Any:
+                cls = find("resource", resources, request.target_type_name)
+                if request.source_type_name not in cls.moves_from:
+                    accepted = ", ".join(cls.moves_from) or "none"
+                    raise TerraformError(
+                        "Unsupported resource move",
+                        f"{request.source_type_name} cannot be moved into {request.target_type_name} "
+                        f"(it accepts moves from: {accepted}).",
+                    )
+                source = MovedState(
+                    request.source_provider_address,
+                    request.source_type_name,
+                    request.source_schema_version,
+                    wire.decode(request.source_state),
+                    bytes(request.source_private),
+                )
+                return wire.encode(instance(cls).move_state(source), state_type(cls))
+
+            state, diags = _guard(f"move {request.source_type_name} into {request.target_type_name}", run)
+            return p.MoveResourceStateResponse(state or null(), b"", None, wire.diagnostics(diags))
 
         def generate_resource_config(self, type_name: str, state: t.Value) -> p.GenerateResourceConfigResponse:
             return p.GenerateResourceConfigResponse(null(), _unsupported("generating configuration"))

@@ -68,6 +68,23 @@ class Resource(Generic[T]):
             "Cannot upgrade state", f"The provider cannot upgrade {self.type_name} state from schema version {version}."
         )
 
+    #: Resource types whose state a ``moved { from = <other type>  to = <this type> }`` block
+    #: may move into this one, by type name; :meth:`move_state` converts it. When any resource
+    #: type has some, the provider declares the ``move_resource_state`` capability.
+    moves_from: ClassVar[tuple[str, ...]] = ()
+
+    def move_state(self, source: "MovedState") -> T:
+        """The state of a resource of a type in :attr:`moves_from` (of any provider: check
+        ``source.provider_address`` if it matters), in this type's schema. As in
+        :meth:`upgrade`, ``source.state`` is the stored JSON state as written; return an
+        instance of the state dataclass or a dict of its fields."""
+        from .diagnostics import TerraformError
+
+        raise TerraformError(
+            "Cannot move resource state",
+            f"The provider cannot move {source.type_name} state into {self.type_name}.",
+        )
+
     def plan_destroy(self, prior: T) -> None:
         """Checks a planned destroy: raise TerraformError to refuse it (an object that must
         not be deleted while something holds it, say). Overriding it declares the provider's
@@ -78,6 +95,22 @@ class Resource(Generic[T]):
         values UNKNOWN where they will change) and returns it. Only resources that override it
         are asked; the host checks the answer as terraform will."""
         return planned
+
+
+@dataclass
+class MovedState:
+    """What :meth:`Resource.move_state` converts: the source of a ``moved`` block."""
+
+    #: The source's full provider address, e.g. ``registry.terraform.io/hashicorp/random``.
+    provider_address: str
+    #: The source's resource type.
+    type_name: str
+    #: The schema version the source state was written with.
+    schema_version: int
+    #: The stored JSON state: dicts, lists, strings, numbers, bools and None.
+    state: Any
+    #: The source's private data.
+    private: bytes = b""
 
 
 class _ConfiguredType(Generic[T]):

@@ -82,7 +82,34 @@ const CAPABILITIES: &[Capability] = &[
         check: no_request_after_a_stop,
         gaps: &[("Go", "the Go SDK has no `net/http` over wasi:http yet")],
     },
+    Capability {
+        name: "`moved` into another resource type (MoveResourceState)",
+        test: "a_moved_block_changes_the_resource_type",
+        check: moved_into_another_type,
+        gaps: &[("Go", NO_GO_VM)],
+    },
+    Capability {
+        name: "Validators: a declared pattern refuses a bad value at plan time",
+        test: "a_declared_validator_refuses_a_bad_value",
+        check: validator_refuses_a_bad_value,
+        gaps: &[("Go", NO_GO_VM)],
+    },
+    Capability {
+        name: "Defaults: an attribute left unset gets its declared default",
+        test: "an_unset_attribute_gets_its_default",
+        check: unset_attribute_gets_its_default,
+        gaps: &[("Go", NO_GO_VM)],
+    },
+    Capability {
+        name: "Sensitive values are hidden in plans and marked in the state",
+        test: "a_sensitive_value_is_hidden",
+        check: sensitive_value_is_hidden,
+        gaps: &[("Go", NO_GO_VM)],
+    },
 ];
+
+/// Why the Go cells of the `slow_vm` rows are empty.
+const NO_GO_VM: &str = "tests/guests/slow/go has no `slow_vm` yet";
 
 /// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
 fn row(test: &str) -> anyhow::Result<()> {
@@ -151,20 +178,42 @@ fn no_http_request_goes_out_after_a_stop() -> anyhow::Result<()> {
     row("no_http_request_goes_out_after_a_stop")
 }
 
+#[test]
+fn a_moved_block_changes_the_resource_type() -> anyhow::Result<()> {
+    row("a_moved_block_changes_the_resource_type")
+}
+
+#[test]
+fn a_declared_validator_refuses_a_bad_value() -> anyhow::Result<()> {
+    row("a_declared_validator_refuses_a_bad_value")
+}
+
+#[test]
+fn an_unset_attribute_gets_its_default() -> anyhow::Result<()> {
+    row("an_unset_attribute_gets_its_default")
+}
+
+#[test]
+fn a_sensitive_value_is_hidden() -> anyhow::Result<()> {
+    row("a_sensitive_value_is_hidden")
+}
+
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
 
 /// A workspace with `provider` and `resources` (HCL) in main.tf, initialised.
 fn workspace(provider: Provider, resources: &str) -> anyhow::Result<Workspace> {
     let ws = Workspace::new(&[provider])?;
-    ws.write(
-        "main.tf",
-        &format!(
-            "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n{resources}",
-            provider.required_providers_entry()
-        ),
-    )?;
+    ws.write("main.tf", &main_tf(provider, resources))?;
     ws.init()?;
     Ok(ws)
+}
+
+/// main.tf: `provider` required, and `resources` (HCL).
+fn main_tf(provider: Provider, resources: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n{resources}",
+        provider.required_providers_entry()
+    )
 }
 
 /// A create that fails after making its object returns it with the error
@@ -399,6 +448,116 @@ pub fn no_request_after_a_stop(provider: Provider) -> anyhow::Result<Value> {
     let mut values = values;
     values["report_url"] = json!("ORIGIN/booted");
     Ok(values)
+}
+
+/// A `slow_vm` (what servers were before `slow_server`) moved by a `moved` block into a
+/// `slow_server` (Rust `MOVES_FROM` and `move_state`, Python `moves_from` and `move_state`,
+/// TypeScript `movesFrom` and `moveState`): Terraform asks the provider to convert the state
+/// (MoveResourceState), plans the move with nothing else to do, and the state holds the
+/// server the provider made of the VM.
+pub fn moved_into_another_type(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+    ws.ok(APPLY)?;
+    ws.write(
+        "main.tf",
+        &main_tf(
+            provider,
+            "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n\n\
+             moved {\n  from = slow_vm.web\n  to   = slow_server.web\n}\n",
+        ),
+    )?;
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    plan.shows(&["# slow_vm.web has moved to slow_server.web"])?;
+    ensure!(
+        !plan.stdout.contains("will be created") && !plan.stdout.contains("must be replaced"),
+        "the move does not keep the object\n{plan}"
+    );
+    let apply = ws.ok(APPLY)?;
+    ensure!(
+        apply.stdout.contains("0 added, 0 changed, 0 destroyed"),
+        "the move changed something\n{apply}"
+    );
+    let state = ws.state_json()?;
+    ensure!(
+        state_resource(&state, "slow_vm.web").is_err(),
+        "the VM is still in the state after the move"
+    );
+    let server = state_resource(&state, "slow_server.web")?;
+    Ok(json!({ "values": server["values"] }))
+}
+
+/// `slow_vm.label` declares a pattern (Rust `validate = pattern(..)`, Python
+/// `validators.pattern(..)`, TypeScript `.validate(pattern(..))`): a plan with a label that
+/// does not match fails with the host's diagnostic at the attribute, before any create.
+pub fn validator_refuses_a_bad_value(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  label   = \"Web Server\"\n}\n",
+    )?;
+    let plan = ws.run_expect(&["plan", "-json", "-input=false"], 1)?;
+    let errors: Vec<Value> = plan
+        .json_lines()?
+        .into_iter()
+        .filter(|l| l["@level"] == "error")
+        .map(|l| {
+            json!({
+                "summary": l["diagnostic"]["summary"],
+                "detail": l["diagnostic"]["detail"],
+                "address": l["diagnostic"]["address"],
+                "attribute": l["diagnostic"]["snippet"]["code"],
+            })
+        })
+        .collect();
+    ensure!(!errors.is_empty(), "the plan failed without an error diagnostic\n{plan}");
+    ensure!(
+        errors
+            .iter()
+            .all(|e| e["detail"].as_str().is_some_and(|d| d.contains("^[a-z][a-z0-9-]*$"))),
+        "the error does not name the pattern: {}",
+        pretty(&json!(errors))
+    );
+    Ok(json!({ "errors": errors }))
+}
+
+/// `slow_vm.cpus` defaults to 2 (Rust `default = 2`, Python `attribute(default=2)`,
+/// TypeScript `.default(2)`): the plan shows it, the state has it, and the next plan has
+/// nothing to do.
+pub fn unset_attribute_gets_its_default(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    ensure!(
+        plan.stdout
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["+", "cpus", "=", "2"]),
+        "the plan does not show cpus = 2\n{plan}"
+    );
+    ws.ok(APPLY)?;
+    let state = ws.state_json()?;
+    let vm = state_resource(&state, "slow_vm.web")?;
+    ensure!(vm["values"]["cpus"] == 2, "the state has no cpus = 2: {vm}");
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the default planned a change after apply\n{again}");
+    Ok(json!({ "values": vm["values"] }))
+}
+
+/// `slow_vm.password` is sensitive (Rust `#[tf(sensitive)]`, Python
+/// `attribute(sensitive=True)`, TypeScript `.sensitive()`): Terraform never prints it, and
+/// the state marks it sensitive.
+pub fn sensitive_value_is_hidden(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_vm\" \"web\" {\n  seconds  = 0\n  password = \"hunter2\"\n}\n",
+    )?;
+    let apply = ws.ok(APPLY)?;
+    ensure!(!apply.stdout.contains("hunter2"), "apply printed the password\n{apply}");
+    ensure!(
+        apply.stdout.contains("password = (sensitive value)"),
+        "apply does not show the password as sensitive\n{apply}"
+    );
+    let state = ws.state_json()?;
+    let vm = state_resource(&state, "slow_vm.web")?;
+    ensure!(vm["sensitive_values"]["password"] == true, "the state does not mark it: {vm}");
+    Ok(json!({ "sensitive_values": vm["sensitive_values"] }))
 }
 
 const README_BEGIN: &str =

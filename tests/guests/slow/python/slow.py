@@ -11,7 +11,8 @@ schema is at version 1: version 0 called ``boot_seconds`` ``boot`` (the state-up
 tests). A server with ``protect = true`` refuses to be destroyed at plan time
 (``plan_destroy``). The ephemeral ``slow_lease`` is a token on a lease of ``seconds``, renewed
 while Terraform uses it and closed when it is done; both are logged. The data source
-``slow_page`` fetches a URL through the sandbox's HTTP grants.
+``slow_page`` fetches a URL through the sandbox's HTTP grants. ``slow_vm`` is what servers
+were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 
 import terrarium
-from terrarium import TerraformError, attribute, http, log, stop
+from terrarium import TerraformError, attribute, http, log, stop, validators
 
 
 @dataclass(kw_only=True)
@@ -79,6 +80,13 @@ class ServerResource(terrarium.Resource[Server]):
         upgraded["boot_seconds"] = upgraded.pop("boot", None)
         return upgraded
 
+    # A `slow_vm` becomes a server that is up: `vm-N` is `server-N`.
+    moves_from = ("slow_vm",)
+
+    def move_state(self, source: terrarium.MovedState) -> dict:
+        seconds = source.state["seconds"]
+        return {"id": f"server-{seconds}", "boot_seconds": seconds, "ready": True}
+
     def plan_destroy(self, prior: Server) -> None:
         if prior.protect:
             raise TerraformError("Server is protected", "Set protect = false and apply before destroying it.")
@@ -89,6 +97,34 @@ class ServerResource(terrarium.Resource[Server]):
 
     def delete(self, prior: Server) -> None:
         # The server is imaginary: nothing to delete.
+        pass
+
+
+@dataclass(kw_only=True)
+class Vm:
+    """What servers were before `slow_server`."""
+
+    id: str | None = attribute(computed=True, use_state_for_unknown=True)
+    seconds: int = attribute(requires_replace=True, description="How long the VM takes to boot.")
+    label: str | None = attribute(
+        validators=[validators.pattern("^[a-z][a-z0-9-]*$")],
+        description="A name in lower case letters, digits and dashes.",
+    )
+    cpus: int | None = attribute(default=2, description="How many CPUs. Defaults to `2`.")
+    password: str | None = attribute(sensitive=True, description="The console password, hidden in plans and output.")
+
+
+class VmResource(terrarium.Resource[Vm]):
+    type_name = "slow_vm"
+    state = Vm
+
+    def create(self, planned: Vm) -> Vm:
+        return replace(planned, id=f"vm-{planned.seconds}")
+
+    def read(self, current: Vm) -> Vm:
+        return current
+
+    def delete(self, prior: Vm) -> None:
         pass
 
 
@@ -142,7 +178,7 @@ class PageData(terrarium.DataSource[Page]):
 
 
 class Slow(terrarium.Provider):
-    resources = [ServerResource]
+    resources = [ServerResource, VmResource]
     data_sources = [PageData]
     ephemeral_resources = [LeaseResource]
 

@@ -11,17 +11,20 @@
 //! tests). A server with `protect = true` refuses to be destroyed at plan time (the
 //! provider plans destroys). The ephemeral `slow_lease` is a token on a lease of `seconds`,
 //! renewed while Terraform uses it and closed when it is done; both are logged. The data
-//! source `slow_page` fetches a URL through the sandbox's HTTP grants. tests/guests/slow/python and tests/guests/slow/typescript are the same provider in
-//! the other SDKs.
+//! source `slow_page` fetches a URL through the sandbox's HTTP grants. `slow_vm` is what
+//! servers were before `slow_server`: a `moved` block turns one into a server
+//! (`MOVES_FROM`, `move_state`). tests/guests/slow/python and tests/guests/slow/typescript
+//! are the same provider in the other SDKs.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use terrarium_sdk::ephemeral::{EphemeralResource, Lease};
 use terrarium_sdk::http::Client;
+use terrarium_sdk::rpc::MoveRequest;
 use terrarium_sdk::{
     AnyDataSource, AnyEphemeralResource, AnyResource, Attr, DataSource, Diagnostics, Model,
-    Provider, Resource, Result, Value, log, stop,
+    Provider, Resource, Result, Value, from_value, log, stop, to_value,
 };
 
 #[derive(Default)]
@@ -29,7 +32,7 @@ pub struct SlowProvider;
 
 impl Provider for SlowProvider {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-        vec![Box::new(ServerResource)]
+        vec![Box::new(ServerResource), Box::new(VmResource)]
     }
 
     fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
@@ -147,9 +150,68 @@ impl Resource for ServerResource {
         Ok(Value::Object(fields))
     }
 
+    // A `slow_vm` becomes a server that is up: `vm-N` is `server-N`.
+    const MOVES_FROM: &'static [&'static str] = &["slow_vm"];
+
+    fn move_state(&self, source: MoveRequest) -> Result<Value> {
+        let Value::Object(fields) = &source.source_state else {
+            return Err(Diagnostics::error(
+                "Cannot move state",
+                "The stored state is not an object.",
+            ));
+        };
+        let seconds: i64 = from_value(fields.get("seconds").unwrap_or(&Value::Null))?;
+        Ok(to_value(&Server {
+            id: Attr::Known(format!("server-{seconds}")),
+            boot_seconds: seconds,
+            fail_boot: None,
+            ready: Attr::Known(true),
+            protect: None,
+            report_url: None,
+        })?)
+    }
+
     fn read(&self, current: Server) -> Result<Option<Server>> {
         // Nothing outside Terraform's state to look at: keep the state as it is.
         Ok(Some(current))
+    }
+}
+
+struct VmResource;
+
+/// What servers were before `slow_server`.
+#[derive(Serialize, Deserialize, Model)]
+struct Vm {
+    #[tf(computed, use_state_for_unknown)]
+    id: Attr<String>,
+    /// How long the VM takes to boot.
+    #[tf(requires_replace)]
+    seconds: i64,
+    /// A name in lower case letters, digits and dashes.
+    #[tf(optional, validate = terrarium_sdk::validate::pattern("^[a-z][a-z0-9-]*$"))]
+    label: Option<String>,
+    /// How many CPUs. Defaults to `2`.
+    #[tf(default = 2)]
+    cpus: i64,
+    /// The console password, hidden in plans and output.
+    #[tf(optional, sensitive)]
+    password: Option<String>,
+}
+
+impl Resource for VmResource {
+    const TYPE_NAME: &'static str = "slow_vm";
+    type State = Vm;
+
+    fn create(&self, planned: Vm) -> Result<Vm> {
+        Ok(Vm { id: Attr::Known(format!("vm-{}", planned.seconds)), ..planned })
+    }
+
+    fn read(&self, current: Vm) -> Result<Option<Vm>> {
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Vm) -> Result<()> {
+        Ok(())
     }
 }
 

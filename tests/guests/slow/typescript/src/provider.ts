@@ -11,7 +11,8 @@
 // `protect = true` refuses to be destroyed at plan time (`planDestroy`). The ephemeral
 // `slow_lease` is a token on a lease of `seconds`, renewed while Terraform uses it and closed
 // when it is done; both are logged. The data source `slow_page` fetches a URL through the
-// sandbox's HTTP grants (the platform's `fetch`).
+// sandbox's HTTP grants (the platform's `fetch`). `slow_vm` is what servers were before
+// `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`).
 
 import {
   DataSource,
@@ -22,10 +23,12 @@ import {
   bool,
   log,
   number,
+  pattern,
   schema,
   serve,
   stop,
   string,
+  type MovedState,
   type State,
   type TfValue,
 } from '@terrarium/sdk';
@@ -92,6 +95,14 @@ class ServerResource extends Resource<typeof server> {
     return { ...rest, boot_seconds: boot } as Server;
   }
 
+  // A `slow_vm` becomes a server that is up: `vm-N` is `server-N`.
+  readonly movesFrom = ['slow_vm'];
+
+  moveState(source: MovedState): Server {
+    const seconds = (source.state as Record<string, TfValue>).seconds;
+    return { id: `server-${String(seconds)}`, boot_seconds: seconds, fail_boot: null, ready: true, protect: null, report_url: null } as Server;
+  }
+
   planDestroy(prior: Server): void {
     if (prior.protect === true) {
       throw new TerraformError('Server is protected', 'Set protect = false and apply before destroying it.');
@@ -106,6 +117,36 @@ class ServerResource extends Resource<typeof server> {
   delete(): void {
     // The server is imaginary: nothing to delete.
   }
+}
+
+const vm = schema({
+  description: 'What servers were before `slow_server`.',
+  attributes: {
+    id: string().computed().useStateForUnknown(),
+    seconds: number().required().requiresReplace().describe('How long the VM takes to boot.'),
+    label: string()
+      .optional()
+      .validate(pattern('^[a-z][a-z0-9-]*$'))
+      .describe('A name in lower case letters, digits and dashes.'),
+    cpus: number().default(2).describe('How many CPUs. Defaults to `2`.'),
+    password: string().optional().sensitive().describe('The console password, hidden in plans and output.'),
+  },
+});
+type Vm = State<typeof vm>;
+
+class VmResource extends Resource<typeof vm> {
+  typeName = 'slow_vm';
+  schema = vm;
+
+  create(planned: Vm): Vm {
+    return { ...planned, id: `vm-${String(planned.seconds)}` };
+  }
+
+  read(current: Vm): Vm {
+    return current;
+  }
+
+  delete(): void {}
 }
 
 const lease = schema({
@@ -171,7 +212,7 @@ class PageData extends DataSource<typeof page> {
 }
 
 class Slow extends Provider {
-  resources = [new ServerResource()];
+  resources = [new ServerResource(), new VmResource()];
   dataSources = [new PageData()];
   ephemeralResources = [new LeaseResource()];
 }
