@@ -44,6 +44,7 @@ export {
   typeOfAttribute,
   type Validator,
 } from './schema.js';
+export { PrivateState } from './private.js';
 export { serve } from './serve.js';
 export type { MaybePromise, TypeJson } from './types.js';
 export { Decimal, isUnknown, type Refinements, type TfValue, Unknown, unknown, valuesEqual } from './values.js';

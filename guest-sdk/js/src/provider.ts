@@ -8,6 +8,7 @@ import type { Attribute, Kind, Schema, State } from './schema.js';
 import { typeOfAttribute } from './schema.js';
 import type { MaybePromise, TypeJson } from './types.js';
 import type { TfValue } from './values.js';
+import type { PrivateState } from './private.js';
 
 /** What Terraform said about itself in ConfigureProvider. */
 export interface ConfigureContext {
@@ -42,16 +43,21 @@ export abstract class Resource<S extends Schema = Schema> {
   abstract readonly typeName: string;
   abstract readonly schema: S;
 
-  /** Creates the object; returns the state with every computed attribute known. */
-  abstract create(planned: State<S>): MaybePromise<State<S>>;
+  /**
+   * Creates the object; returns the state with every computed attribute known. `privateState`
+   * is the resource's provider-private data (what the plan stored, and what to keep beside
+   * the new state); most resources ignore it.
+   */
+  abstract create(planned: State<S>, privateState: PrivateState): MaybePromise<State<S>>;
 
   /** Looks at the real object: its current state, or `null` when it is gone. */
-  abstract read(current: State<S>): MaybePromise<State<S> | null>;
+  abstract read(current: State<S>, privateState: PrivateState): MaybePromise<State<S> | null>;
 
   /** Changes the object in place; returns the new state. */
-  update(prior: State<S>, planned: State<S>): MaybePromise<State<S>> {
+  update(prior: State<S>, planned: State<S>, privateState: PrivateState): MaybePromise<State<S>> {
     void prior;
     void planned;
+    void privateState;
     throw new TerraformError(
       `${this.typeName} cannot be updated in place`,
       'The provider has no update for this resource type; mark the attributes that change with .requiresReplace().',

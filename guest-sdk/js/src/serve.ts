@@ -25,6 +25,7 @@ import {
 import { Schema, schemaToWit } from './schema.js';
 import type { MaybePromise } from './types.js';
 import { type TfValue, fromWit, toWit } from './values.js';
+import { PrivateState } from './private.js';
 
 type ProviderExports = typeof witProvider;
 type BehaviourExports = typeof witBehaviour;
@@ -251,14 +252,15 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     },
 
     async readResource(request) {
+      const privateState = new PrivateState(request.private);
       const run = await attempt(`${request.typeName}.read`, async () => {
         const r = resource(request.typeName);
-        const state = await r.read(stateOf(request.currentState));
+        const state = await r.read(stateOf(request.currentState), privateState);
         return state === null ? nullValue : toWit(state, r.schema.type);
       });
       return {
         newState: run.value ?? request.currentState,
-        private: request.private,
+        private: privateState.encode(),
         diagnostics: run.diagnostics,
       };
     },
@@ -288,6 +290,7 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       const what = prior === null ? 'create' : planned === null ? 'delete' : 'update';
       // What a failed create or update reached (`TerraformError.withState`).
       let reached: wit.Value | undefined;
+      const privateState = new PrivateState(request.plannedPrivate);
       const run = await attempt(`${request.typeName}.${what}`, async () => {
         const r = resource(request.typeName);
         if (planned === null) {
@@ -295,7 +298,9 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           return nullValue;
         }
         try {
-          const state = await (prior === null ? r.create(planned as never) : r.update(prior as never, planned as never));
+          const state = await (prior === null
+            ? r.create(planned as never, privateState)
+            : r.update(prior as never, planned as never, privateState));
           return toWit(state, r.schema.type);
         } catch (e) {
           if (e instanceof TerraformError && e.state !== undefined && e.state !== null) {
@@ -308,7 +313,7 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
         // On an error, what the change reached (so Terraform keeps track of the object,
         // tainted after a create), else what existed before.
         newState: run.value ?? reached ?? request.priorState,
-        private: request.plannedPrivate,
+        private: privateState.encode(),
         diagnostics: run.diagnostics,
       };
     },

@@ -6,7 +6,18 @@ See guest-sdk/python/README.md.
 """
 
 from .diagnostics import Diagnostic, FunctionError, Key, TerraformError, warn
-from .provider import DataSource, EphemeralResource, Function, MovedState, Opened, Provider, Renewed, Resource, function
+from .provider import (
+    DataSource,
+    EphemeralResource,
+    Function,
+    MovedState,
+    Opened,
+    PrivateState,
+    Provider,
+    Renewed,
+    Resource,
+    function,
+)
 from .schema import attribute, block
 from . import http, log, stop, validators
 from .stop import stopping
@@ -22,6 +33,7 @@ __all__ = [
     "Key",
     "MovedState",
     "Opened",
+    "PrivateState",
     "Provider",
     "Renewed",
     "Resource",

@@ -14,7 +14,7 @@ from wit_world.imports import types as t
 
 from . import _wire as wire
 from .diagnostics import Diagnostic, FunctionError, TerraformError, take_warnings
-from .provider import MovedState, Opened, Renewed
+from .provider import MovedState, Opened, PrivateState, Renewed
 from .provider import Provider as UserProvider
 from .schema import Type, schema_of, type_of
 from .values import to_python
@@ -153,10 +153,11 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 cls = find("resource", resources, request.type_name)
                 ty = state_type(cls)
                 current = value(request.current_state, ty)
-                return wire.encode(instance(cls).read(current), ty)
+                return wire.encode(instance(cls).read_with_private(current, private), ty)
 
+            private = PrivateState(bytes(request.private))
             state, diags = _guard(f"read {request.type_name}", run)
-            return p.ReadResourceResponse(state or null(), request.private, None, wire.diagnostics(diags), None)
+            return p.ReadResourceResponse(state or null(), private.encode(), None, wire.diagnostics(diags), None)
 
         def plan_resource_change(self, request: p.PlanResourceChangeRequest) -> p.PlanResourceChangeResponse:
             # A host that plans from the declared behaviour never calls this; one that does
@@ -185,19 +186,23 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                     r.delete(prior)
                     return null()
                 try:
-                    new = r.create(planned) if prior is None else r.update(prior, planned)
+                    if prior is None:
+                        new = r.create_with_private(planned, private)
+                    else:
+                        new = r.update_with_private(prior, planned, private)
                 except TerraformError as e:
                     if e.state is not None:
                         reached.append(wire.encode(e.state, ty))
                     raise
                 return wire.encode(new, ty)
 
+            private = PrivateState(bytes(request.planned_private))
             state, diags = _guard(f"apply {request.type_name}", run)
             if state is None:
                 # Record what the failed change reached, so Terraform keeps track of the object
                 # (tainted, after a create); else the object is as it was before.
                 state = reached[0] if reached else request.prior_state
-            return p.ApplyResourceChangeResponse(state, request.planned_private, wire.diagnostics(diags), None)
+            return p.ApplyResourceChangeResponse(state, private.encode(), wire.diagnostics(diags), None)
 
         def import_resource_state(self, request: p.ImportResourceStateRequest) -> p.ImportResourceStateResponse:
             def run() -> Any:

@@ -9,7 +9,9 @@ written here: the host plans from the schema for every language.
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
 import typing
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,6 +45,21 @@ class Resource(Generic[T]):
     def delete(self, prior: T) -> None:
         """Deletes the object."""
         raise NotImplementedError(f"{type(self).__name__}.delete")
+
+    def create_with_private(self, planned: T, private: "PrivateState") -> T:
+        """:meth:`create` with the resource's :class:`PrivateState`: what the plan stored
+        there, and what to keep beside the new state. By default calls ``create``."""
+        return self.create(planned)
+
+    def update_with_private(self, prior: T, planned: T, private: "PrivateState") -> T:
+        """:meth:`update` with the resource's :class:`PrivateState`. By default calls
+        ``update``."""
+        return self.update(prior, planned)
+
+    def read_with_private(self, current: T, private: "PrivateState") -> T | None:
+        """:meth:`read` with the resource's :class:`PrivateState`. By default calls
+        ``read``."""
+        return self.read(current)
 
     def import_state(self, id: str) -> T:
         """The state of the existing object ``id`` (`terraform import`); Terraform reads it
@@ -95,6 +112,29 @@ class Resource(Generic[T]):
         values UNKNOWN where they will change) and returns it. Only resources that override it
         are asked; the host checks the answer as terraform will."""
         return planned
+
+
+class PrivateState(dict):
+    """Provider-private data kept with a resource's state: Terraform stores it and hands it
+    back, but never shows it. A dict of JSON values by key (keys starting with ``.`` are
+    reserved for the SDK), stored as a JSON object, as the Rust and TypeScript SDKs store
+    it. Bytes that are not a JSON object (none yet, or another SDK's) read as empty, and
+    are handed back unchanged unless an entry is set or removed."""
+
+    def __init__(self, stored: bytes = b""):
+        try:
+            entries = json.loads(stored) if stored else {}
+        except ValueError:
+            entries = {}
+        super().__init__(entries if isinstance(entries, dict) else {})
+        self._stored = bytes(stored)
+        self._read = copy.deepcopy(dict(self))
+
+    def encode(self) -> bytes:
+        """The bytes Terraform stores."""
+        if dict(self) == self._read:
+            return self._stored
+        return json.dumps(self, separators=(",", ":")).encode() if self else b""
 
 
 @dataclass

@@ -106,6 +106,12 @@ const CAPABILITIES: &[Capability] = &[
         check: sensitive_value_is_hidden,
         gaps: &[("Go", NO_GO_VM)],
     },
+    Capability {
+        name: "Private state kept beside the state, written by create and read",
+        test: "private_state_is_kept_and_handed_back",
+        check: private_state_is_kept,
+        gaps: &[("Go", NO_GO_VM)],
+    },
 ];
 
 /// Why the Go cells of the `slow_vm` rows are empty.
@@ -196,6 +202,11 @@ fn an_unset_attribute_gets_its_default() -> anyhow::Result<()> {
 #[test]
 fn a_sensitive_value_is_hidden() -> anyhow::Result<()> {
     row("a_sensitive_value_is_hidden")
+}
+
+#[test]
+fn private_state_is_kept_and_handed_back() -> anyhow::Result<()> {
+    row("private_state_is_kept_and_handed_back")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -558,6 +569,43 @@ pub fn sensitive_value_is_hidden(provider: Provider) -> anyhow::Result<Value> {
     let vm = state_resource(&state, "slow_vm.web")?;
     ensure!(vm["sensitive_values"]["password"] == true, "the state does not mark it: {vm}");
     Ok(json!({ "sensitive_values": vm["sensitive_values"] }))
+}
+
+/// `slow_vm` counts in its private state (Rust `create_with_private`/`read_with_private`,
+/// Python the same names, TypeScript the `privateState` argument of `create` and `read`): one
+/// create, then a read per refresh. Terraform stores the bytes in the state file and hands
+/// them back on the next call, so after an apply and a refresh the count is what the
+/// provider wrote, read back and wrote again.
+pub fn private_state_is_kept(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+    ws.ok(APPLY)?;
+    let after_create = stored_private(&ws, "slow_vm")?;
+    ws.ok(&["apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"])?;
+    let after_refresh = stored_private(&ws, "slow_vm")?;
+    ensure!(
+        after_refresh["created"] == 1 && after_refresh["reads"].as_i64().is_some_and(|n| n >= 1),
+        "the private state was not handed back to read: {after_refresh}"
+    );
+    Ok(json!({ "after_create": after_create, "after_refresh": after_refresh }))
+}
+
+/// The private data terraform.tfstate holds for the one instance of `type_name`, as JSON.
+fn stored_private(ws: &Workspace, type_name: &str) -> anyhow::Result<Value> {
+    use base64::Engine as _;
+    let tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
+    let instance = tfstate["resources"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["type"] == type_name))
+        .map(|r| &r["instances"][0])
+        .filter(|i| i.is_object())
+        .with_context(|| format!("no {type_name} instance in terraform.tfstate"))?;
+    let encoded = instance["private"]
+        .as_str()
+        .with_context(|| format!("the {type_name} instance has no private data: {instance}"))?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(encoded)?;
+    serde_json::from_slice(&bytes).with_context(|| {
+        format!("the private data is not JSON: {}", String::from_utf8_lossy(&bytes))
+    })
 }
 
 const README_BEGIN: &str =

@@ -12,7 +12,8 @@ tests). A server with ``protect = true`` refuses to be destroyed at plan time
 (``plan_destroy``). The ephemeral ``slow_lease`` is a token on a lease of ``seconds``, renewed
 while Terraform uses it and closed when it is done; both are logged. The data source
 ``slow_page`` fetches a URL through the sandbox's HTTP grants. ``slow_vm`` is what servers
-were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``).
+were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``),
+and it counts its creates and reads in its private state.
 """
 
 from __future__ import annotations
@@ -121,8 +122,17 @@ class VmResource(terrarium.Resource[Vm]):
     def create(self, planned: Vm) -> Vm:
         return replace(planned, id=f"vm-{planned.seconds}")
 
+    # The private state counts what happened to the VM: created once, read N times.
+    def create_with_private(self, planned: Vm, private: terrarium.PrivateState) -> Vm:
+        private["created"] = 1
+        return self.create(planned)
+
     def read(self, current: Vm) -> Vm:
         return current
+
+    def read_with_private(self, current: Vm, private: terrarium.PrivateState) -> Vm:
+        private["reads"] = private.get("reads", 0) + 1
+        return self.read(current)
 
     def delete(self, prior: Vm) -> None:
         pass

@@ -13,7 +13,8 @@
 //! renewed while Terraform uses it and closed when it is done; both are logged. The data
 //! source `slow_page` fetches a URL through the sandbox's HTTP grants. `slow_vm` is what
 //! servers were before `slow_server`: a `moved` block turns one into a server
-//! (`MOVES_FROM`, `move_state`). tests/guests/slow/python and tests/guests/slow/typescript
+//! (`MOVES_FROM`, `move_state`), and it counts its creates and reads in its private state.
+//! tests/guests/slow/python and tests/guests/slow/typescript
 //! are the same provider in the other SDKs.
 
 use std::time::Duration;
@@ -24,7 +25,7 @@ use terrarium_sdk::http::Client;
 use terrarium_sdk::rpc::MoveRequest;
 use terrarium_sdk::{
     AnyDataSource, AnyEphemeralResource, AnyResource, Attr, DataSource, Diagnostics, Model,
-    Provider, Resource, Result, Value, from_value, log, stop, to_value,
+    PrivateState, Provider, Resource, Result, Value, from_value, log, stop, to_value,
 };
 
 #[derive(Default)]
@@ -206,8 +207,20 @@ impl Resource for VmResource {
         Ok(Vm { id: Attr::Known(format!("vm-{}", planned.seconds)), ..planned })
     }
 
+    // The private state counts what happened to the VM: created once, read N times.
+    fn create_with_private(&self, planned: Vm, private: &mut PrivateState) -> Result<Vm> {
+        private.set("created", &1)?;
+        self.create(planned)
+    }
+
     fn read(&self, current: Vm) -> Result<Option<Vm>> {
         Ok(Some(current))
+    }
+
+    fn read_with_private(&self, current: Vm, private: &mut PrivateState) -> Result<Option<Vm>> {
+        let reads = private.get::<i64>("reads").unwrap_or(0);
+        private.set("reads", &(reads + 1))?;
+        self.read(current)
     }
 
     fn delete(&self, _prior: Vm) -> Result<()> {

@@ -12,7 +12,8 @@
 // `slow_lease` is a token on a lease of `seconds`, renewed while Terraform uses it and closed
 // when it is done; both are logged. The data source `slow_page` fetches a URL through the
 // sandbox's HTTP grants (the platform's `fetch`). `slow_vm` is what servers were before
-// `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`).
+// `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`), and it
+// counts its creates and reads in its private state.
 
 import {
   DataSource,
@@ -29,6 +30,7 @@ import {
   stop,
   string,
   type MovedState,
+  type PrivateState,
   type State,
   type TfValue,
 } from '@terrarium/sdk';
@@ -138,11 +140,14 @@ class VmResource extends Resource<typeof vm> {
   typeName = 'slow_vm';
   schema = vm;
 
-  create(planned: Vm): Vm {
+  // The private state counts what happened to the VM: created once, read N times.
+  create(planned: Vm, privateState: PrivateState): Vm {
+    privateState.set('created', 1);
     return { ...planned, id: `vm-${String(planned.seconds)}` };
   }
 
-  read(current: Vm): Vm {
+  read(current: Vm, privateState: PrivateState): Vm {
+    privateState.set('reads', (privateState.get<number>('reads') ?? 0) + 1);
     return current;
   }
 
