@@ -18,6 +18,9 @@ pub struct Artifacts {
     pub terraform: PathBuf,
     /// The Go null provider 2.1.2 executable (may not exist: see [`Artifacts::go_null`]).
     go_null: PathBuf,
+    /// examples/pets/framework built natively (may not exist: see
+    /// [`Artifacts::framework_pets_native`]).
+    framework_pets_native: PathBuf,
     /// The served-only executable `install` and `package` ship, beside `terrarium` (may not
     /// exist: see [`Artifacts::terrarium_provider`]).
     terrarium_provider: PathBuf,
@@ -71,6 +74,11 @@ impl Artifacts {
         let go_null = env_path("TERRARIUM_GO_NULL").unwrap_or_else(|| {
             repo_root.join("build/tools/go-null-2.1.2/terraform-provider-null_v2.1.2_x4")
         });
+        // `make build-guests` builds examples/pets/framework natively beside the components.
+        let framework_pets_native =
+            env_path("TERRARIUM_FRAMEWORK_PETS_NATIVE").unwrap_or_else(|| {
+                target_dir.join("go-native").join(exe_name("terraform-provider-pets_v0.1.0"))
+            });
         // `make build-arm64-host`: one cross build in the `cross` profile, shared by all tests.
         let terrarium_arm64 = env_path("TERRARIUM_ARM64_BIN").unwrap_or_else(|| {
             target_dir.join("aarch64-unknown-linux-gnu/cross").join(exe_name("terrarium-provider"))
@@ -109,6 +117,7 @@ impl Artifacts {
             components_dir,
             terraform,
             go_null,
+            framework_pets_native,
             terrarium_arm64,
             go_tools_bin,
             scratch_root,
@@ -147,6 +156,19 @@ impl Artifacts {
             );
         }
         Ok(&self.go_null)
+    }
+
+    /// examples/pets/framework (terraform-plugin-framework) built as a native provider
+    /// binary, which `make build-guests` builds.
+    pub fn framework_pets_native(&self) -> anyhow::Result<&Path> {
+        if !self.framework_pets_native.is_file() {
+            bail!(
+                "the native framework pets provider is missing at {}; {HOW_TO_BUILD} (or run \
+                 `make build-guests`)",
+                self.framework_pets_native.display()
+            );
+        }
+        Ok(&self.framework_pets_native)
     }
 
     /// `terrarium-provider` cross-built for linux_arm64, which `make build-arm64-host` builds.

@@ -49,10 +49,16 @@ pub enum Provider {
     PetsPy,
     /// examples/pets/go: the same pets, written with the Go SDK.
     PetsGo,
+    /// examples/pets/framework: the same pets on terraform-plugin-framework, served as a
+    /// component through the tfprotov6 adapter (guest-sdk/go/tfprotov6adapter).
+    PetsFramework,
+    /// examples/pets/framework built natively: an ordinary Go provider binary that terraform
+    /// runs through go-plugin, the baseline the component must match.
+    PetsFrameworkNative,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 17] = [
+    pub const ALL: [Provider; 19] = [
         Provider::Null,
         Provider::GoNull,
         Provider::Random,
@@ -70,6 +76,8 @@ impl Provider {
         Provider::PetsTs,
         Provider::PetsPy,
         Provider::PetsGo,
+        Provider::PetsFramework,
+        Provider::PetsFrameworkNative,
     ];
 
     /// The full source address configurations use (`required_providers`).
@@ -87,9 +95,12 @@ impl Provider {
             }
             Provider::Files => "registry.terraform.io/terrarium/files",
             Provider::Etcd => "registry.terraform.io/terrarium/etcd",
-            Provider::PetsRs | Provider::PetsTs | Provider::PetsPy | Provider::PetsGo => {
-                "registry.terraform.io/terrarium/pets"
-            }
+            Provider::PetsRs
+            | Provider::PetsTs
+            | Provider::PetsPy
+            | Provider::PetsGo
+            | Provider::PetsFramework
+            | Provider::PetsFrameworkNative => "registry.terraform.io/terrarium/pets",
         }
     }
 
@@ -120,7 +131,9 @@ impl Provider {
             | Provider::PetsRs
             | Provider::PetsTs
             | Provider::PetsPy
-            | Provider::PetsGo => "0.1.0",
+            | Provider::PetsGo
+            | Provider::PetsFramework
+            | Provider::PetsFrameworkNative => "0.1.0",
         }
     }
 
@@ -142,7 +155,8 @@ impl Provider {
             Provider::PetsTs => Some("pets_ts"),
             Provider::PetsPy => Some("pets_py"),
             Provider::PetsGo => Some("pets_go"),
-            Provider::GoNull | Provider::RandomWit020 => None,
+            Provider::PetsFramework => Some("pets_framework"),
+            Provider::GoNull | Provider::RandomWit020 | Provider::PetsFrameworkNative => None,
         }
     }
 
@@ -302,10 +316,13 @@ impl Mirror {
             None => {
                 let dir = self.package_dir(provider);
                 fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-                let go_null = artifacts.go_null()?;
-                let name = go_null.file_name().context("Go null provider has no file name")?;
-                fs::copy(go_null, dir.join(name)).with_context(|| {
-                    format!("copying {} into {}", go_null.display(), dir.display())
+                let native = match provider {
+                    Provider::PetsFrameworkNative => artifacts.framework_pets_native()?,
+                    _ => artifacts.go_null()?,
+                };
+                let name = native.file_name().context("the native provider has no file name")?;
+                fs::copy(native, dir.join(name)).with_context(|| {
+                    format!("copying {} into {}", native.display(), dir.display())
                 })?;
             }
         }

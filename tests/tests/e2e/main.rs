@@ -50,6 +50,8 @@
 //!   Rust, Python and TypeScript, each capability compared with the Rust cell.
 //! * `pets`: the cross-language conformance suite: every implementation of
 //!   examples/pets/SPEC.md gives the same plans, states and diagnostics.
+//! * `framework`: examples/pets/framework (terraform-plugin-framework) built natively and as a
+//!   component through the tfprotov6 adapter: the same steps, the same results.
 
 // Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
 #![cfg(unix)]
@@ -64,6 +66,7 @@ mod docs;
 mod ephemeral;
 mod etcd;
 mod faults;
+mod framework;
 mod go;
 mod harness;
 mod hostile;
