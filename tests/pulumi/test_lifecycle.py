@@ -371,8 +371,13 @@ def test_files_are_listed_in_pages_and_import_by_the_ids_list_gives(files_plugin
 def test_a_providers_warnings_reach_the_engine_with_their_resource(installed, engine, tmp_path):
     # hostile's `many-diagnostics` answers ApplyResourceChange with warnings and one error: the
     # warnings reach the engine's Log, which shows them with the resource; the error fails the
-    # create.
-    p = Plugin([str(installed["hostile"])], engine, stderr_path=tmp_path / "hostile.stderr")
+    # create. They are the person's, not log lines: TERRARIUM_LOG=error does not hide them.
+    p = Plugin(
+        [str(installed["hostile"])],
+        engine,
+        env={"TERRARIUM_LOG": "error"},
+        stderr_path=tmp_path / "hostile.stderr",
+    )
     try:
         token = "hostile:index/probe:Probe"
         with pytest.raises(grpc.RpcError) as failed:

@@ -264,7 +264,13 @@ fn check_diagnostics(what: &str, ty: &Type, diagnostics: &[Diagnostic]) -> Resul
 /// A provider's warning, to the engine's `Log` with the component's records (shown with the
 /// resource the call is about): Pulumi's protocol has no warnings in its answers.
 fn warn(message: &str) {
-    terrarium_runtime::logging::emit(tracing::Level::WARN, "terrarium.pulumi", message, &[]);
+    // The person's, like a warning Terraform prints: not a log line TERRARIUM_LOG may hide.
+    terrarium_runtime::logging::emit_for_person(
+        tracing::Level::WARN,
+        "terrarium.pulumi",
+        message,
+        &[],
+    );
 }
 
 /// Validation diagnostics as Pulumi check failures (errors only; warnings go to the engine), their

@@ -129,7 +129,32 @@ pub fn enabled(level: Level) -> bool {
 /// (`@level`, ...) is written as `_@level` so it cannot forge the record.
 /// When a forwarder is installed ([`forward`]) it gets the record first.
 pub fn emit(level: Level, module: &str, message: &str, fields: &[(String, Value)]) {
-    if level > output().filter {
+    deliver(level, module, message, fields, Threshold::Applies);
+}
+
+/// Like [`emit`], whatever the threshold: for what the person must read rather than a log
+/// line (a provider's warning diagnostics, where the client's answer has no place for them),
+/// which `TERRARIUM_LOG=error` must not hide.
+pub fn emit_for_person(level: Level, module: &str, message: &str, fields: &[(String, Value)]) {
+    deliver(level, module, message, fields, Threshold::Ignored);
+}
+
+/// Whether `TERRARIUM_LOG`'s threshold decides if a record is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Threshold {
+    Applies,
+    Ignored,
+}
+
+/// A record of [`emit`] or [`emit_for_person`]: to the forwarder, else to stderr.
+fn deliver(
+    level: Level,
+    module: &str,
+    message: &str,
+    fields: &[(String, Value)],
+    threshold: Threshold,
+) {
+    if threshold == Threshold::Applies && level > output().filter {
         return;
     }
     if let Some(forwarder) = FORWARDER.get() {
@@ -144,7 +169,7 @@ pub fn emit(level: Level, module: &str, message: &str, fields: &[(String, Value)
         }
         return;
     }
-    if let Some(line) = render(output(), level, module, message, fields) {
+    if let Some(line) = render(output(), level, module, message, fields, threshold) {
         write_line(&mut std::io::stderr().lock(), &line);
     }
 }
@@ -179,8 +204,9 @@ pub fn forward(forwarder: impl Fn(Record) -> Result<(), Record> + Send + Sync + 
 
 /// Writes `record` to stderr in the installed format, whatever forwarder is installed.
 pub fn write_local(record: &Record) {
-    if let Some(line) =
-        render(output(), record.level, &record.module, &record.message, &record.fields)
+    // Let through already (or meant for the person): not filtered again.
+    let (level, module, message) = (record.level, &record.module, &record.message);
+    if let Some(line) = render(output(), level, module, message, &record.fields, Threshold::Ignored)
     {
         write_line(&mut std::io::stderr().lock(), &line);
     }
@@ -193,8 +219,9 @@ fn render(
     module: &str,
     message: &str,
     fields: &[(String, Value)],
+    threshold: Threshold,
 ) -> Option<String> {
-    if level > output.filter {
+    if threshold == Threshold::Applies && level > output.filter {
         return None;
     }
     let fields = fields.iter().map(|(key, value)| (key.as_str(), value));
@@ -593,19 +620,23 @@ mod tests {
     fn emitted_records_honour_the_filter_and_format() {
         let fields = vec![("id".to_owned(), Value::from("abc"))];
         let hclog = Output { format: Format::Hclog, filter: LevelFilter::INFO };
-        assert_eq!(render(hclog, Level::DEBUG, "provider", "hidden", &fields), None);
-        let line = render(hclog, Level::INFO, "provider", "shown", &fields).unwrap();
+        let applies = Threshold::Applies;
+        assert_eq!(render(hclog, Level::DEBUG, "provider", "hidden", &fields, applies), None);
+        let line = render(hclog, Level::INFO, "provider", "shown", &fields, applies).unwrap();
         let record = json(&line);
         assert_eq!(record["@level"], "info");
         assert_eq!(record["@module"], "provider");
         assert_eq!(record["id"], "abc");
 
         let off = Output { format: Format::Hclog, filter: LevelFilter::OFF };
-        assert_eq!(render(off, Level::ERROR, "provider", "x", &[]), None);
+        assert_eq!(render(off, Level::ERROR, "provider", "x", &[], applies), None);
+        // What the person must read is written whatever the threshold.
+        let warning = render(off, Level::WARN, "terrarium.pulumi", "w", &[], Threshold::Ignored);
+        assert!(warning.is_some_and(|line| json(&line)["@message"] == "w"));
 
         let human = Output { format: Format::Human, filter: LevelFilter::TRACE };
         assert_eq!(
-            render(human, Level::TRACE, "provider", "step", &fields).as_deref(),
+            render(human, Level::TRACE, "provider", "step", &fields, applies).as_deref(),
             Some("TRACE provider: step id=abc\n")
         );
     }
