@@ -335,7 +335,9 @@ impl Reloader {
             Ok(ReloadOutcome::Swapped { generation, changes, took }) => {
                 self.live.clear_warning(RELOAD_FAILED);
                 let schema = if changes.is_empty() {
-                    "schema unchanged".to_string()
+                    "a new build with the same schema; its code and declared behaviour \
+                     (defaults, validators, plan modifiers) serve from now on"
+                        .to_string()
                 } else {
                     changes.join("; ")
                 };
@@ -376,7 +378,8 @@ pub fn build_failed_warning(command: &str, message: &str) -> Diagnostic {
     Diagnostic::warning(
         BUILD_FAILED,
         format!(
-            "terrarium dev ran `{command}`, which failed: {message}\n\n\
+            "terrarium dev ran `{command}`, which failed: {message}; its output is in the \
+             terminal running `terrarium dev`.\n\n\
              The previous build keeps serving this and later calls until a build succeeds."
         ),
     )

@@ -1,6 +1,7 @@
 //! Noticing new builds: the component file (written in place or renamed over) and, with a
 //! build command, the provider's sources.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -85,7 +86,7 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
 
     let task = tokio::spawn(async move {
         while changes.recv().await.is_some() {
-            if !settle(&mut changes, quiet).await {
+            if !settle(&mut changes, quiet, &mut Vec::new()).await {
                 return;
             }
             reloader.reload_and_report().await;
@@ -100,8 +101,10 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
 /// serving. Changes made while a build runs start another build once it is done.
 ///
 /// Build outputs and tool state are ignored (any path through a `target`, `.git`,
-/// `__pycache__`, `.venv` or `node_modules` directory, editor swap and backup files), so the
-/// build does not trigger itself.
+/// `__pycache__`, `.venv`, `node_modules` or `.terraform` directory, Terraform's state files,
+/// editor swap and backup files), so the build does not trigger itself and a `terraform plan`
+/// in a watched directory does not either. Only contents count: a file opened for writing and
+/// closed unchanged is no change.
 pub fn watch_sources(
     dirs: &[PathBuf],
     command: String,
@@ -129,12 +132,18 @@ pub fn watch_sources(
             .map_err(|source| WatchError::Watch { path: dir.clone(), source })?;
     }
 
+    let mut contents = Contents::of(dirs);
     let task = tokio::spawn(async move {
         while let Some(first) = changes.recv().await {
-            if !settle(&mut changes, quiet).await {
+            let mut touched = vec![first];
+            if !settle(&mut changes, quiet, &mut touched).await {
                 return;
             }
-            tracing::info!(changed = %first.display(), "sources changed; running `{command}`");
+            let Some(changed) = contents.changed(&touched) else {
+                tracing::debug!("sources touched, contents unchanged");
+                continue;
+            };
+            tracing::info!(changed = %changed.display(), "sources changed; running `{command}`");
             if build(&command, reloader.live()).await {
                 reloader.reload_and_report().await;
             }
@@ -154,7 +163,8 @@ pub async fn build(command: &str, live: &LiveProvider) -> bool {
         }
         Err(failure) => {
             tracing::error!(
-                "build `{command}` failed: {failure}; the previous build keeps serving"
+                "build `{command}` failed: {failure} (its output is above); the previous build \
+                 keeps serving"
             );
             live.warn(build_failed_warning(command, &failure));
             false
@@ -174,19 +184,23 @@ pub async fn run_build(command: &str) -> Result<Duration, String> {
     match child.status().await {
         Ok(status) if status.success() => Ok(started.elapsed()),
         Ok(status) => Err(match status.code() {
-            Some(code) => format!("it exited with status {code} (its output is above)"),
+            Some(code) => format!("it exited with status {code}"),
             None => format!("it was stopped by a signal ({status})"),
         }),
         Err(error) => Err(format!("it could not be started: {error}")),
     }
 }
 
-/// Waits until nothing arrives on `changes` for `quiet`, dropping what does. Returns false
-/// when the sender is gone (the watch was stopped).
-async fn settle<T>(changes: &mut mpsc::UnboundedReceiver<T>, quiet: Duration) -> bool {
+/// Waits until nothing arrives on `changes` for `quiet`, adding what does to `arrived`.
+/// Returns false when the sender is gone (the watch was stopped).
+async fn settle<T>(
+    changes: &mut mpsc::UnboundedReceiver<T>,
+    quiet: Duration,
+    arrived: &mut Vec<T>,
+) -> bool {
     loop {
         match tokio::time::timeout(quiet, changes.recv()).await {
-            Ok(Some(_)) => continue,
+            Ok(Some(item)) => arrived.push(item),
             Ok(None) => return false,
             Err(_elapsed) => return true,
         }
@@ -211,7 +225,9 @@ fn is_source(path: &Path) -> bool {
         // Python's bytecode (componentize-py writes it beside the module it builds), its
         // virtualenv and npm's packages are tool state too.
         Component::Normal(name) => {
-            ["target", ".git", "__pycache__", ".venv", "node_modules"].iter().any(|d| name == *d)
+            ["target", ".git", "__pycache__", ".venv", "node_modules", ".terraform"]
+                .iter()
+                .any(|d| name == *d)
         }
         _ => false,
     });
@@ -219,13 +235,61 @@ fn is_source(path: &Path) -> bool {
         return !in_build_output;
     };
     // Editor temporaries: vim's swap files and its "4913" write test, emacs's backups and
-    // lock files, hidden files generally.
+    // lock files, hidden files generally; Terraform's state and its backup.
     let temporary = name.starts_with('.')
+        || name.ends_with(".tfstate")
+        || name.ends_with(".tfstate.backup")
         || name.starts_with('#')
         || name.ends_with('~')
         || name.ends_with(".swp")
         || name == "4913";
     !in_build_output && !temporary
+}
+
+/// The contents of the sources last seen (their SHA-256; `None` for a path that was no file),
+/// so that only a change of contents starts a build.
+struct Contents(HashMap<PathBuf, Option<[u8; 32]>>);
+
+impl Contents {
+    /// The sources under `dirs` as they are now.
+    fn of(dirs: &[PathBuf]) -> Contents {
+        let mut seen = HashMap::new();
+        let mut pending: Vec<PathBuf> = dirs.to_vec();
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else { continue };
+                if kind.is_dir() {
+                    if is_source(&path.join("x")) {
+                        pending.push(path);
+                    }
+                } else if is_source(&path) {
+                    seen.insert(path.clone(), content_hash(&path));
+                }
+            }
+        }
+        Contents(seen)
+    }
+
+    /// The first of `paths` whose contents differ from those last seen, every one of them
+    /// recorded as it is now; `None` when none changed.
+    fn changed(&mut self, paths: &[PathBuf]) -> Option<PathBuf> {
+        let mut first = None;
+        for path in paths {
+            let now = content_hash(path);
+            if self.0.insert(path.clone(), now) != Some(now) && first.is_none() {
+                first = Some(path.clone());
+            }
+        }
+        first
+    }
+}
+
+/// The SHA-256 of a file's bytes, `None` when it cannot be read (gone, or a directory).
+fn content_hash(path: &Path) -> Option<[u8; 32]> {
+    use sha2::Digest as _;
+    std::fs::read(path).ok().map(|bytes| sha2::Sha256::digest(&bytes).into())
 }
 
 /// A duplicate of our stderr for a child's stdout (or nothing, if it cannot be duplicated).
@@ -278,9 +342,56 @@ mod tests {
         let (sender, mut receiver) = mpsc::unbounded_channel();
         sender.send(()).unwrap();
         sender.send(()).unwrap();
-        assert!(settle(&mut receiver, Duration::from_millis(20)).await);
+        let mut arrived = Vec::new();
+        assert!(settle(&mut receiver, Duration::from_millis(20), &mut arrived).await);
+        assert_eq!(arrived.len(), 2, "the events that arrived are kept");
         assert!(receiver.try_recv().is_err(), "events during the quiet period are consumed");
         drop(sender);
-        assert!(!settle(&mut receiver, Duration::from_millis(20)).await);
+        assert!(!settle(&mut receiver, Duration::from_millis(20), &mut Vec::new()).await);
+    }
+
+    #[test]
+    fn terraform_s_own_files_are_not_sources() {
+        // A `terraform plan` in a watched directory writes these: no rebuild for them.
+        assert!(!is_source(Path::new("/p/.terraform/providers/x/terraform-provider-x")));
+        assert!(!is_source(Path::new("/p/.terraform/terraform.tfstate")));
+        assert!(!is_source(Path::new("/p/terraform.tfstate")));
+        assert!(!is_source(Path::new("/p/terraform.tfstate.backup")));
+        assert!(!is_source(Path::new("/p/.terraform.lock.hcl")));
+        assert!(!is_source(Path::new("/p/.terraform.tfstate.lock.info")));
+        assert!(is_source(Path::new("/p/main.tf")));
+    }
+
+    #[test]
+    fn a_file_opened_for_writing_and_left_unchanged_is_no_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("provider.py");
+        std::fs::write(&source, "x = 1\n").unwrap();
+        let mut contents = Contents::of(&[dir.path().to_path_buf()]);
+        // Opened for writing and closed without a write: the event a rebuild used to follow.
+        drop(std::fs::OpenOptions::new().write(true).open(&source).unwrap());
+        assert_eq!(contents.changed(std::slice::from_ref(&source)), None);
+        // Written with the same bytes: still no change.
+        std::fs::write(&source, "x = 1\n").unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&source)), None);
+        std::fs::write(&source, "x = 2\n").unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&source)), Some(source.clone()));
+        // A new file is a change; so is a deleted one.
+        let added = dir.path().join("helpers.py");
+        std::fs::write(&added, "y = 1\n").unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&added)), Some(added.clone()));
+        std::fs::remove_file(&added).unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&added)), Some(added));
+    }
+
+    #[tokio::test]
+    async fn a_failed_build_does_not_point_terraform_s_reader_above() {
+        // Terraform shows the warning in its own terminal; the build's output is in the one
+        // running `terrarium dev`.
+        let failure = run_build("exit 3").await.unwrap_err();
+        assert_eq!(failure, "it exited with status 3");
+        let warning = format!("{:?}", build_failed_warning("make build", &failure));
+        assert!(!warning.contains("above"), "{warning}");
+        assert!(warning.contains("the terminal running `terrarium dev`"), "{warning}");
     }
 }

@@ -257,8 +257,8 @@ fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
     server.wait_for_log("reloaded:", 1)?;
     let log = server.log_text();
     ensure!(
-        log.contains("reloaded: schema unchanged"),
-        "the reload names the schema change (none)\n{log}"
+        log.contains("reloaded: a new build with the same schema"),
+        "the reload says the new build serves, with the same schema\n{log}"
     );
     let (greeting, _) = server.planned_greeting(&ws)?;
     assert_eq!(greeting, "dev: hello from build 2");

@@ -134,7 +134,7 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     if let Some(command) = &args.build {
         tracing::info!("building: `{command}`");
         if let Err(failure) = watch::run_build(command).await {
-            tracing::error!("build `{command}` failed: {failure}");
+            tracing::error!("build `{command}` failed: {failure} (its output is above)");
             build_failure = Some(reload::build_failed_warning(command, &failure));
         }
     }
