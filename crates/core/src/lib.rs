@@ -114,6 +114,9 @@ pub struct Dispatcher {
     /// Set when the component declares its behaviour: the host then plans and validates
     /// for it with the framework's rules.
     declared: Option<declared::Declared>,
+    /// The behaviour the component declared, as it declared it (for `terrarium dev` to say
+    /// what a reload changed).
+    behaviour: Option<runtime::ProviderBehaviour>,
     pool: InstancePool,
 }
 
@@ -139,6 +142,7 @@ impl Dispatcher {
         let (schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
             .map_err(|e| StartError::Schema(e.to_string()))?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
+        let mut declared_behaviour = None;
         let declared = if instance.declares_behaviour() {
             let behaviour = instance
                 .call_behaviour(async |b: &wit_behaviour::Guest, s: &mut Store<HostState>| {
@@ -153,6 +157,7 @@ impl Dispatcher {
             };
             let behaviour = runtime::provider_behaviour_from_wit(behaviour, limits, started)
                 .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?;
+            declared_behaviour = Some(behaviour.clone());
             Some(
                 declared::Declared::new(schemas.provider_schema(), behaviour, limits, started)
                     .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?,
@@ -161,7 +166,25 @@ impl Dispatcher {
             None
         };
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
-        Ok(Dispatcher { runtime, schemas, schema_diagnostics, declared, pool })
+        Ok(Dispatcher {
+            runtime,
+            schemas,
+            schema_diagnostics,
+            declared,
+            behaviour: declared_behaviour,
+            pool,
+        })
+    }
+
+    /// The loaded component this provider instantiates.
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
+    /// The behaviour (defaults, validators, plan modifiers) the component declared, if it
+    /// declares any.
+    pub fn declared_behaviour(&self) -> Option<&runtime::ProviderBehaviour> {
+        self.behaviour.as_ref()
     }
 
     pub fn schema(&self) -> &ProviderSchema {

@@ -5,6 +5,77 @@ use std::collections::BTreeMap;
 use terrarium_model::schema::{Block, ProviderSchema, Schema};
 
 use terrarium_core::types::IdentitySchema;
+use terrarium_runtime::{ProviderBehaviour, SchemaBehaviour};
+
+/// One line per attribute whose declared behaviour changed (its default, its validators, its
+/// plan modifiers), and per type whose replacing blocks or plan hook changed. Types added or
+/// removed are left to [`describe`]; so is a component that starts or stops declaring.
+pub fn describe_behaviour(
+    old: Option<&ProviderBehaviour>,
+    new: Option<&ProviderBehaviour>,
+) -> Vec<String> {
+    let (Some(old), Some(new)) = (old, new) else { return Vec::new() };
+    let mut changes = Vec::new();
+    behaviour_changes("provider configuration", &old.provider, &new.provider, &mut changes);
+    for (kind, old, new) in [
+        ("resource", &old.resources, &new.resources),
+        ("data source", &old.data_sources, &new.data_sources),
+        ("ephemeral resource", &old.ephemeral_resources, &new.ephemeral_resources),
+        ("list resource", &old.list_resources, &new.list_resources),
+        ("action", &old.actions, &new.actions),
+    ] {
+        let none = SchemaBehaviour::default();
+        let names: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        for name in names {
+            let (before, after) = (old.get(name).unwrap_or(&none), new.get(name).unwrap_or(&none));
+            behaviour_changes(&format!("{kind} {name}"), before, after, &mut changes);
+        }
+    }
+    changes
+}
+
+fn behaviour_changes(
+    what: &str,
+    old: &SchemaBehaviour,
+    new: &SchemaBehaviour,
+    changes: &mut Vec<String>,
+) {
+    let paths: std::collections::BTreeSet<&Vec<String>> =
+        old.attributes.iter().chain(&new.attributes).map(|a| &a.path).collect();
+    for path in paths {
+        let of = |b: &SchemaBehaviour| {
+            b.attributes.iter().find(|a| &a.path == path).cloned().unwrap_or_default()
+        };
+        let (before, after) = (of(old), of(new));
+        let mut changed = Vec::new();
+        if before.default != after.default {
+            changed.push("default");
+        }
+        if before.validators != after.validators {
+            changed.push("validators");
+        }
+        if before.use_state_for_unknown != after.use_state_for_unknown
+            || before.unknown_on_update != after.unknown_on_update
+            || before.requires_replace != after.requires_replace
+        {
+            changed.push("plan modifiers");
+        }
+        if !changed.is_empty() {
+            changes.push(format!(
+                "{what}: attribute {}: {} changed",
+                path.join("."),
+                changed.join(", ")
+            ));
+        }
+    }
+    if old.replace_blocks != new.replace_blocks {
+        changes.push(format!("{what}: the blocks whose changes replace it changed"));
+    }
+    if old.plan_hook != new.plan_hook {
+        let now = if new.plan_hook { "now adjusts" } else { "no longer adjusts" };
+        changes.push(format!("{what}: the provider {now} its plans"));
+    }
+}
 
 /// One line per resource identity schema added, removed or changed.
 pub fn describe_identities(
@@ -161,6 +232,48 @@ mod tests {
     use terrarium_model::schema::{Attribute, AttributeType};
 
     use super::*;
+
+    /// A reload that changes only a default or a validator used to say "schema unchanged"
+    /// (issue 28 item 6): the line names the attribute and what changed.
+    #[test]
+    fn changed_defaults_validators_and_plan_modifiers_are_described() {
+        use terrarium_model::Value;
+        use terrarium_runtime::{AttributeBehaviour, DeclaredDefault, DeclaredValidator};
+        let note = |default: &str, max: u64, replace: bool| SchemaBehaviour {
+            attributes: vec![
+                AttributeBehaviour {
+                    path: vec!["mode".into()],
+                    default: Some(DeclaredDefault::Value(Value::String(default.into()))),
+                    ..AttributeBehaviour::default()
+                },
+                AttributeBehaviour {
+                    path: vec!["text".into()],
+                    validators: vec![DeclaredValidator::Length(1, max)],
+                    requires_replace: if replace {
+                        terrarium_runtime::DeclaredReplace::Always
+                    } else {
+                        terrarium_runtime::DeclaredReplace::Never
+                    },
+                    ..AttributeBehaviour::default()
+                },
+            ],
+            ..SchemaBehaviour::default()
+        };
+        let with = |note: SchemaBehaviour| ProviderBehaviour {
+            resources: [("notes_note".to_string(), note)].into(),
+            ..ProviderBehaviour::default()
+        };
+        let old = with(note("plain", 1000, false));
+        assert_eq!(describe_behaviour(Some(&old), Some(&old.clone())), Vec::<String>::new());
+        let new = with(note("markdown", 10, true));
+        assert_eq!(
+            describe_behaviour(Some(&old), Some(&new)),
+            [
+                "resource notes_note: attribute mode: default changed",
+                "resource notes_note: attribute text: validators, plan modifiers changed",
+            ]
+        );
+    }
 
     #[test]
     fn identity_changes_are_described() {

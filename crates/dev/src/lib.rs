@@ -247,12 +247,33 @@ pub struct Reloader {
     live: Arc<LiveProvider>,
     path: PathBuf,
     settings: RuntimeSettings,
+    /// The loaded component [`Reloader::reinstantiate`] starts new instances of.
+    runtime: Option<(Arc<Runtime>, [u8; 32])>,
     serial: tokio::sync::Mutex<()>,
 }
 
 impl Reloader {
     pub fn new(live: Arc<LiveProvider>, path: PathBuf, settings: RuntimeSettings) -> Reloader {
-        Reloader { live, path, settings, serial: tokio::sync::Mutex::new(()) }
+        Reloader { live, path, settings, runtime: None, serial: tokio::sync::Mutex::new(()) }
+    }
+
+    /// A reloader that starts new instances of `runtime` (whose bytes have `digest`) instead of
+    /// reading a new build: for a runtime that reads the provider's code from files when it
+    /// starts, such as the Python development runtime.
+    pub fn reinstantiating(
+        live: Arc<LiveProvider>,
+        path: PathBuf,
+        runtime: Arc<Runtime>,
+        digest: [u8; 32],
+    ) -> Reloader {
+        let settings = runtime.settings().clone();
+        Reloader {
+            live,
+            path,
+            settings,
+            runtime: Some((runtime, digest)),
+            serial: tokio::sync::Mutex::new(()),
+        }
     }
 
     pub fn live(&self) -> &Arc<LiveProvider> {
@@ -287,7 +308,29 @@ impl Reloader {
         let Some((runtime, digest)) = loaded else {
             return Ok(ReloadOutcome::Unchanged);
         };
-        let provider = Dispatcher::start(Arc::new(runtime))
+        self.swap_in(Arc::new(runtime), digest, started).await
+    }
+
+    /// Starts new instances of the component already serving (so they read the provider's
+    /// sources afresh) and swaps them in, with the checks and the carried configuration of a
+    /// reload. Needs a reloader made by [`Reloader::reinstantiating`]; others reload the file.
+    pub async fn reinstantiate(&self) -> Result<ReloadOutcome, ReloadError> {
+        let Some((runtime, digest)) = self.runtime.clone() else {
+            return self.reload().await;
+        };
+        let _one_at_a_time = self.serial.lock().await;
+        self.swap_in(runtime, digest, Instant::now()).await
+    }
+
+    /// Starts `runtime`, configures it as the serving build was, and swaps it in.
+    async fn swap_in(
+        &self,
+        runtime: Arc<Runtime>,
+        digest: [u8; 32],
+        started: Instant,
+    ) -> Result<ReloadOutcome, ReloadError> {
+        let old = self.live.current();
+        let provider = Dispatcher::start(runtime)
             .await
             .map_err(|source| ReloadError::Start { path: self.path.clone(), source })?;
         let provider = Arc::new(provider);
@@ -312,6 +355,10 @@ impl Reloader {
                     old_provider.identity_schemas(),
                     provider.identity_schemas(),
                 ));
+                changes.extend(diff::describe_behaviour(
+                    old_provider.declared_behaviour(),
+                    provider.declared_behaviour(),
+                ));
                 changes
             }
             None => vec!["first working build".to_string()],
@@ -328,15 +375,25 @@ impl Reloader {
     /// [`Reloader::reload`], with the outcome logged and a failure queued as a warning for the
     /// next call.
     pub async fn reload_and_report(&self) {
-        match self.reload().await {
+        self.report(self.reload().await);
+    }
+
+    /// [`Reloader::reinstantiate`], with the outcome logged and a failure queued as a warning
+    /// for the next call.
+    pub async fn reinstantiate_and_report(&self) {
+        self.report(self.reinstantiate().await);
+    }
+
+    fn report(&self, outcome: Result<ReloadOutcome, ReloadError>) {
+        match outcome {
             Ok(ReloadOutcome::Unchanged) => {
                 tracing::debug!(component = %self.path.display(), "component file touched, contents unchanged");
             }
             Ok(ReloadOutcome::Swapped { generation, changes, took }) => {
                 self.live.clear_warning(RELOAD_FAILED);
                 let schema = if changes.is_empty() {
-                    "a new build with the same schema; its code and declared behaviour \
-                     (defaults, validators, plan modifiers) serve from now on"
+                    "new code; schema and declared behaviour (defaults, validators, plan \
+                     modifiers) unchanged"
                         .to_string()
                 } else {
                     changes.join("; ")

@@ -25,6 +25,11 @@ pub const COMPONENT_QUIET: Duration = Duration::from_millis(20);
 /// formatter touching several files starts one build, not one per file.
 pub const SOURCES_QUIET: Duration = Duration::from_millis(200);
 
+/// How long the sources of a runtime that loads them itself (the Python development runtime)
+/// must stay quiet before new instances start: no build to save, so the reload is paid on
+/// every save, and an editor writes one file in well under this.
+pub const MODULE_QUIET: Duration = Duration::from_millis(50);
+
 /// Why watching could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
@@ -96,7 +101,9 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
 }
 
 /// Runs `command` (through `sh -c`) whenever a file under one of `dirs` changes and then stays
-/// quiet for `quiet`, and reloads after each successful build. Build output goes to stderr; a
+/// quiet for `quiet`, and reloads after each successful build. Without a command, each change
+/// starts new instances of the component serving ([`Reloader::reinstantiate`]): for a runtime
+/// that reads the provider's sources when it starts. Build output goes to stderr; a
 /// failed build is logged and left as a warning for the next call, and the old build keeps
 /// serving. Changes made while a build runs start another build once it is done.
 ///
@@ -107,7 +114,7 @@ pub fn watch_component(reloader: Arc<Reloader>, quiet: Duration) -> Result<Watch
 /// closed unchanged is no change.
 pub fn watch_sources(
     dirs: &[PathBuf],
-    command: String,
+    command: Option<String>,
     reloader: Arc<Reloader>,
     quiet: Duration,
 ) -> Result<Watch, WatchError> {
@@ -143,9 +150,17 @@ pub fn watch_sources(
                 tracing::debug!("sources touched, contents unchanged");
                 continue;
             };
-            tracing::info!(changed = %changed.display(), "sources changed; running `{command}`");
-            if build(&command, reloader.live()).await {
-                reloader.reload_and_report().await;
+            match &command {
+                Some(command) => {
+                    tracing::info!(changed = %changed.display(), "sources changed; running `{command}`");
+                    if build(command, reloader.live()).await {
+                        reloader.reload_and_report().await;
+                    }
+                }
+                None => {
+                    tracing::info!(changed = %changed.display(), "sources changed; starting new instances");
+                    reloader.reinstantiate_and_report().await;
+                }
             }
         }
     });
@@ -235,10 +250,13 @@ fn is_source(path: &Path) -> bool {
         return !in_build_output;
     };
     // Editor temporaries: vim's swap files and its "4913" write test, emacs's backups and
-    // lock files, hidden files generally; Terraform's state and its backup.
+    // lock files, hidden files generally; Terraform's state and its backup, and its plan
+    // files by their usual names (any other name is caught by its contents, `content_hash`).
     let temporary = name.starts_with('.')
         || name.ends_with(".tfstate")
         || name.ends_with(".tfstate.backup")
+        || name.ends_with(".tfplan")
+        || name == "tfplan"
         || name.starts_with('#')
         || name.ends_with('~')
         || name.ends_with(".swp")
@@ -278,7 +296,14 @@ impl Contents {
         let mut first = None;
         for path in paths {
             let now = content_hash(path);
-            if self.0.insert(path.clone(), now) != Some(now) && first.is_none() {
+            let before = self.0.insert(path.clone(), now);
+            // A path never seen that is no file now (a directory made, a temporary file come
+            // and gone) is no change either.
+            let changed = match before {
+                Some(before) => before != now,
+                None => now.is_some(),
+            };
+            if changed && first.is_none() {
                 first = Some(path.clone());
             }
         }
@@ -287,9 +312,20 @@ impl Contents {
 }
 
 /// The SHA-256 of a file's bytes, `None` when it cannot be read (gone, or a directory).
+/// A Terraform plan file (`terraform plan -out FILE`, whatever its name) counts as no file:
+/// it is Terraform's output, new on every plan.
 fn content_hash(path: &Path) -> Option<[u8; 32]> {
     use sha2::Digest as _;
-    std::fs::read(path).ok().map(|bytes| sha2::Sha256::digest(&bytes).into())
+    let bytes = std::fs::read(path).ok()?;
+    if is_terraform_plan(&bytes) {
+        return None;
+    }
+    Some(sha2::Sha256::digest(&bytes).into())
+}
+
+/// Whether `bytes` are a Terraform plan file: a zip archive with a `tfplan` entry.
+fn is_terraform_plan(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") && bytes.windows(6).any(|w| w == b"tfplan")
 }
 
 /// A duplicate of our stderr for a child's stdout (or nothing, if it cannot be duplicated).
@@ -359,7 +395,21 @@ mod tests {
         assert!(!is_source(Path::new("/p/terraform.tfstate.backup")));
         assert!(!is_source(Path::new("/p/.terraform.lock.hcl")));
         assert!(!is_source(Path::new("/p/.terraform.tfstate.lock.info")));
+        assert!(!is_source(Path::new("/p/tfplan")));
+        assert!(!is_source(Path::new("/p/shown.tfplan")));
         assert!(is_source(Path::new("/p/main.tf")));
+    }
+
+    #[test]
+    fn a_terraform_plan_file_under_any_name_is_no_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = dir.path().join("my-plan");
+        let mut contents = Contents::of(&[dir.path().to_path_buf()]);
+        // What `terraform plan -out my-plan` writes: a zip archive with a `tfplan` entry.
+        std::fs::write(&plan, b"PK\x03\x04\x14\x00\x08\x00tfplan...").unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&plan)), None);
+        std::fs::write(&plan, b"PK\x03\x04\x14\x00\x08\x00tfplan,,,").unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&plan)), None);
     }
 
     #[test]
@@ -382,6 +432,11 @@ mod tests {
         assert_eq!(contents.changed(std::slice::from_ref(&added)), Some(added.clone()));
         std::fs::remove_file(&added).unwrap();
         assert_eq!(contents.changed(std::slice::from_ref(&added)), Some(added));
+        // A directory made, or a file that came and went before it was looked at: no change.
+        let made = dir.path().join("package");
+        std::fs::create_dir(&made).unwrap();
+        assert_eq!(contents.changed(std::slice::from_ref(&made)), None);
+        assert_eq!(contents.changed(&[dir.path().join("gone.py")]), None);
     }
 
     #[tokio::test]

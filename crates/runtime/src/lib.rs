@@ -43,6 +43,9 @@ pub use host_state::{
     Refusal,
 };
 pub use streams::{ListSink, ProgressSink, PushItem, ReportProgress};
+pub use terrarium_framework::declared::{
+    AttributeBehaviour, DeclaredDefault, DeclaredReplace, DeclaredValidator, SchemaBehaviour,
+};
 
 use crate::guest_text::Lines;
 use crate::sandbox::Sandbox;

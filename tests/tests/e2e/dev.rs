@@ -99,6 +99,16 @@ impl DevServer {
         author: &AuthorCrate,
         scratch: &Path,
     ) -> anyhow::Result<DevServer> {
+        DevServer::start_watching(artifacts, author, scratch, &[])
+    }
+
+    /// [`DevServer::start`], with `also` watched besides the crate's sources.
+    fn start_watching(
+        artifacts: &Artifacts,
+        author: &AuthorCrate,
+        scratch: &Path,
+        also: &[&Path],
+    ) -> anyhow::Result<DevServer> {
         let target = artifacts
             .scratch_root
             .parent()
@@ -119,6 +129,9 @@ impl DevServer {
             .args(["--source", "example/devloop", "--build", &build, "--watch"])
             .arg(author.dir.join("src"))
             .env("CARGO_TARGET_DIR", &target);
+        for dir in also {
+            command.arg("--watch").arg(dir);
+        }
         DevServer::spawn(command, "example/devloop", scratch.join("dev.log"))
     }
 
@@ -257,8 +270,8 @@ fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
     server.wait_for_log("reloaded:", 1)?;
     let log = server.log_text();
     ensure!(
-        log.contains("reloaded: a new build with the same schema"),
-        "the reload says the new build serves, with the same schema\n{log}"
+        log.contains("reloaded: new code; schema and declared behaviour"),
+        "the reload says the code changed, not the schema or the behaviour\n{log}"
     );
     let (greeting, _) = server.planned_greeting(&ws)?;
     assert_eq!(greeting, "dev: hello from build 2");
@@ -284,6 +297,39 @@ fn edit_rebuild_and_plan_again_in_the_same_session() -> anyhow::Result<()> {
     assert_eq!(greeting, "dev: hello from build 3");
     ensure!(run.warning_summaries().is_empty(), "no stale warning after a good build\n{run}");
 
+    stop_with_ctrl_c(server)
+}
+
+/// The Python README's `--watch .` with terraform run in that directory: a `terraform plan`
+/// there must not rebuild (issue 28 item 6). Terraform opens its state for writing to lock it
+/// and writes `.terraform/`, its lock files, state and plan files; none of them is a source,
+/// and a file opened for writing and closed unchanged is no change. A real edit afterwards starts the
+/// first build the watch runs: a build started by Terraform's files would have come before
+/// it, and be the first "sources changed" line.
+#[test]
+fn a_plan_in_the_watched_directory_does_not_rebuild() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let author = AuthorCrate::copy(artifacts)?;
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write("main.tf", CONFIG)?;
+    // The server's log is not written into the watched directory: it would be a real change.
+    let scratch = tempfile::Builder::new().prefix("terrarium-devlog-").tempdir()?;
+    let server = DevServer::start_watching(artifacts, &author, scratch.path(), &[ws.root()])?;
+
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    server.terraform(&ws, &["plan", "-input=false", "-no-color"])?;
+    server.terraform(&ws, &["plan", "-input=false", "-no-color"])?;
+    // A saved plan, under a name that says nothing: a plan file is no source either.
+    server.terraform(&ws, &["plan", "-input=false", "-no-color", "-out", "saved"])?;
+
+    author.edit("hello from build 1", "hello from build 2")?;
+    server.wait_for_log("reloaded:", 1)?;
+    let log = server.log_text();
+    let builds: Vec<&str> = log.lines().filter(|l| l.contains("sources changed")).collect();
+    ensure!(
+        builds.len() == 1 && builds[0].contains("lib.rs"),
+        "only the edit of src/lib.rs starts a build, not terraform's files\n{log}"
+    );
     stop_with_ctrl_c(server)
 }
 

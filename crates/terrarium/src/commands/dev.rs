@@ -189,7 +189,7 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     let _source_watch = match &args.build {
         Some(command) => Some(watch::watch_sources(
             &args.watch,
-            command.clone(),
+            Some(command.clone()),
             reloader.clone(),
             watch::SOURCES_QUIET,
         )?),
