@@ -67,7 +67,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 				problems = append(problems, NewError("Invalid schema", fmt.Sprintf("%s: %v", n, td.err)))
 				continue
 			}
-			out = append(out, t.NamedSchema{Name: n, Schema: witSchema(td.model, td.description)})
+			out = append(out, t.NamedSchema{Name: n, Schema: witSchema(td.model, td.description, td.version)})
 		}
 		return out
 	}
@@ -85,7 +85,7 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		functions = append(functions, wf)
 	}
 	return t.ProviderSchema{
-		Provider:           witSchema(d.config, ""),
+		Provider:           witSchema(d.config, "", 0),
 		ProviderMeta:       witTypes.None[t.Schema](),
 		Resources:          named(d.resources),
 		DataSources:        named(d.dataSources),
@@ -234,18 +234,56 @@ func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportRe
 }
 
 func (e *exports) UpgradeResourceState(r p.UpgradeResourceStateRequest) p.UpgradeResourceStateResponse {
-	// The stored state is in the current schema (one schema version): read it into the state
-	// type and write it back, which gives it the schema's types.
+	// A state of the current schema version is read into the state type and written back,
+	// which gives it the schema's types; an older one goes through UpgradeState first.
 	var state *tree
 	ds := guard("upgrade the state of "+r.TypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
 			return err
 		}
-		state, err = td.normalize(fromWIT(r.RawState))
+		raw := fromWIT(r.RawState)
+		switch {
+		case r.Version > td.version:
+			return NewError("State written by a newer provider", fmt.Sprintf(
+				"The %s state has schema version %d, but this provider only knows versions up to %d. "+
+					"Use the provider version that wrote the state, or newer.", r.TypeName, r.Version, td.version))
+		case r.Version < td.version:
+			raw, err = td.upgradeRaw(ctx, r.Version, raw)
+			if err != nil {
+				return err
+			}
+		}
+		state, err = td.normalize(raw)
 		return err
 	})
+	if ds.HasError() {
+		state = nullTree
+	}
 	return p.UpgradeResourceStateResponse{UpgradedState: toWIT(state), Diagnostics: witDiagnostics(ds)}
+}
+
+// upgradeRaw runs the type's UpgradeState on a stored state of an older schema version.
+func (td *typeDef) upgradeRaw(ctx context.Context, version int64, raw *tree) (*tree, error) {
+	if td.upgrade == nil {
+		return nil, NewError("Cannot upgrade state",
+			fmt.Sprintf("The provider cannot upgrade %s state from schema version %d.", td.name, version))
+	}
+	fields, ok := plain(raw).(map[string]any)
+	if !ok {
+		return nil, NewError("Cannot upgrade state",
+			fmt.Sprintf("The stored %s state (schema version %d) is not an object.", td.name, version))
+	}
+	upgraded, err := td.upgrade(ctx, version, fields)
+	if err != nil {
+		return nil, err
+	}
+	t, err := encodeAny(upgraded, nil)
+	if err != nil {
+		return nil, NewError("Cannot upgrade state",
+			fmt.Sprintf("UpgradeState of %s returned a value that is not a state: %v", td.name, err))
+	}
+	return t, nil
 }
 
 func (e *exports) UpgradeResourceIdentity(p.UpgradeResourceIdentityRequest) p.UpgradeResourceIdentityResponse {

@@ -39,8 +39,9 @@ type Provider[C any] struct {
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
 // Terrarium plans for it from the schema's tags (defaults, unknown computed values,
 // replacements, validators), so only the four operations are code. Optional methods:
-// ImportState (ResourceImporter), MoveState (ResourceMover), Plan (ResourcePlanner),
-// PlanDestroy (DestroyPlanner), Validate (Validator), Description.
+// ImportState (ResourceImporter), MoveState (ResourceMover), SchemaVersion and
+// UpgradeState (StateUpgrader), Plan (ResourcePlanner), PlanDestroy (DestroyPlanner),
+// Validate (Validator), Description.
 type ResourceImpl[S any] interface {
 	// Create makes the object planned (computed values unknown) and returns its state.
 	Create(ctx context.Context, planned S) (S, error)
@@ -56,6 +57,18 @@ type ResourceImpl[S any] interface {
 // import by id.
 type ResourceImporter[S any] interface {
 	ImportState(ctx context.Context, id string) (S, error)
+}
+
+// StateUpgrader is a resource type whose schema has changed in a way its stored states do
+// not fit (an attribute renamed or retyped, say). SchemaVersion is the schema's version
+// (0 without a StateUpgrader), which Terraform records with every state; UpgradeState turns
+// a state written with an older version into the current one. raw is the stored JSON state
+// as untyped Go values (map[string]any, []any, string, Number, bool, nil); the map it returns
+// is read into the state type the same way. It is called only for an older version: a state
+// of the current version needs no code, and one of a newer version is refused.
+type StateUpgrader interface {
+	SchemaVersion() int64
+	UpgradeState(ctx context.Context, version int64, raw map[string]any) (map[string]any, error)
 }
 
 // Validator checks a configuration beyond what the schema's tags declare. Values not yet
@@ -85,6 +98,7 @@ type DataSourceType struct{ def *typeDef }
 type typeDef struct {
 	name        string
 	model       *model
+	version     int64 // the schema version (StateUpgrader)
 	err         error
 	description string
 	// create and update return the state a failed call reached (WithState) with its error.
@@ -98,6 +112,7 @@ type typeDef struct {
 	planDestroy func(context.Context, *tree) error
 	validate    func(context.Context, *tree) error
 	normalize   func(*tree) (*tree, error)
+	upgrade     func(ctx context.Context, version int64, raw map[string]any) (map[string]any, error)
 }
 
 // NewResource is the managed resource type name whose state is S, run by impl.
@@ -156,6 +171,10 @@ func NewResource[S any](name string, impl ResourceImpl[S]) ResourceType {
 			}
 			return encode(s)
 		}
+	}
+	if up, ok := impl.(StateUpgrader); ok {
+		d.version = up.SchemaVersion()
+		d.upgrade = up.UpgradeState
 	}
 	if imp, ok := impl.(ResourceImporter[S]); ok {
 		d.importState = func(ctx context.Context, id string) (*tree, error) {

@@ -40,7 +40,7 @@ func mustModel(tb testing.TB, v any) *model {
 }
 
 func TestSchemaFromTags(tt *testing.T) {
-	s := witSchema(mustModel(tt, testPet{}), "A pet.")
+	s := witSchema(mustModel(tt, testPet{}), "A pet.", 0)
 	root := s.Blocks[0]
 	if root.Description.Text != "A pet." {
 		tt.Errorf("description %q", root.Description.Text)

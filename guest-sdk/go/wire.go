@@ -177,7 +177,7 @@ func witDiagnostics(ds Diagnostics) []t.Diagnostic {
 func plainText(s string) t.Description { return t.Description{Text: s, Kind: t.TextKind_Plain} }
 
 // witSchema is a model as a WIT schema: blocks[0] is the model, nested ones follow.
-func witSchema(m *model, description string) t.Schema {
+func witSchema(m *model, description string, version int64) t.Schema {
 	var blocks []t.Block
 	var add func(m *model, description string) uint32
 	add = func(m *model, description string) uint32 {
@@ -208,7 +208,7 @@ func witSchema(m *model, description string) t.Schema {
 		return i
 	}
 	add(m, description)
-	return t.Schema{Version: 0, Blocks: blocks}
+	return t.Schema{Version: version, Blocks: blocks}
 }
 
 func (m *model) fieldsOrNone() []*field {

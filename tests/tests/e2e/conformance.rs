@@ -50,7 +50,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "State upgrade from an older schema version",
         test: "an_old_state_is_upgraded_by_the_provider",
         check: old_state_is_upgraded,
-        gaps: &[("Go", "the Go SDK has no schema versions or state upgrade yet")],
+        gaps: &[],
     },
     Capability {
         name: "Destroy plans: the provider refuses a destroy at plan time",

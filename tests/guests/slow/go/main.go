@@ -11,9 +11,9 @@
 // refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
 // takes a terraform_data (Go only). The ephemeral slow_lease is a token on a lease of seconds,
 // renewed while Terraform uses it and closed when it is done; both are logged. slow_tag and
-// the action slow_reboot (Go only) exercise the Go SDK's hooks and actions. Not here yet
-// (the Go SDK lacks them): the schema version 1 and its upgrade, report_url's HTTP report
-// and slow_page.
+// the action slow_reboot (Go only) exercise the Go SDK's hooks and actions. slow_server's
+// schema is at version 1: version 0 called boot_seconds `boot` (the state-upgrade row).
+// Not here yet (the Go SDK lacks them): report_url's HTTP report and slow_page.
 package main
 
 import (
@@ -69,6 +69,16 @@ func (serverResource) ImportState(_ context.Context, id string) (Server, error) 
 		return Server{}, terrarium.NewError("Cannot import", fmt.Sprintf("%q is not a server id (server-N)", id))
 	}
 	return Server{ID: terrarium.StringValue(id), BootSeconds: n, Ready: terrarium.BoolValue(true)}, nil
+}
+
+// SchemaVersion is 1: version 0 called boot_seconds `boot`.
+func (serverResource) SchemaVersion() int64 { return 1 }
+
+// UpgradeState renames version 0's `boot` to boot_seconds.
+func (serverResource) UpgradeState(_ context.Context, _ int64, raw map[string]any) (map[string]any, error) {
+	raw["boot_seconds"] = raw["boot"]
+	delete(raw, "boot")
+	return raw, nil
 }
 
 // PlanDestroy refuses to destroy a server with protect = true, at plan time.
