@@ -103,7 +103,7 @@ $(FRAMEWORK_PETS_NATIVE): $(FRAMEWORK_SOURCES)
 # The Go SDK's bindings of the WIT world, checked in (authors need only Go): regenerated when
 # the WIT changes; `make lint` fails when the checked-in ones differ from what wit/ generates.
 GO_BINDINGS := guest-sdk/go/internal/wit
-build/go/bindings.stamp: $(shell git ls-files wit 2>/dev/null) scripts/go-bindings scripts/go-export-forwarders.py
+build/go/bindings.stamp: $(shell git ls-files wit guest-sdk/python/terrarium/wasi 2>/dev/null) scripts/go-bindings scripts/go-tools scripts/go-export-forwarders.py
 	scripts/go-bindings $(GO_BINDINGS)
 	@mkdir -p $(@D) && touch $@
 
@@ -140,7 +140,7 @@ build-arm64-host: setup
 # feature resolution as the tests; building it with `cargo build -p terrarium` first would
 # compile wasmtime's WASI crates a second time.
 test: setup build-guests build-arm64-host lint
-	cd guest-sdk/go && go test . ./harness ./acctest
+	cd guest-sdk/go && go test . ./harness ./acctest ./wasihttp
 	cd guest-sdk/go/tfprotov6adapter && go test .
 	$(CARGO) test $(LOCKED) --workspace $(addprefix --exclude ,$(GUEST_FIXTURES))
 
@@ -177,10 +177,10 @@ lint: setup
 	@echo 'lint: Go bindings up to date, gofmt, go vet'
 	@scripts/go-bindings --check $(GO_BINDINGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^$(GO_BINDINGS)/'); echo 'lint: gofmt -w these'; exit 1; }
-	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm go vet .
+	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm go vet . ./wasihttp
 	cd examples/pets/go && GOOS=wasip1 GOARCH=wasm go vet ./...
 	cd tests/guests/slow/go && GOOS=wasip1 GOARCH=wasm go vet ./...
-	cd guest-sdk/go && go vet ./harness ./acctest
+	cd guest-sdk/go && go vet ./harness ./acctest ./wasihttp
 	cd guest-sdk/go/tfprotov6adapter && GOOS=wasip1 GOARCH=wasm go vet .
 	cd examples/pets/framework && go vet . && GOOS=wasip1 GOARCH=wasm go vet .
 	$(CARGO) clippy $(LOCKED) --workspace --all-targets $(addprefix --exclude ,$(GUEST_FIXTURES)) -- -D warnings

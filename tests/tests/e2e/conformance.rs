@@ -68,7 +68,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "HTTP through the grants: a denial says how to grant the origin, and that works",
         test: "a_denied_origin_is_granted_as_the_diagnostic_says",
         check: denied_origin_is_granted_as_the_diagnostic_says,
-        gaps: &[("Go", "the Go SDK has no `net/http` over wasi:http yet")],
+        gaps: &[],
     },
     Capability {
         name: "Generated configuration for an import (GenerateResourceConfig)",
@@ -80,7 +80,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "HTTP sends no request once Terraform has asked the provider to stop",
         test: "no_http_request_goes_out_after_a_stop",
         check: no_request_after_a_stop,
-        gaps: &[("Go", "the Go SDK has no `net/http` over wasi:http yet")],
+        gaps: &[],
     },
     Capability {
         name: "`moved` into another resource type (MoveResourceState)",

@@ -13,18 +13,24 @@
 // renewed while Terraform uses it and closed when it is done; both are logged. slow_tag and
 // the action slow_reboot (Go only) exercise the Go SDK's hooks and actions. slow_server's
 // schema is at version 1: version 0 called boot_seconds `boot` (the state-upgrade row).
-// Not here yet (the Go SDK lacks them): report_url's HTTP report and slow_page.
+// With report_url, create reports with a GET once it stops waiting (after a stop the SDK's
+// transport sends nothing), and slow_page fetches a URL through the sandbox's HTTP grants:
+// both are ordinary net/http.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"terrarium.dev/sdk"
+	// net/http goes through the sandbox's HTTP grants (http.DefaultTransport).
+	_ "terrarium.dev/sdk/wasihttp"
 )
 
 // Server is the state of a slow_server.
@@ -34,7 +40,7 @@ type Server struct {
 	FailBoot    *bool            `tf:"fail_boot,requires_replace" doc:"Makes the server fail to boot."`
 	Ready       terrarium.Bool   `tf:"ready,computed" doc:"Whether it finished booting before create returned."`
 	Protect     *bool            `tf:"protect" doc:"Refuses to be destroyed while true."`
-	ReportURL   *string          `tf:"report_url" doc:"Where create reports once it stops waiting (not in the Go build yet)."`
+	ReportURL   *string          `tf:"report_url" doc:"Where create reports, with a GET, once it stops waiting for the boot."`
 }
 
 type serverResource struct{}
@@ -58,6 +64,15 @@ func (serverResource) Create(ctx context.Context, planned Server) (Server, error
 		return Server{}, err
 	default:
 		planned.Ready = terrarium.BoolValue(true)
+	}
+	if planned.ReportURL != nil {
+		// After a stop the SDK sends nothing: this fails at once.
+		client := http.Client{Timeout: 10 * time.Second}
+		if response, err := client.Get(*planned.ReportURL); err != nil {
+			log.Info("slow_server: no report", "error", err.Error())
+		} else {
+			response.Body.Close()
+		}
 	}
 	return planned, nil
 }
@@ -188,6 +203,32 @@ func (tagResource) Update(_ context.Context, _, planned Tag) (Tag, error) {
 }
 func (tagResource) Delete(context.Context, Tag) error { return nil }
 
+// Page is slow_page: a URL's status and text, fetched through the sandbox's HTTP grants.
+type Page struct {
+	URL    string  `tf:"url" doc:"What to fetch."`
+	Status *int64  `tf:"status,computed" doc:"The HTTP status."`
+	Text   *string `tf:"text,computed" doc:"The body, as text."`
+}
+
+type pageData struct{}
+
+// Read fetches the page: a refused origin fails with a diagnostic that says how to grant it.
+func (pageData) Read(_ context.Context, config Page) (Page, error) {
+	client := http.Client{Timeout: 10 * time.Second}
+	response, err := client.Get(config.URL)
+	if err != nil {
+		return Page{}, err
+	}
+	defer response.Body.Close()
+	body, err := io.ReadAll(response.Body)
+	if err != nil {
+		return Page{}, err
+	}
+	status, text := int64(response.StatusCode), string(body)
+	config.Status, config.Text = &status, &text
+	return config, nil
+}
+
 // Reboot is the configuration of the action slow_reboot (Go only): it reboots a server
 // `times` times, reporting each.
 type Reboot struct {
@@ -211,7 +252,8 @@ func init() {
 			terrarium.NewResource[Server]("slow_server", serverResource{}),
 			terrarium.NewResource[Tag]("slow_tag", tagResource{}),
 		},
-		Actions: []terrarium.ActionType{terrarium.NewAction[Reboot]("slow_reboot", rebootAction{})},
+		DataSources: []terrarium.DataSourceType{terrarium.NewDataSource[Page]("slow_page", pageData{})},
+		Actions:     []terrarium.ActionType{terrarium.NewAction[Reboot]("slow_reboot", rebootAction{})},
 		EphemeralResources: []terrarium.EphemeralResourceType{
 			terrarium.NewEphemeralResource[LeaseData]("slow_lease", leaseResource{}),
 		},

@@ -2,6 +2,10 @@
 //
 // This code was generated from the following packages:
 //     terrarium:provider@0.2.1
+//     wasi:io@0.2.12
+//     wasi:clocks@0.2.12
+//     wasi:http@0.2.12
+//     terrarium:go-guest
 
 package terrarium_provider_types
 
