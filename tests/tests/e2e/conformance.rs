@@ -456,6 +456,13 @@ pub fn no_request_after_a_stop(provider: Provider) -> anyhow::Result<Value> {
         &format!("  report_url = \"{origin}/booted\"\n"),
     )?;
     ensure!(api.requests() == 0, "a request went out after the stop");
+    // Create did try (so the SDK's client refused it): a provider that never sends the report
+    // would pass the count above too.
+    ensure!(
+        std::fs::read_to_string(ws.root().join("terraform.log"))?
+            .contains("slow_server: no report"),
+        "create did not try to send its report after the stop (no \"slow_server: no report\" in its log)"
+    );
     let mut values = values;
     values["report_url"] = json!("ORIGIN/booted");
     Ok(values)
