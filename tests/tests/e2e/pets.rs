@@ -278,11 +278,14 @@ fn run_steps(provider: Provider) -> anyhow::Result<Vec<Seen>> {
             Action::Fails | Action::FailsInRelativeDirectory => {
                 let run = ws.run(&["plan", "-input=false", "-json"]).with_context(context)?;
                 ensure!(run.code == Some(1), "{}: the plan did not fail\n{run}", context());
-                let diagnostics = run
+                let mut diagnostics: Vec<Value> = run
                     .json_diagnostics()?
                     .into_iter()
                     .map(|d| masked_json(d, &ws, &dir))
                     .collect();
+                // The diagnostics of one call come in no promised order (terraform-plugin-
+                // framework validates attributes in map order): compared as a set.
+                diagnostics.sort_by_key(Value::to_string);
                 (String::new(), Value::Null, diagnostics)
             }
             Action::DestroyWithoutFile => {
