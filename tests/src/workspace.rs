@@ -26,6 +26,18 @@ impl Deref for Workspace {
 }
 
 impl Workspace {
+    /// Deletes the provider `source`'s entry from `.terraform.lock.hcl`, as the advice for a
+    /// changed package tells a person to.
+    pub fn delete_lock_entry(&self, source: &str) -> anyhow::Result<()> {
+        let lock = self.read(".terraform.lock.hcl")?;
+        let entry = format!("provider \"{source}\" {{");
+        let start =
+            lock.find(&entry).context("no entry for the provider in .terraform.lock.hcl")?;
+        let end =
+            lock[start..].find("\n}\n").map(|i| start + i + 3).context("an unterminated entry")?;
+        self.write(".terraform.lock.hcl", &format!("{}{}", &lock[..start], &lock[end..]))
+    }
+
     /// A workspace whose CLI config offers exactly `providers`, each from its own mirror,
     /// and nothing from the network.
     pub fn new(providers: &[Provider]) -> anyhow::Result<Workspace> {

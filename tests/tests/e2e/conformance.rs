@@ -389,12 +389,7 @@ pub fn denied_origin_is_granted_as_the_diagnostic_says(
         locked.code == Some(1) && locked.stderr.contains("checksum"),
         "terraform init took the changed package without its lock entry deleted\n{locked}"
     );
-    let lock = ws.read(".terraform.lock.hcl")?;
-    let entry = format!("provider \"{}\" {{", provider.source());
-    let start = lock.find(&entry).context("no entry for the provider in .terraform.lock.hcl")?;
-    let end =
-        lock[start..].find("\n}\n").map(|i| start + i + 3).context("an unterminated entry")?;
-    ws.write(".terraform.lock.hcl", &format!("{}{}", &lock[..start], &lock[end..]))?;
+    ws.delete_lock_entry(provider.source())?;
     ws.init()?;
     let granted = ws.ok(APPLY)?;
     ensure!(

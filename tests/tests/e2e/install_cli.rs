@@ -314,12 +314,7 @@ fn an_edited_grants_file_works_as_its_header_says() -> anyhow::Result<()> {
         plain.code == Some(1) && plain.stderr.contains("checksum"),
         "terraform init took the edited package with the old lock entry\n{plain}"
     );
-    let lock = ws.read(".terraform.lock.hcl")?;
-    let entry = format!("provider \"{}\" {{", provider.source());
-    let start = lock.find(&entry).context("no entry for the provider in .terraform.lock.hcl")?;
-    let end =
-        lock[start..].find("\n}\n").map(|i| start + i + 3).context("an unterminated entry")?;
-    ws.write(".terraform.lock.hcl", &format!("{}{}", &lock[..start], &lock[end..]))?;
+    ws.delete_lock_entry(provider.source())?;
     ws.init()?;
     let granted = ws.ok(&apply)?;
     ensure!(
