@@ -347,32 +347,48 @@ func (a *adapter) Configure(request p.ConfigureRequest) []t.Diagnostic {
 	})
 }
 
+// resourceRequest is what ReadResource, PlanResourceChange and ApplyResourceChange hand the
+// server besides their own fields: the states, the provider meta and the identity, encoded
+// with the resource's types (kept to decode the answer).
+type resourceRequest struct {
+	typ, idType tftypes.Type
+	states      []*tfprotov6.DynamicValue
+	meta        *tfprotov6.DynamicValue
+	identity    *tfprotov6.ResourceIdentityData
+}
+
+func (a *adapter) encodeResourceRequest(typeName string, states []t.Value, providerMeta, identity witTypes.Option[t.Value]) (r resourceRequest, err error) {
+	if r.typ, err = a.typeOf(kindResource, typeName); err != nil {
+		return r, err
+	}
+	metaType, _ := a.typeOf(kindProviderMeta, "")
+	r.idType = a.identityType(typeName)
+	r.states = make([]*tfprotov6.DynamicValue, len(states))
+	for i, v := range states {
+		if r.states[i], err = dynamicValue(v, r.typ); err != nil {
+			return r, err
+		}
+	}
+	if r.meta, err = optionalDynamicValue(optionValue(providerMeta), metaType); err != nil {
+		return r, err
+	}
+	r.identity, err = identityData(identity, r.idType)
+	return r, err
+}
+
 func (a *adapter) ReadResource(request p.ReadResourceRequest) (out p.ReadResourceResponse) {
 	out.NewState = request.CurrentState
 	out.Private = request.Private
 	out.Diagnostics = call("ReadResource", func(ctx context.Context) ([]*tfprotov6.Diagnostic, error) {
-		typ, err := a.typeOf(kindResource, request.TypeName)
+		r, err := a.encodeResourceRequest(request.TypeName, []t.Value{request.CurrentState}, request.ProviderMeta, request.CurrentIdentity)
 		if err != nil {
 			return nil, err
 		}
-		metaType, _ := a.typeOf(kindProviderMeta, "")
-		idType := a.identityType(request.TypeName)
-		current, err := dynamicValue(request.CurrentState, typ)
-		if err != nil {
-			return nil, err
-		}
-		meta, err := optionalDynamicValue(optionValue(request.ProviderMeta), metaType)
-		if err != nil {
-			return nil, err
-		}
-		identity, err := identityData(request.CurrentIdentity, idType)
-		if err != nil {
-			return nil, err
-		}
+		typ, idType := r.typ, r.idType
 		resp, err := a.server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
-			TypeName: request.TypeName, CurrentState: current, Private: request.Private, ProviderMeta: meta,
+			TypeName: request.TypeName, CurrentState: r.states[0], Private: request.Private, ProviderMeta: r.meta,
 			ClientCapabilities: &tfprotov6.ReadResourceClientCapabilities{DeferralAllowed: request.Client.DeferralAllowed},
-			CurrentIdentity:    identity,
+			CurrentIdentity:    r.identity,
 		})
 		if err != nil || resp == nil {
 			return nil, err
@@ -393,31 +409,17 @@ func (a *adapter) PlanResourceChange(request p.PlanResourceChangeRequest) (out p
 	out.RequiresReplace = [][]t.PathStep{}
 	out.PlannedPrivate = request.PriorPrivate
 	out.Diagnostics = call("PlanResourceChange", func(ctx context.Context) ([]*tfprotov6.Diagnostic, error) {
-		typ, err := a.typeOf(kindResource, request.TypeName)
+		states := []t.Value{request.PriorState, request.ProposedNewState, request.Config}
+		r, err := a.encodeResourceRequest(request.TypeName, states, request.ProviderMeta, request.PriorIdentity)
 		if err != nil {
 			return nil, err
 		}
-		metaType, _ := a.typeOf(kindProviderMeta, "")
-		idType := a.identityType(request.TypeName)
-		var values [3]*tfprotov6.DynamicValue
-		for i, v := range []t.Value{request.PriorState, request.ProposedNewState, request.Config} {
-			if values[i], err = dynamicValue(v, typ); err != nil {
-				return nil, err
-			}
-		}
-		meta, err := optionalDynamicValue(optionValue(request.ProviderMeta), metaType)
-		if err != nil {
-			return nil, err
-		}
-		identity, err := identityData(request.PriorIdentity, idType)
-		if err != nil {
-			return nil, err
-		}
+		typ, idType := r.typ, r.idType
 		resp, err := a.server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: request.TypeName, PriorState: values[0], ProposedNewState: values[1], Config: values[2],
-			PriorPrivate: request.PriorPrivate, ProviderMeta: meta,
+			TypeName: request.TypeName, PriorState: r.states[0], ProposedNewState: r.states[1], Config: r.states[2],
+			PriorPrivate: request.PriorPrivate, ProviderMeta: r.meta,
 			ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: request.Client.DeferralAllowed},
-			PriorIdentity:      identity,
+			PriorIdentity:      r.identity,
 		})
 		if err != nil || resp == nil {
 			return nil, err
@@ -440,29 +442,15 @@ func (a *adapter) ApplyResourceChange(request p.ApplyResourceChangeRequest) (out
 	out.NewState = request.PriorState
 	out.Private = request.PlannedPrivate
 	out.Diagnostics = call("ApplyResourceChange", func(ctx context.Context) ([]*tfprotov6.Diagnostic, error) {
-		typ, err := a.typeOf(kindResource, request.TypeName)
+		states := []t.Value{request.PriorState, request.PlannedState, request.Config}
+		r, err := a.encodeResourceRequest(request.TypeName, states, request.ProviderMeta, request.PlannedIdentity)
 		if err != nil {
 			return nil, err
 		}
-		metaType, _ := a.typeOf(kindProviderMeta, "")
-		idType := a.identityType(request.TypeName)
-		var values [3]*tfprotov6.DynamicValue
-		for i, v := range []t.Value{request.PriorState, request.PlannedState, request.Config} {
-			if values[i], err = dynamicValue(v, typ); err != nil {
-				return nil, err
-			}
-		}
-		meta, err := optionalDynamicValue(optionValue(request.ProviderMeta), metaType)
-		if err != nil {
-			return nil, err
-		}
-		identity, err := identityData(request.PlannedIdentity, idType)
-		if err != nil {
-			return nil, err
-		}
+		typ, idType := r.typ, r.idType
 		resp, err := a.server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
-			TypeName: request.TypeName, PriorState: values[0], PlannedState: values[1], Config: values[2],
-			PlannedPrivate: request.PlannedPrivate, ProviderMeta: meta, PlannedIdentity: identity,
+			TypeName: request.TypeName, PriorState: r.states[0], PlannedState: r.states[1], Config: r.states[2],
+			PlannedPrivate: request.PlannedPrivate, ProviderMeta: r.meta, PlannedIdentity: r.identity,
 		})
 		if err != nil || resp == nil {
 			return nil, err
