@@ -5,14 +5,17 @@ host plans, validates and checks for you from the schema, as it does for every l
 See guest-sdk/python/README.md.
 """
 
-from .diagnostics import Diagnostic, FunctionError, Key, TerraformError, warn
+from .diagnostics import DeferredReason, Diagnostic, FunctionError, Key, TerraformError, warn
 from .provider import (
+    Action,
     DataSource,
     EphemeralResource,
     Function,
+    ListResults,
     MovedState,
     Opened,
     PrivateState,
+    Progress,
     Provider,
     Renewed,
     Resource,
@@ -25,15 +28,19 @@ from .values import UNKNOWN, is_unknown, to_json
 
 __all__ = [
     "UNKNOWN",
+    "Action",
     "DataSource",
+    "DeferredReason",
     "Diagnostic",
     "EphemeralResource",
     "Function",
     "FunctionError",
     "Key",
+    "ListResults",
     "MovedState",
     "Opened",
     "PrivateState",
+    "Progress",
     "Provider",
     "Renewed",
     "Resource",

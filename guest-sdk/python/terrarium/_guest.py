@@ -13,8 +13,8 @@ from wit_world.exports import provider as p
 from wit_world.imports import types as t
 
 from . import _wire as wire
-from .diagnostics import Diagnostic, FunctionError, TerraformError, take_warnings
-from .provider import MovedState, Opened, PrivateState, Renewed
+from .diagnostics import DeferredReason, Diagnostic, FunctionError, TerraformError, take_warnings
+from .provider import ListResults, MovedState, Opened, PrivateState, Progress, Renewed
 from .provider import Provider as UserProvider
 from .schema import Type, schema_of, type_of
 from .values import to_python
@@ -44,6 +44,40 @@ def _guard(what: str, call: Callable[[], Any]) -> tuple[Any, list[Diagnostic]]:
         return None, take_warnings() + [Diagnostic("error", f"{what} failed", detail)]
 
 
+def _guard_deferrable(
+    what: str, call: Callable[[], Any], client: t.ClientCapabilities
+) -> tuple[Any, Any, list[Diagnostic]]:
+    """:func:`_guard` for a call that may defer (``TerraformError.deferred``): its result,
+    the deferral Terraform gets, and the diagnostics. A deferral Terraform does not accept
+    becomes an error that says why, as in the Rust SDK."""
+    asked: list[DeferredReason] = []
+
+    def run() -> Any:
+        try:
+            return call()
+        except TerraformError as e:
+            if e.deferral is not None:
+                asked.append(e.deferral)
+            raise
+
+    result, diags = _guard(what, run)
+    if not asked:
+        return result, None, diags
+    reason = asked[0]
+    if client.deferral_allowed:
+        return result, getattr(t.DeferredReason, reason.name), diags
+    diags.append(
+        Diagnostic(
+            "error",
+            "Provider cannot proceed yet",
+            f"{what} asked to defer this change ({reason.value}), but Terraform did not say it accepts deferred "
+            "changes. Apply the resources it depends on first (for example with -target), or run a Terraform "
+            "that supports deferral (-allow-deferral).",
+        )
+    )
+    return result, None, diags
+
+
 def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
     """The classes componentize-py exports as the WIT ``provider`` and ``behaviour``
     interfaces (no ``behaviour`` with a WIT that lacks it)."""
@@ -52,6 +86,8 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
     resources = {r.type_name: r for r in provider_cls.resources}
     data_sources = {d.type_name: d for d in provider_cls.data_sources}
     ephemerals = {e.type_name: e for e in provider_cls.ephemeral_resources}
+    lists = {r.type_name: r for r in provider_cls.list_resources}
+    actions = {a.type_name: a for a in provider_cls.actions}
     functions = {f.name: f for f in provider_cls.functions}
     instances: dict[type, Any] = {}
 
@@ -74,6 +110,34 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
 
     def null() -> t.Value:
         return t.Value([t.Node_Null()])
+
+    def identity_schema(cls: type) -> t.NamedIdentitySchema:
+        model = schema_of(cls.identity)
+        attributes = [
+            t.IdentityAttribute(f.name, wire.type_json(f.type), f.required, not f.required, f.options.description)
+            for f in model.fields
+        ]
+        return t.NamedIdentitySchema(cls.type_name, t.IdentitySchema(model.version, attributes))
+
+    def identity_of(cls: type, state: t.Value, operation: str | None) -> t.Value | None:
+        """The identity of ``state`` (a WIT value of the type's state) for a type with one;
+        None while it is not known. With ``operation`` (after which the object exists) an
+        identity that is not known is the provider's bug."""
+        if cls.identity is None:
+            return None
+        current = value(state, state_type(cls))
+        if current is None:
+            return None
+        found = instance(cls).identity_of(current)
+        if found is None:
+            if operation is None:
+                return None
+            raise TerraformError(
+                "Provider returned no identity",
+                f"After {operation}, {cls.__name__}.identity_of of {cls.type_name} returned None: the identity must "
+                "be known once the object exists. This is a bug in the provider.",
+            )
+        return wire.encode(found, _model_type(cls.identity))
 
     def function_schema(f: Any) -> t.Function:
         def param(name: str, hint: Any) -> t.Parameter:
@@ -99,17 +163,6 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
         _, diags = _guard(f"validate {name}", run)
         return wire.diagnostics(diags)
 
-    def from_config(kind: str, table: dict[str, type], name: str, config: t.Value, method: str) -> tuple[t.Value, list[t.Diagnostic]]:
-        """A data source's read or an ephemeral resource's open: configuration in, value out."""
-
-        def run() -> Any:
-            cls = find(kind, table, name)
-            ty = state_type(cls)
-            return wire.encode(getattr(instance(cls), method)(value(config, ty)), ty)
-
-        result, diags = _guard(f"{method} {kind} {name}", run)
-        return result or null(), wire.diagnostics(diags)
-
     class Export(exports.Provider):
         def get_schema(self) -> t.ProviderSchema:
             named = lambda table: [t.NamedSchema(n, wire.schema(schema_of(c.state))) for n, c in sorted(table.items())]  # noqa: E731
@@ -119,10 +172,12 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 resources=named(resources),
                 data_sources=named(data_sources),
                 functions=[function_schema(f) for _, f in sorted(functions.items())],
-                resource_identities=[],
+                resource_identities=[identity_schema(c) for _, c in sorted(resources.items()) if c.identity is not None],
                 ephemeral_resources=named(ephemerals),
-                list_resources=[],
-                actions=[],
+                list_resources=[
+                    t.NamedSchema(n, wire.schema(schema_of(c.list_config))) for n, c in sorted(lists.items())
+                ],
+                actions=[t.NamedSchema(n, wire.schema(schema_of(c.config))) for n, c in sorted(actions.items())],
                 capabilities=t.ServerCapabilities(
                     any(_overrides(r, "plan_destroy") for r in resources.values()),
                     False,
@@ -153,11 +208,18 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 cls = find("resource", resources, request.type_name)
                 ty = state_type(cls)
                 current = value(request.current_state, ty)
-                return wire.encode(instance(cls).read_with_private(current, private), ty)
+                new = wire.encode(instance(cls).read_with_private(current, private), ty)
+                return new, identity_of(cls, new, "read")
 
             private = PrivateState(bytes(request.private))
-            state, diags = _guard(f"read {request.type_name}", run)
-            return p.ReadResourceResponse(state or null(), private.encode(), None, wire.diagnostics(diags), None)
+            read, deferred, diags = _guard_deferrable(f"read of {request.type_name}", run, request.client)
+            if read is None:
+                # Failed or deferred: the object is as it was.
+                return p.ReadResourceResponse(
+                    request.current_state, private.encode(), deferred, wire.diagnostics(diags), request.current_identity
+                )
+            state, identity = read
+            return p.ReadResourceResponse(state, private.encode(), None, wire.diagnostics(diags), identity)
 
         def plan_resource_change(self, request: p.PlanResourceChangeRequest) -> p.PlanResourceChangeResponse:
             # A host that plans from the declared behaviour never calls this; one that does
@@ -184,7 +246,7 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 planned = value(request.planned_state, ty)
                 if planned is None:
                     r.delete(prior)
-                    return null()
+                    return null(), None
                 try:
                     if prior is None:
                         new = r.create_with_private(planned, private)
@@ -194,24 +256,53 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                     if e.state is not None:
                         reached.append(wire.encode(e.state, ty))
                     raise
-                return wire.encode(new, ty)
+                new_state = wire.encode(new, ty)
+                return new_state, identity_of(cls, new_state, "create" if prior is None else "update")
 
             private = PrivateState(bytes(request.planned_private))
-            state, diags = _guard(f"apply {request.type_name}", run)
-            if state is None:
+            applied, diags = _guard(f"apply {request.type_name}", run)
+            if applied is None:
                 # Record what the failed change reached, so Terraform keeps track of the object
                 # (tainted, after a create); else the object is as it was before.
-                state = reached[0] if reached else request.prior_state
-            return p.ApplyResourceChangeResponse(state, private.encode(), wire.diagnostics(diags), None)
+                if reached:
+                    identity = None
+                    cls = resources.get(request.type_name)
+                    if cls is not None:
+                        identity, more = _guard(f"the identity of {request.type_name}", lambda: identity_of(cls, reached[0], None))
+                        diags += more
+                    return p.ApplyResourceChangeResponse(
+                        reached[0], private.encode(), wire.diagnostics(diags), identity or request.planned_identity
+                    )
+                return p.ApplyResourceChangeResponse(
+                    request.prior_state, private.encode(), wire.diagnostics(diags), request.planned_identity
+                )
+            state, identity = applied
+            return p.ApplyResourceChangeResponse(state, private.encode(), wire.diagnostics(diags), identity)
 
         def import_resource_state(self, request: p.ImportResourceStateRequest) -> p.ImportResourceStateResponse:
+            given = request.identity if request.identity is not None and wire.decode(request.identity) is not None else None
+
             def run() -> Any:
                 cls = find("resource", resources, request.type_name)
-                return wire.encode(instance(cls).import_state(request.id), state_type(cls))
+                r = instance(cls)
+                if given is None:
+                    state = wire.encode(r.import_state(request.id), state_type(cls))
+                elif cls.identity is None:
+                    raise TerraformError(
+                        "Import by identity not supported",
+                        f"Resources of type {request.type_name} have no identity; import them by ID.",
+                    )
+                else:
+                    identity = value(given, _model_type(cls.identity))
+                    state = wire.encode(r.import_by_identity(identity), state_type(cls))
+                # The imported state may not determine the identity yet (read fills it in);
+                # when it does not, an identity import keeps the identity it was given.
+                return state, identity_of(cls, state, None) or given
 
-            state, diags = _guard(f"import {request.type_name}", run)
-            imported = [p.ImportedResource(request.type_name, state, b"", None)] if state is not None else []
-            return p.ImportResourceStateResponse(imported, None, wire.diagnostics(diags))
+            method = "import_state" if given is None else "import_by_identity"
+            found, deferred, diags = _guard_deferrable(f"{method} of {request.type_name}", run, request.client)
+            imported = [p.ImportedResource(request.type_name, found[0], b"", found[1])] if found is not None else []
+            return p.ImportResourceStateResponse(imported, deferred, wire.diagnostics(diags))
 
         def upgrade_resource_state(self, request: p.UpgradeResourceStateRequest) -> p.UpgradeResourceStateResponse:
             def run() -> Any:
@@ -234,7 +325,29 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return p.UpgradeResourceStateResponse(state or null(), wire.diagnostics(diags))
 
         def upgrade_resource_identity(self, request: p.UpgradeResourceIdentityRequest) -> p.UpgradeResourceIdentityResponse:
-            return p.UpgradeResourceIdentityResponse(null(), _unsupported("resource identities"))
+            def run() -> Any:
+                cls = find("resource", resources, request.type_name)
+                if cls.identity is None:
+                    raise TerraformError(
+                        "Resource has no identity",
+                        f"Resources of type {request.type_name} have no identity schema, so there is no identity to upgrade.",
+                    )
+                ty = _model_type(cls.identity)
+                raw = wire.decode(request.raw_identity)
+                current = schema_of(cls.identity).version
+                if request.version == current:
+                    return wire.encode(to_python(raw, ty), ty)
+                if request.version > current:
+                    raise TerraformError(
+                        "Identity written by a newer provider",
+                        f"The {request.type_name} identity has identity schema version {request.version}, but this "
+                        f"provider only knows versions up to {current}. Use the provider version that wrote the state, "
+                        "or newer.",
+                    )
+                return wire.encode(instance(cls).upgrade_identity(request.version, raw), ty)
+
+            identity, diags = _guard(f"upgrade the identity of {request.type_name}", run)
+            return p.UpgradeResourceIdentityResponse(identity or null(), wire.diagnostics(diags))
 
         def move_resource_state(self, request: p.MoveResourceStateRequest) -> p.MoveResourceStateResponse:
             def run() -> Any:
@@ -253,17 +366,26 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                     wire.decode(request.source_state),
                     bytes(request.source_private),
                 )
-                return wire.encode(instance(cls).move_state(source), state_type(cls))
+                state = wire.encode(instance(cls).move_state(source), state_type(cls))
+                return state, identity_of(cls, state, None)
 
-            state, diags = _guard(f"move {request.source_type_name} into {request.target_type_name}", run)
-            return p.MoveResourceStateResponse(state or null(), b"", None, wire.diagnostics(diags))
+            moved, diags = _guard(f"move {request.source_type_name} into {request.target_type_name}", run)
+            if moved is None:
+                return p.MoveResourceStateResponse(null(), b"", None, wire.diagnostics(diags))
+            return p.MoveResourceStateResponse(moved[0], b"", moved[1], wire.diagnostics(diags))
 
         def generate_resource_config(self, type_name: str, state: t.Value) -> p.GenerateResourceConfigResponse:
             return p.GenerateResourceConfigResponse(null(), _unsupported("generating configuration"))
 
         def read_data_source(self, request: p.ReadDataSourceRequest) -> p.ReadDataSourceResponse:
-            state, diags = from_config("data source", data_sources, request.type_name, request.config, "read")
-            return p.ReadDataSourceResponse(state, None, diags)
+            def run() -> Any:
+                cls = find("data source", data_sources, request.type_name)
+                ty = state_type(cls)
+                return wire.encode(instance(cls).read(value(request.config, ty)), ty)
+
+            state, deferred, diags = _guard_deferrable(f"read of {request.type_name}", run, request.client)
+            # Deferred, the data is not known yet: the configuration, computed values unknown.
+            return p.ReadDataSourceResponse(state or (request.config if deferred else null()), deferred, wire.diagnostics(diags))
 
         def validate_ephemeral_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
             return validate("ephemeral resource", ephemerals, type_name, config)
@@ -279,9 +401,10 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                     wire.encode(opened.result, ty), opened.private, _timestamp(opened.renew_at), None, []
                 )
 
-            opened, diags = _guard(f"open ephemeral resource {request.type_name}", run)
+            opened, deferred, diags = _guard_deferrable(f"open of {request.type_name}", run, request.client)
             if opened is None:
-                return p.OpenEphemeralResourceResponse(null(), None, None, None, wire.diagnostics(diags))
+                result = request.config if deferred else null()
+                return p.OpenEphemeralResourceResponse(result, None, None, deferred, wire.diagnostics(diags))
             opened.diagnostics = wire.diagnostics(diags)
             return opened
 
@@ -303,19 +426,58 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return wire.diagnostics(diags)
 
         def validate_list_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
-            return _unsupported("list resources")
+            _, diags = _guard(f"validate list {type_name}", lambda: find("list resource", lists, type_name))
+            return wire.diagnostics(diags)
 
-        def list_resource(self, request: Any, results: Any) -> list[t.Diagnostic]:
-            return _unsupported("list resources")
+        def list_resource(self, request: p.ListResourceRequest, results: Any) -> list[t.Diagnostic]:
+            from wit_world.imports import streams
+
+            def run() -> None:
+                cls = find("list resource", lists, request.type_name)
+                ty = state_type(cls)
+                identity_ty = _model_type(cls.identity)
+                remaining = [request.limit]
+
+                def send(identity: Any, display_name: str, state: Callable[[], Any] | None) -> bool:
+                    item = streams.ListItem(
+                        wire.encode(identity, identity_ty),
+                        display_name,
+                        wire.encode(state(), ty) if state is not None else None,
+                        [],
+                    )
+                    remaining[0] -= 1
+                    return bool(results.push(item)) and remaining[0] > 0
+
+                config = value(request.config, _model_type(cls.list_config))
+                instance(cls).list(config, ListResults(send, request.include_resource_object))
+
+            _, diags = _guard(f"list {request.type_name}", run)
+            return wire.diagnostics(diags)
 
         def validate_action_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
-            return _unsupported("actions")
+            def run() -> None:
+                cls = find("action", actions, type_name)
+                instance(cls).validate(value(config, _model_type(cls.config)))
+
+            _, diags = _guard(f"validate action {type_name}", run)
+            return wire.diagnostics(diags)
 
         def plan_action(self, request: p.ActionRequest) -> p.PlanActionResponse:
-            return p.PlanActionResponse(None, _unsupported("actions"))
+            def run() -> None:
+                cls = find("action", actions, request.type_name)
+                instance(cls).plan(value(request.config, _model_type(cls.config)))
+
+            _, deferred, diags = _guard_deferrable(f"plan of {request.type_name}", run, request.client)
+            return p.PlanActionResponse(deferred, wire.diagnostics(diags))
 
         def invoke_action(self, request: p.ActionRequest, progress: Any) -> list[t.Diagnostic]:
-            return _unsupported("actions")
+            def run() -> None:
+                cls = find("action", actions, request.type_name)
+                config = value(request.config, _model_type(cls.config))
+                instance(cls).invoke(config, Progress(progress.report))
+
+            _, diags = _guard(f"invoke {request.type_name}", run)
+            return wire.diagnostics(diags)
 
         def call_function(self, name: str, arguments: list[t.Value]) -> t.Value:
             f = functions.get(name)
@@ -351,14 +513,25 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             config = value(request.config, ty)
             return wire.encode(instance(cls).plan(prior, planned, config), ty)
 
-        planned, diags = _guard(f"plan {request.type_name}", run)
+        planned, deferred, diags = _guard_deferrable(f"plan of {request.type_name}", run, request.client)
+        planned = planned or request.planned_state
+        identity = None
+        cls = resources.get(request.type_name)
+        if cls is not None and cls.identity is not None:
+            # The object keeps its identity unless it is created or replaced; a new one's
+            # identity is known once the attributes it is made of are.
+            if wire.decode(request.prior_state) is not None and (not request.requires_replace or wire.decode(planned) is None):
+                identity = request.prior_identity
+            else:
+                identity, more = _guard(f"the identity of {request.type_name}", lambda: identity_of(cls, planned, None))
+                diags += more
         return b.PlanResourceResponse(
-            planned or request.planned_state,
+            planned,
             request.requires_replace,
             request.prior_private,
-            None,
+            deferred,
             wire.diagnostics(diags),
-            None,
+            identity,
         )
 
     try:

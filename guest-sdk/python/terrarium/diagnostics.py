@@ -8,6 +8,7 @@ and :class:`Key` a key of a map (``("toys", 0, "kind")``, ``("tags", Key("env"))
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -46,6 +47,16 @@ def format_path(path: tuple) -> str:
     return out
 
 
+class DeferredReason(enum.Enum):
+    """Why a call asks Terraform to defer it to a later plan (:meth:`TerraformError.deferred`);
+    each describes itself in the error a Terraform that does not accept deferrals shows."""
+
+    UNKNOWN = "reason not given"
+    RESOURCE_CONFIG_UNKNOWN = "the resource configuration has unknown values"
+    PROVIDER_CONFIG_UNKNOWN = "the provider configuration has unknown values"
+    ABSENT_PREREQUISITE = "something it needs does not exist yet"
+
+
 class TerraformError(Exception):
     """An error Terraform shows as a diagnostic: ``summary``, ``detail`` and the attribute
     ``path`` it is about (empty: the whole object). Give ``more`` to report several at once.
@@ -59,6 +70,23 @@ class TerraformError(Exception):
         self.diagnostics = [Diagnostic("error", summary, detail, tuple(path)), *more]
         #: The state the failed create or update reached (None: nothing was changed).
         self.state: object = None
+        #: The deferral asked for with :meth:`deferred` (None: none).
+        self.deferral: DeferredReason | None = None
+
+    @classmethod
+    def deferred(cls, reason: DeferredReason) -> "TerraformError":
+        """Asks Terraform to defer this call to a later plan, as the Rust SDK's
+        ``Diagnostics::deferred`` does: from a resource's ``plan``, ``read`` or
+        ``import_state``/``import_by_identity``, a data source's ``read``, an ephemeral
+        resource's ``open`` or an action's ``plan``. Honoured when Terraform accepts deferrals
+        (``-allow-deferral``); otherwise the call fails with an error that says why.
+
+            raise TerraformError.deferred(DeferredReason.RESOURCE_CONFIG_UNKNOWN)
+        """
+        error = cls("Deferred", reason.value)
+        error.diagnostics = []
+        error.deferral = reason
+        return error
 
     def with_state(self, state: object) -> "TerraformError":
         """This error, carrying the state a failed create or update reached: what it made

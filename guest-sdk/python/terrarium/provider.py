@@ -1,5 +1,6 @@
 """What a provider author subclasses: :class:`Provider`, :class:`Resource`,
-:class:`DataSource`, :class:`EphemeralResource`, and the :func:`function` decorator.
+:class:`DataSource`, :class:`EphemeralResource`, :class:`Action`, and the :func:`function`
+decorator.
 
 Each resource, data source and ephemeral resource class names its ``type_name`` and its
 ``state`` dataclass (the schema), and is created with the configured provider as
@@ -10,6 +11,7 @@ written here: the host plans from the schema for every language.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import json
 import typing
@@ -110,8 +112,131 @@ class Resource(Generic[T]):
     def plan(self, prior: T | None, planned: T, config: T) -> T:
         """The plan hook: adjusts the host's plan (``planned``: defaults filled in, computed
         values UNKNOWN where they will change) and returns it. Only resources that override it
-        are asked; the host checks the answer as terraform will."""
+        are asked; the host checks the answer as terraform will. Raise
+        ``TerraformError.deferred(reason)`` to ask Terraform to plan it in a later round."""
         return planned
+
+    # ---- identity (Terraform 1.12+) ----
+
+    #: The resource's identity, a dataclass of plain attributes (strings, numbers, bools, or
+    #: lists of them): the small, immutable data that names the remote object. A field typed
+    #: ``T`` must be given in an ``import { identity = {...} }`` block (required for import),
+    #: one typed ``T | None`` may be (optional for import); ``__terraform_version__ = N`` on
+    #: it is the identity schema's version (see :meth:`upgrade_identity`). With it the SDK
+    #: declares the identity schema, returns the identity from read, apply, import and move,
+    #: keeps it through updates, and imports by identity. None: the type has no identity.
+    identity: ClassVar[type | None] = None
+
+    def identity_of(self, state: T) -> Any:
+        """The identity of the object whose state is ``state``, or None while the state does
+        not determine it yet (an attribute it needs still unknown: the planned identity is
+        then null). By default the identity's fields are the state's attributes of the same
+        names. After apply, read or import it must not be None."""
+        from .values import UNKNOWN
+
+        values = {}
+        for f in dataclasses.fields(self.identity):
+            value = state.get(f.name) if isinstance(state, dict) else getattr(state, f.name, None)
+            if value is None or value is UNKNOWN:
+                return None
+            values[f.name] = value
+        return self.identity(**values)
+
+    def import_by_identity(self, identity: Any) -> T:
+        """The state of the existing object an ``import { identity = {...} }`` block names
+        (an instance of :attr:`identity`; attributes not required for import may be None);
+        Terraform reads it afterwards. By default import by identity is refused."""
+        from .diagnostics import TerraformError
+
+        raise TerraformError(
+            "Import by identity not supported",
+            f"Resources of type {self.type_name} cannot be imported by identity.",
+        )
+
+    def upgrade_identity(self, version: int, raw: Any) -> Any:
+        """An identity stored with the older identity schema ``version``, in the current one
+        (an instance of :attr:`identity`, or a dict of its fields). ``raw`` is the stored
+        JSON as written. Only called for versions lower than the current one."""
+        from .diagnostics import TerraformError
+
+        raise TerraformError(
+            "Cannot upgrade identity",
+            f"The provider cannot upgrade {self.type_name} identities from identity schema version {version}.",
+        )
+
+    # ---- list resource (`terraform query`) ----
+
+    #: The list resource's ``config`` block: a dataclass, as for ``state``. A resource type
+    #: with an :attr:`identity` and a ``list_config`` whose class is in
+    #: :attr:`Provider.list_resources` is listed by :meth:`list`.
+    list_config: ClassVar[type | None] = None
+
+    def list(self, config: Any, results: "ListResults") -> None:
+        """Lists the objects ``config`` selects, pushing each into ``results`` in a stable
+        order (Terraform shows them as they come). Stop when :meth:`ListResults.push` returns
+        False. An error ends the listing; the items pushed before it have been sent."""
+        raise NotImplementedError(f"{type(self).__name__}.list")
+
+
+class ListResults:
+    """Where :meth:`Resource.list` sends the objects it finds; Terraform receives each as it
+    is pushed."""
+
+    def __init__(self, send: Callable[[Any, str, Callable[[], Any] | None], bool], include_resource_object: bool):
+        self._send = send
+        self._include = include_resource_object
+        self._finished = False
+
+    def push(self, identity: Any, display_name: str, state: Callable[[], Any] | None = None) -> bool:
+        """Sends one object: its identity (an instance of the resource's ``identity``), a
+        short name for people, and a function that makes its state, called only when
+        Terraform asked for resource objects (``include_resource = true``). Returns False once
+        Terraform wants no more (its limit is reached, or an item had an error): stop listing
+        and return. Later pushes are ignored."""
+        if self._finished:
+            return False
+        more = self._send(identity, display_name, state if self._include else None)
+        self._finished = not more
+        return more
+
+
+class Progress:
+    """Where a running :meth:`Action.invoke` reports progress; Terraform shows each message as
+    it arrives."""
+
+    def __init__(self, send: Callable[[str], None]):
+        self._send = send
+
+    def report(self, message: str) -> None:
+        """Sends a progress message. When Terraform reads slowly this waits, so a chatty
+        action runs in bounded memory."""
+        self._send(str(message))
+
+
+class Action(Generic[T]):
+    """An action type (``action`` blocks; ``terraform apply -invoke=action.<type>.<name>`` or
+    an ``action_trigger``): a configuration, no state, and :meth:`invoke`, which reports
+    progress as it runs."""
+
+    type_name: ClassVar[str]
+    #: The action's configuration: a dataclass, as a resource's ``state``.
+    config: ClassVar[type]
+
+    def __init__(self, provider: Any):
+        self.provider = provider
+
+    def validate(self, config: T) -> None:
+        """Checks a configuration beyond what the schema says (values may be UNKNOWN)."""
+
+    def plan(self, config: T) -> None:
+        """Checks, when Terraform plans the invocation, that the action can run: raise
+        TerraformError to fail the plan instead of the apply, or
+        ``TerraformError.deferred(reason)`` to defer it. Values may be UNKNOWN here."""
+
+    def invoke(self, config: T, progress: Progress) -> None:
+        """Runs the action with its configuration (wholly known), reporting how it goes
+        through ``progress``. Raise TerraformError to fail the apply."""
+        raise NotImplementedError(f"{type(self).__name__}.invoke")
 
 
 class PrivateState(dict):
@@ -252,6 +377,9 @@ class Provider:
     resources: ClassVar[list[type]] = []
     data_sources: ClassVar[list[type]] = []
     ephemeral_resources: ClassVar[list[type]] = []
+    #: Resource classes with a ``list_config`` and :meth:`Resource.list` (``terraform query``).
+    list_resources: ClassVar[list[type]] = []
+    actions: ClassVar[list[type]] = []
     functions: ClassVar[list[Function]] = []
 
     def configure(self, config: Any) -> None:

@@ -112,10 +112,37 @@ const CAPABILITIES: &[Capability] = &[
         check: private_state_is_kept,
         gaps: &[("Go", NO_GO_VM)],
     },
+    Capability {
+        name: "Resource identity in the state, and import by identity",
+        test: "an_identity_is_stored_and_imports",
+        check: identity_is_stored_and_imports,
+        gaps: &[("Go", NO_GO_IDENTITY)],
+    },
+    Capability {
+        name: "List resources (`terraform query`), with `limit` and resource objects",
+        test: "a_list_resource_lists_the_servers",
+        check: list_resource_lists_servers,
+        gaps: &[("Go", NO_GO_IDENTITY)],
+    },
+    Capability {
+        name: "Actions invoked with progress (`terraform apply -invoke`)",
+        test: "an_action_reports_its_progress",
+        check: action_reports_progress,
+        gaps: &[("Go", "tests/guests/slow/go has no `slow_reboot` yet")],
+    },
+    Capability {
+        name: "Deferred responses: without `-allow-deferral`, an error that says why",
+        test: "a_deferred_plan_says_why_it_cannot_proceed",
+        check: deferred_plan_says_why,
+        gaps: &[("Go", "the Go SDK cannot defer yet")],
+    },
 ];
 
 /// Why the Go cells of the `slow_vm` rows are empty.
 const NO_GO_VM: &str = "tests/guests/slow/go has no `slow_vm` yet";
+
+/// Why the Go cells of the identity rows are empty.
+const NO_GO_IDENTITY: &str = "the Go SDK has no resource identity yet (issue 24)";
 
 /// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
 fn row(test: &str) -> anyhow::Result<()> {
@@ -207,6 +234,26 @@ fn a_sensitive_value_is_hidden() -> anyhow::Result<()> {
 #[test]
 fn private_state_is_kept_and_handed_back() -> anyhow::Result<()> {
     row("private_state_is_kept_and_handed_back")
+}
+
+#[test]
+fn an_identity_is_stored_and_imports() -> anyhow::Result<()> {
+    row("an_identity_is_stored_and_imports")
+}
+
+#[test]
+fn a_list_resource_lists_the_servers() -> anyhow::Result<()> {
+    row("a_list_resource_lists_the_servers")
+}
+
+#[test]
+fn an_action_reports_its_progress() -> anyhow::Result<()> {
+    row("an_action_reports_its_progress")
+}
+
+#[test]
+fn a_deferred_plan_says_why_it_cannot_proceed() -> anyhow::Result<()> {
+    row("a_deferred_plan_says_why_it_cannot_proceed")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -589,6 +636,171 @@ pub fn private_state_is_kept(provider: Provider) -> anyhow::Result<Value> {
         "the private state was not handed back to read: {after_refresh}"
     );
     Ok(json!({ "after_create": after_create, "after_refresh": after_refresh }))
+}
+
+/// `slow_server`'s identity is its `id` (Rust `ResourceIdentity`, Python `identity = ...`,
+/// TypeScript `identity: schema(...)`): a created server carries it in the state, and an
+/// `import` block with an `identity` imports the server it names
+/// (`import_by_identity`/`importByIdentity`), with nothing left to change.
+pub fn identity_is_stored_and_imports(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n\n\
+         import {\n  to       = slow_server.old\n  identity = {\n    id = \"server-3\"\n  }\n}\n\n\
+         resource \"slow_server\" \"old\" {\n  boot_seconds = 3\n}\n",
+    )?;
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    plan.shows(&["# slow_server.old will be imported", "# slow_server.web will be created"])?;
+    let apply = ws.ok(APPLY)?;
+    ensure!(
+        apply.stdout.contains("1 imported, 1 added, 0 changed, 0 destroyed"),
+        "the apply did not import one server and create one\n{apply}"
+    );
+    let state = ws.state_json()?;
+    let mut seen = serde_json::Map::new();
+    for address in ["slow_server.web", "slow_server.old"] {
+        let server = state_resource(&state, address)?;
+        ensure!(
+            server["identity"]["id"] == server["values"]["id"],
+            "{address} has not its id as its identity: {server}"
+        );
+        seen.insert(
+            address.to_owned(),
+            json!({
+                "identity": server["identity"],
+                "identity_schema_version": server["identity_schema_version"],
+                "values": server["values"],
+            }),
+        );
+    }
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the imported server has changes to apply\n{again}");
+    Ok(Value::Object(seen))
+}
+
+/// `list "slow_server"` blocks in a `.tfquery.hcl` file (Rust `ListResource`, Python
+/// `list_config` and `list`, TypeScript `listConfig` and `list`): `terraform query` shows
+/// each server with its identity, stops at `limit`, and carries the whole object with
+/// `include_resource`.
+pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(provider, "")?;
+    ws.write(
+        "servers.tfquery.hcl",
+        "list \"slow_server\" \"all\" {\n  provider         = slow\n  include_resource = true\n  \
+         config {\n    count = 3\n  }\n}\n\n\
+         list \"slow_server\" \"two\" {\n  provider = slow\n  limit    = 2\n  config {\n    \
+         count = 5\n  }\n}\n",
+    )?;
+    let run = ws.run(&["query", "-json", "-no-color"])?;
+    ensure!(run.code == Some(0), "terraform query -json failed\n{run}");
+    let mut found: serde_json::Map<String, Value> = serde_json::Map::new();
+    for line in run.json_lines()? {
+        match line["type"].as_str() {
+            Some("list_resource_found") => {
+                let item = &line["list_resource_found"];
+                let address = item["address"].as_str().unwrap_or_default().to_owned();
+                let entry = found.entry(address).or_insert_with(|| json!({ "items": [] }));
+                if let Some(items) = entry["items"].as_array_mut() {
+                    items.push(json!({
+                        "display_name": item["display_name"],
+                        "identity": item["identity"],
+                        "resource_object": item["resource_object"],
+                    }));
+                }
+            }
+            Some("list_complete") => {
+                let done = &line["list_complete"];
+                let address = done["address"].as_str().unwrap_or_default().to_owned();
+                found.entry(address).or_insert_with(|| json!({ "items": [] }))["total"] =
+                    done["total"].clone();
+            }
+            Some(_) if line["@level"] == "error" => bail!("terraform query reported an error\n{run}"),
+            _ => {}
+        }
+    }
+    let names = |address: &str| -> Vec<Value> {
+        found[address]["items"]
+            .as_array()
+            .map(|items| items.iter().map(|i| i["display_name"].clone()).collect())
+            .unwrap_or_default()
+    };
+    ensure!(
+        names("list.slow_server.all") == [json!("server-1"), json!("server-2"), json!("server-3")],
+        "list.slow_server.all: {}",
+        pretty(&Value::Object(found.clone()))
+    );
+    ensure!(
+        names("list.slow_server.two") == [json!("server-1"), json!("server-2")],
+        "list.slow_server.two did not stop at its limit: {}",
+        pretty(&Value::Object(found.clone()))
+    );
+    ensure!(
+        found["list.slow_server.all"]["items"][2]["identity"] == json!({ "id": "server-3" })
+            && found["list.slow_server.all"]["items"][2]["resource_object"]["boot_seconds"] == 3,
+        "the listed server-3 has not its identity and object: {}",
+        pretty(&Value::Object(found.clone()))
+    );
+    Ok(Value::Object(found))
+}
+
+/// `action "slow_reboot"` (Rust `Action`, Python `terrarium.Action`, TypeScript `Action`),
+/// invoked with `terraform apply -invoke`: each step's progress message reaches terraform in
+/// order, and the action completes without touching the state.
+pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "action \"slow_reboot\" \"r\" {\n  config {\n    server_id = \"server-1\"\n    steps     = 3\n  }\n}\n",
+    )?;
+    let run = ws.ok(&[
+        "apply",
+        "-invoke=action.slow_reboot.r",
+        "-auto-approve",
+        "-input=false",
+        "-json",
+    ])?;
+    let lines = run.json_lines()?;
+    let progress: Vec<Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "action_progress")
+        .map(|l| l["action_progress"]["message"].clone())
+        .collect();
+    ensure!(
+        progress
+            == [
+                json!("rebooting server-1: step 1/3"),
+                json!("rebooting server-1: step 2/3"),
+                json!("rebooting server-1: step 3/3")
+            ],
+        "action_progress messages: {progress:?}\n{run}"
+    );
+    ensure!(lines.iter().any(|l| l["type"] == "action_complete"), "no action_complete\n{run}");
+    Ok(json!({ "progress": progress }))
+}
+
+/// `slow_vm` defers its plan while its `label` is unknown (Rust `Diagnostics::deferred`,
+/// Python `TerraformError.deferred`, TypeScript `TerraformError.deferred`). Terraform 1.15
+/// release builds accept no deferrals (`-allow-deferral` is for experimental builds), so the
+/// SDK answers an error that says why the provider cannot go on and what to do.
+pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"terraform_data\" \"name\" {\n  input = \"web\"\n}\n\n\
+         resource \"slow_vm\" \"web\" {\n  seconds = 0\n  label   = terraform_data.name.id\n}\n",
+    )?;
+    let plan = ws.run_expect(&["plan", "-input=false", "-no-color"], 1)?;
+    let errors = plan.error_summaries();
+    ensure!(errors == ["Provider cannot proceed yet"], "the plan did not fail with the deferral's error\n{plan}");
+    let said = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    // What follows the name of the code that deferred, which each language spells its own way.
+    let why = said
+        .split_once(" asked to defer this change ")
+        .map(|(_, why)| why.to_owned())
+        .with_context(|| format!("the error does not say what asked to defer\n{plan}"))?;
+    let expected = "(the resource configuration has unknown values), but Terraform did not say it accepts \
+                    deferred changes. Apply the resources it depends on first (for example with -target), or \
+                    run a Terraform that supports deferral (-allow-deferral).";
+    ensure!(why.starts_with(expected), "the error does not say why and what to do\n{plan}");
+    Ok(json!({ "errors": errors, "why": expected }))
 }
 
 /// The private data terraform.tfstate holds for the one instance of `type_name`, as JSON.

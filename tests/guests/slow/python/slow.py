@@ -13,7 +13,11 @@ tests). A server with ``protect = true`` refuses to be destroyed at plan time
 while Terraform uses it and closed when it is done; both are logged. The data source
 ``slow_page`` fetches a URL through the sandbox's HTTP grants. ``slow_vm`` is what servers
 were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``),
-and it counts its creates and reads in its private state.
+and it counts its creates and reads in its private state. A server's identity is its ``id``
+(import by identity builds the server as import by ID does); the list resource
+``slow_server`` lists ``server-1`` to ``server-<count>`` (``terraform query``); the action
+``slow_reboot`` reboots a server in ``steps``, reporting each step; and ``slow_vm`` defers its
+plan while its ``label`` is unknown.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 
 import terrarium
-from terrarium import TerraformError, attribute, http, log, stop, validators
+from terrarium import DeferredReason, TerraformError, attribute, http, is_unknown, log, stop, validators
 
 
 @dataclass(kw_only=True)
@@ -40,9 +44,31 @@ class Server:
     report_url: str | None = attribute(description="Where create reports, with a GET, once it stops waiting for the boot.")
 
 
+@dataclass(kw_only=True)
+class ServerIdentity:
+    """The identity of a server."""
+
+    id: str = attribute(description="The server's ID, `server-N`.")
+
+
+@dataclass(kw_only=True)
+class ServerFilter:
+    """Which servers to list."""
+
+    count: int = attribute(description="Lists `server-1` to `server-<count>`.")
+
+
+def server_up(boot_seconds: int) -> Server:
+    """The server `server-<boot_seconds>`, up."""
+    return Server(id=f"server-{boot_seconds}", boot_seconds=boot_seconds, ready=True)
+
+
 class ServerResource(terrarium.Resource[Server]):
     type_name = "slow_server"
     state = Server
+    # Its identity is its `id`, the state attribute of the same name.
+    identity = ServerIdentity
+    list_config = ServerFilter
 
     def create(self, planned: Server) -> Server:
         # The server exists from here on.
@@ -73,7 +99,15 @@ class ServerResource(terrarium.Resource[Server]):
         number = id.removeprefix("server-")
         if not id.startswith("server-") or not number.isdigit():
             raise TerraformError("Cannot import", f"{id!r} is not a server id (server-N)")
-        return Server(id=id, boot_seconds=int(number), ready=True)
+        return server_up(int(number))
+
+    def import_by_identity(self, identity: ServerIdentity) -> Server:
+        return self.import_state(identity.id)
+
+    def list(self, config: ServerFilter, results: terrarium.ListResults) -> None:
+        for n in range(1, config.count + 1):
+            if not results.push(ServerIdentity(id=f"server-{n}"), f"server-{n}", lambda n=n: server_up(n)):
+                break
 
     def upgrade(self, version: int, raw: dict) -> dict:
         # Version 0 called `boot_seconds` `boot`.
@@ -121,6 +155,12 @@ class VmResource(terrarium.Resource[Vm]):
 
     def create(self, planned: Vm) -> Vm:
         return replace(planned, id=f"vm-{planned.seconds}")
+
+    # A VM cannot be planned before its label is known: the plan is deferred.
+    def plan(self, prior: Vm | None, planned: Vm, config: Vm) -> Vm:
+        if is_unknown(config.label):
+            raise TerraformError.deferred(DeferredReason.RESOURCE_CONFIG_UNKNOWN)
+        return planned
 
     # The private state counts what happened to the VM: created once, read N times.
     def create_with_private(self, planned: Vm, private: terrarium.PrivateState) -> Vm:
@@ -187,10 +227,29 @@ class PageData(terrarium.DataSource[Page]):
         return replace(config, status=response.status, text=response.text)
 
 
+@dataclass(kw_only=True)
+class Reboot:
+    """Reboots a server in steps."""
+
+    server_id: str = attribute(description="The server to reboot.")
+    steps: int = attribute(description="How many steps the reboot takes.")
+
+
+class RebootAction(terrarium.Action[Reboot]):
+    type_name = "slow_reboot"
+    config = Reboot
+
+    def invoke(self, config: Reboot, progress: terrarium.Progress) -> None:
+        for step in range(1, config.steps + 1):
+            progress.report(f"rebooting {config.server_id}: step {step}/{config.steps}")
+
+
 class Slow(terrarium.Provider):
     resources = [ServerResource, VmResource]
     data_sources = [PageData]
     ephemeral_resources = [LeaseResource]
+    list_resources = [ServerResource]
+    actions = [RebootAction]
 
 
 Provider, Behaviour = terrarium.export(Slow)

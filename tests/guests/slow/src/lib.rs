@@ -14,15 +14,23 @@
 //! source `slow_page` fetches a URL through the sandbox's HTTP grants. `slow_vm` is what
 //! servers were before `slow_server`: a `moved` block turns one into a server
 //! (`MOVES_FROM`, `move_state`), and it counts its creates and reads in its private state.
+//! A server's identity is its `id` (import by identity builds the server as import by ID
+//! does); the list resource `slow_server` lists `server-1` to `server-<count>`
+//! (`terraform query`); the action `slow_reboot` reboots a server in `steps`, reporting each
+//! step; and `slow_vm` defers its plan while its `label` is unknown.
 //! tests/guests/slow/python and tests/guests/slow/typescript
 //! are the same provider in the other SDKs.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use terrarium_sdk::action::{Action, AnyAction, Progress};
 use terrarium_sdk::ephemeral::{EphemeralResource, Lease};
 use terrarium_sdk::http::Client;
-use terrarium_sdk::rpc::MoveRequest;
+use terrarium_sdk::identity::{AnyIdentity, ResourceIdentity};
+use terrarium_sdk::list::{AnyListResource, ListResource, ListResults};
+use terrarium_sdk::resource::Plan;
+use terrarium_sdk::rpc::{DeferredReason, MoveRequest};
 use terrarium_sdk::{
     AnyDataSource, AnyEphemeralResource, AnyResource, Attr, DataSource, Diagnostics, Model,
     PrivateState, Provider, Resource, Result, Value, from_value, log, stop, to_value,
@@ -42,6 +50,14 @@ impl Provider for SlowProvider {
 
     fn ephemeral_resources(&self) -> Vec<Box<dyn AnyEphemeralResource + '_>> {
         vec![Box::new(LeaseResource)]
+    }
+
+    fn list_resources(&self) -> Vec<Box<dyn AnyListResource + '_>> {
+        vec![Box::new(ServerResource)]
+    }
+
+    fn actions(&self) -> Vec<Box<dyn AnyAction + '_>> {
+        vec![Box::new(RebootAction)]
     }
 }
 
@@ -128,14 +144,11 @@ impl Resource for ServerResource {
                 format!("{id:?} is not a server id (server-N)"),
             ));
         };
-        Ok(Server {
-            id: Attr::Known(id.to_owned()),
-            boot_seconds,
-            fail_boot: None,
-            ready: Attr::Known(true),
-            protect: None,
-            report_url: None,
-        })
+        Ok(server_up(boot_seconds))
+    }
+
+    fn identity(&self) -> Option<&dyn AnyIdentity<Server>> {
+        Some(self)
     }
 
     fn upgrade(&self, _version: i64, raw: Value) -> Result<Value> {
@@ -162,19 +175,98 @@ impl Resource for ServerResource {
             ));
         };
         let seconds: i64 = from_value(fields.get("seconds").unwrap_or(&Value::Null))?;
-        Ok(to_value(&Server {
-            id: Attr::Known(format!("server-{seconds}")),
-            boot_seconds: seconds,
-            fail_boot: None,
-            ready: Attr::Known(true),
-            protect: None,
-            report_url: None,
-        })?)
+        Ok(to_value(&server_up(seconds))?)
     }
 
     fn read(&self, current: Server) -> Result<Option<Server>> {
         // Nothing outside Terraform's state to look at: keep the state as it is.
         Ok(Some(current))
+    }
+}
+
+/// The server `server-<boot_seconds>`, up.
+fn server_up(boot_seconds: i64) -> Server {
+    Server {
+        id: Attr::Known(format!("server-{boot_seconds}")),
+        boot_seconds,
+        fail_boot: None,
+        ready: Attr::Known(true),
+        protect: None,
+        report_url: None,
+    }
+}
+
+/// The identity of a server.
+#[derive(Serialize, Deserialize, Model)]
+struct ServerIdentity {
+    /// The server's ID, `server-N`.
+    #[tf(required_for_import)]
+    id: String,
+}
+
+/// The state attribute the identity is made of.
+#[derive(Deserialize)]
+struct ServerIdentitySource {
+    id: Attr<String>,
+}
+
+impl ResourceIdentity for ServerResource {
+    type Identity = ServerIdentity;
+    type Source = ServerIdentitySource;
+
+    fn identity_of(&self, source: ServerIdentitySource) -> Option<ServerIdentity> {
+        match source.id {
+            Attr::Known(id) => Some(ServerIdentity { id }),
+            _ => None,
+        }
+    }
+
+    fn import_by_identity(&self, identity: ServerIdentity) -> Result<Server> {
+        self.import(&identity.id)
+    }
+}
+
+/// Which servers to list.
+#[derive(Deserialize, Model)]
+struct ServerFilter {
+    /// Lists `server-1` to `server-<count>`.
+    count: i64,
+}
+
+impl ListResource for ServerResource {
+    type Config = ServerFilter;
+
+    fn list(&self, filter: ServerFilter, results: &mut ListResults<'_, Self>) -> Result<()> {
+        for n in 1..=filter.count {
+            let id = format!("server-{n}");
+            if !results.push(ServerIdentity { id: id.clone() }, id, || Ok(server_up(n))) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct RebootAction;
+
+/// Reboots a server in steps.
+#[derive(Deserialize, Model)]
+struct Reboot {
+    /// The server to reboot.
+    server_id: String,
+    /// How many steps the reboot takes.
+    steps: i64,
+}
+
+impl Action for RebootAction {
+    const TYPE_NAME: &'static str = "slow_reboot";
+    type Config = Reboot;
+
+    fn invoke(&self, config: Reboot, progress: &Progress) -> Result<()> {
+        for step in 1..=config.steps {
+            progress.report(format!("rebooting {}: step {step}/{}", config.server_id, config.steps));
+        }
+        Ok(())
     }
 }
 
@@ -205,6 +297,14 @@ impl Resource for VmResource {
 
     fn create(&self, planned: Vm) -> Result<Vm> {
         Ok(Vm { id: Attr::Known(format!("vm-{}", planned.seconds)), ..planned })
+    }
+
+    // A VM cannot be planned before its label is known: the plan is deferred.
+    fn plan(&self, plan: &mut Plan) -> Result<()> {
+        if matches!(plan.attribute("label"), Value::Unknown(_)) {
+            return Err(Diagnostics::deferred(DeferredReason::ResourceConfigUnknown));
+        }
+        Ok(())
     }
 
     // The private state counts what happened to the VM: created once, read N times.
