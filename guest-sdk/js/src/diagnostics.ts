@@ -60,10 +60,54 @@ export interface Diagnostic {
  *
  *     throw new TerraformError('Invalid name', 'Names are lower case.', ['name']);
  */
+/**
+ * Why a call asks Terraform to defer it to a later plan (`TerraformError.deferred`), as the
+ * Rust SDK's `DeferredReason`.
+ */
+export const DeferredReason = {
+  Unknown: 'unknown',
+  ResourceConfigUnknown: 'resource-config-unknown',
+  ProviderConfigUnknown: 'provider-config-unknown',
+  AbsentPrerequisite: 'absent-prerequisite',
+} as const;
+export type DeferredReason = (typeof DeferredReason)[keyof typeof DeferredReason];
+
+/** What a deferral's reason says in the error a Terraform that accepts none shows. */
+export function describeDeferral(reason: DeferredReason): string {
+  switch (reason) {
+    case 'resource-config-unknown':
+      return 'the resource configuration has unknown values';
+    case 'provider-config-unknown':
+      return 'the provider configuration has unknown values';
+    case 'absent-prerequisite':
+      return 'something it needs does not exist yet';
+    default:
+      return 'reason not given';
+  }
+}
+
 export class TerraformError extends Error {
   readonly diagnostics: Diagnostic[];
   /** The state a failed create or update reached (`withState`); undefined: nothing changed. */
   state?: unknown;
+  /** The deferral asked for with `TerraformError.deferred`; undefined: none. */
+  deferral?: DeferredReason;
+
+  /**
+   * Asks Terraform to defer this call to a later plan, as the Rust SDK's
+   * `Diagnostics::deferred` does: from a resource's `plan`, `read`, `importState` or
+   * `importByIdentity`, a data source's `read`, an ephemeral resource's `open` or an action's
+   * `plan`. Honoured when Terraform accepts deferrals (`-allow-deferral`); otherwise the call
+   * fails with an error that says why.
+   *
+   *     throw TerraformError.deferred(DeferredReason.ResourceConfigUnknown);
+   */
+  static deferred(reason: DeferredReason): TerraformError {
+    const e = new TerraformError('Deferred', describeDeferral(reason));
+    e.diagnostics.splice(0);
+    e.deferral = reason;
+    return e;
+  }
 
   constructor(summary: string, detail = '', path: Path = []) {
     super(detail ? `${summary}: ${detail}` : summary);

@@ -1,18 +1,31 @@
 // @terrarium/sdk: Terraform providers in TypeScript, built into WebAssembly components that
 // Terrarium serves. See README.md for a walk-through.
 
-export { Diagnostics, type Diagnostic, key, type Path, pathToString, TerraformError } from './diagnostics.js';
+export {
+  DeferredReason,
+  Diagnostics,
+  type Diagnostic,
+  key,
+  type Path,
+  pathToString,
+  TerraformError,
+} from './diagnostics.js';
 export { log, stopping } from './log.js';
 export * as stop from './stop.js';
 export {
+  Action,
   type ConfigureContext,
   DataSource,
   EphemeralResource,
   FunctionError,
+  type ListResults,
   type MovedState,
   type Opened,
   type Parameter,
   param,
+  type PlanAnswer,
+  type PlanRequest,
+  type Progress,
   Provider,
   ProviderFunction,
   Resource,

@@ -111,6 +111,95 @@ export abstract class Resource<S extends Schema = Schema> {
    * source state is the stored JSON as written.
    */
   moveState?(source: MovedState): MaybePromise<State<S>>;
+
+  // ---- identity (Terraform 1.12+) ----
+
+  /**
+   * The resource's identity schema: plain attributes (strings, numbers, bools, or lists of
+   * them) naming the remote object. A `.required()` attribute must be given in an
+   * `import { identity = {...} }` block (required for import), an `.optional()` one may be;
+   * `version` is the identity schema's version (see `upgradeIdentity`). With it the SDK
+   * declares the identity, returns it from read, apply, import and move, keeps it through
+   * updates, and imports by identity.
+   */
+  readonly identity?: Schema;
+
+  /**
+   * The identity of the object whose state is `state`, or null while the state does not
+   * determine it yet (the planned identity is then null). By default the identity's
+   * attributes are the state's attributes of the same names. After apply, read or import it
+   * must not be null.
+   */
+  identityOf?(state: State<S>): Record<string, TfValue> | null;
+
+  /**
+   * The state of the existing object an `import { identity = {...} }` block names
+   * (attributes not required for import may be null); Terraform reads it afterwards. Without
+   * it, import by identity is refused.
+   */
+  importByIdentity?(identity: Record<string, TfValue>): MaybePromise<State<S>>;
+
+  /**
+   * An identity stored with the older identity schema `version`, as stored (JSON), in the
+   * current identity schema. Only called for versions lower than the current one.
+   */
+  upgradeIdentity?(version: number, raw: TfValue): MaybePromise<Record<string, TfValue>>;
+
+  // ---- list resource (`terraform query`) ----
+
+  /**
+   * The schema of a `list` block's `config` block. A resource type with an `identity`, a
+   * `listConfig` and `list`, in `Provider.listResources`, is listed by `list`.
+   */
+  readonly listConfig?: Schema;
+
+  /**
+   * Lists the objects `config` selects, pushing each into `results` in a stable order
+   * (Terraform shows them as they come). Stop when `results.push` returns false. An error
+   * ends the listing; the items pushed before it have been sent.
+   */
+  list?(config: Record<string, TfValue>, results: ListResults<State<S>>): MaybePromise<void>;
+}
+
+/** Where `Resource.list` sends the objects it finds; Terraform receives each as it is pushed. */
+export interface ListResults<T> {
+  /**
+   * Sends one object: its identity, a short name for people, and a function that makes its
+   * state, called only when Terraform asked for resource objects (`include_resource = true`).
+   * Returns false once Terraform wants no more (its limit is reached, or an item had an
+   * error): stop listing and return. Later pushes are ignored.
+   */
+  push(identity: Record<string, TfValue>, displayName: string, state?: () => T): boolean;
+}
+
+/** Where a running `Action.invoke` reports progress; Terraform shows each message as it arrives. */
+export interface Progress {
+  /** Sends a progress message; when Terraform reads slowly this waits. */
+  report(message: string): void;
+}
+
+/**
+ * An action type (`action` blocks; `terraform apply -invoke=action.<type>.<name>` or an
+ * `action_trigger`): a configuration (`schema`), no state, and `invoke`, which reports
+ * progress as it runs.
+ */
+export abstract class Action<S extends Schema = Schema> {
+  abstract readonly typeName: string;
+  /** The schema of the action's `config` block. */
+  abstract readonly schema: S;
+
+  /** Checks a configuration beyond the schema (values may be unknown). */
+  validate?(config: Record<string, TfValue>): MaybePromise<void>;
+
+  /**
+   * Checks, when Terraform plans the invocation, that the action can run: throw a
+   * `TerraformError` to fail the plan instead of the apply, or `TerraformError.deferred` to
+   * defer it. Values may be unknown here.
+   */
+  plan?(config: Record<string, TfValue>): MaybePromise<void>;
+
+  /** Runs the action with its configuration (wholly known), reporting through `progress`. */
+  abstract invoke(config: State<S>, progress: Progress): MaybePromise<void>;
 }
 
 /** What `Resource.moveState` converts: the source of a `moved` block. */
@@ -210,6 +299,9 @@ export abstract class Provider<C extends Schema = Schema> {
   readonly resources: Resource<any>[] = [];
   readonly dataSources: DataSource<any>[] = [];
   readonly ephemeralResources: EphemeralResource<any>[] = [];
+  /** Resources with `listConfig` and `list` (`terraform query`). */
+  readonly listResources: Resource<any>[] = [];
+  readonly actions: Action<any>[] = [];
   readonly functions: ProviderFunction[] = [];
 
   /** Keeps what the provider configuration says, before any call that needs it. */

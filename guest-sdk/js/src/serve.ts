@@ -7,14 +7,17 @@ import { installFetch } from './http.js';
 import { stopping } from './log.js';
 import type { wit, witBehaviour, witProvider } from './bindings.js';
 import {
+  type DeferredReason,
   type Diagnostic,
   TerraformError,
+  describeDeferral,
   diagnosticToWit,
   diagnosticsOf,
   pathFromWit,
   pathToWit,
 } from './diagnostics.js';
 import {
+  type Action,
   type DataSource,
   type EphemeralResource,
   FunctionError,
@@ -22,9 +25,9 @@ import {
   type Provider,
   type Resource,
 } from './provider.js';
-import { Schema, schemaToWit } from './schema.js';
+import { Schema, schemaToWit, typeOfAttribute } from './schema.js';
 import type { MaybePromise } from './types.js';
-import { type TfValue, fromWit, toWit } from './values.js';
+import { type TfValue, fromWit, isUnknown, toWit } from './values.js';
 import { PrivateState } from './private.js';
 
 type ProviderExports = typeof witProvider;
@@ -70,6 +73,89 @@ async function attempt<T>(during: string, body: () => T | Promise<T>): Promise<{
   }
 }
 
+/**
+ * `attempt` for a call that may defer (`TerraformError.deferred`): the deferral Terraform
+ * gets too. A deferral Terraform does not accept becomes an error that says why, as in the
+ * Rust SDK.
+ */
+async function attemptDeferrable<T>(
+  during: string,
+  client: wit.ClientCapabilities,
+  body: () => T | Promise<T>,
+): Promise<{ value?: T; deferred?: DeferredReason; diagnostics: wit.Diagnostic[] }> {
+  try {
+    return { value: await body(), diagnostics: [] };
+  } catch (e) {
+    const diagnostics = diagnosticsOf(e, during).map(diagnosticToWit);
+    const reason = e instanceof TerraformError ? e.deferral : undefined;
+    if (reason === undefined) return { diagnostics };
+    if (client.deferralAllowed) return { deferred: reason, diagnostics };
+    diagnostics.push(
+      diagnosticToWit({
+        severity: 'error',
+        summary: 'Provider cannot proceed yet',
+        detail:
+          `${during} asked to defer this change (${describeDeferral(reason)}), but Terraform did not say it accepts deferred ` +
+          'changes. Apply the resources it depends on first (for example with -target), or run a Terraform that supports ' +
+          'deferral (-allow-deferral).',
+        path: [],
+      }),
+    );
+    return { diagnostics };
+  }
+}
+
+/**
+ * The identity of `state` (a value of the resource's schema) for a type with one; undefined
+ * while it is not known. With `operation` (after which the object exists) an identity that is
+ * not known is the provider's bug.
+ */
+function identityOf(r: Resource<Schema>, state: wit.Value, operation?: string): wit.Value | undefined {
+  const identity = r.identity;
+  if (!identity) return undefined;
+  const current = fromWit(state);
+  if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+  let found: Record<string, TfValue> | null;
+  if (r.identityOf) {
+    found = r.identityOf(current as never);
+  } else {
+    // The identity's attributes are the state's attributes of the same names.
+    found = {};
+    for (const name of Object.keys(identity.attributes)) {
+      const v = (current as Record<string, TfValue>)[name];
+      if (v === null || v === undefined || isUnknown(v)) {
+        found = null;
+        break;
+      }
+      found[name] = v;
+    }
+  }
+  if (found === null) {
+    if (operation === undefined) return undefined;
+    throw new TerraformError(
+      'Provider returned no identity',
+      `After ${operation}, the identity of ${r.typeName} is not known: it must be known once the object exists. This is a bug in the provider.`,
+    );
+  }
+  return toWit(found, identity.type);
+}
+
+function identitySchemaToWit(r: Resource<Schema>, identity: Schema): wit.NamedIdentitySchema {
+  return {
+    name: r.typeName,
+    schema: {
+      version: BigInt(identity.version),
+      attributes: Object.entries(identity.attributes).map(([name, a]) => ({
+        name,
+        type: JSON.stringify(typeOfAttribute(a)),
+        requiredForImport: a.options.kind === 'required',
+        optionalForImport: a.options.kind !== 'required',
+        description: a.options.description ?? '',
+      })),
+    },
+  };
+}
+
 function timestamp(date: Date | undefined): wit.Timestamp | undefined {
   if (!date) return undefined;
   const ms = date.getTime();
@@ -106,6 +192,8 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>
     find('ephemeral resource', p.ephemeralResources, typeName);
+  const listed = (typeName: string): Resource<Schema> => find('list resource', p.listResources, typeName);
+  const action = (typeName: string): Action<Schema> => find('action', p.actions, typeName);
 
   const hooks = new Hooks();
   // The host calls the plan hook of a type with `plan` or `planDestroy`.
@@ -170,7 +258,8 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     async planResource(request) {
       const planned = fromWit(request.plannedState);
       const destroy = planned === null;
-      const run = await attempt(`${request.typeName}.${destroy ? 'planDestroy' : 'plan'}`, async () => {
+      const during = `${request.typeName}.${destroy ? 'planDestroy' : 'plan'}`;
+      const run = await attemptDeferrable(during, request.client, async () => {
         const r = resource(request.typeName);
         // A destroy reaches the guest only for a type with `planDestroy` (the capability);
         // a type with only `planDestroy` keeps the host's plan of every other change.
@@ -190,11 +279,28 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           requiresReplace: answer.requiresReplace.map(pathToWit),
         };
       });
+      const plannedState = run.value?.plannedState ?? request.plannedState;
+      const requiresReplace = run.value?.requiresReplace ?? request.requiresReplace;
+      let plannedIdentity: wit.Value | undefined;
+      const r = p.resources.find((x) => x.typeName === request.typeName);
+      if (r?.identity) {
+        // The object keeps its identity unless it is created or replaced; a new one's
+        // identity is known once the attributes it is made of are.
+        if (fromWit(request.priorState) !== null && (destroy || requiresReplace.length === 0)) {
+          plannedIdentity = request.priorIdentity;
+        } else {
+          const found = await attempt(`${request.typeName} identity`, () => identityOf(r, plannedState));
+          plannedIdentity = found.value;
+          run.diagnostics.push(...found.diagnostics);
+        }
+      }
       return {
-        plannedState: run.value?.plannedState ?? request.plannedState,
-        requiresReplace: run.value?.requiresReplace ?? request.requiresReplace,
+        plannedState,
+        requiresReplace,
         plannedPrivate: request.priorPrivate,
+        deferred: run.deferred,
         diagnostics: run.diagnostics,
+        plannedIdentity,
       };
     },
   };
@@ -217,10 +323,13 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           description: { text: f.description, kind: 'plain' },
           deprecationMessage: '',
         })),
-        resourceIdentities: [],
+        resourceIdentities: p.resources.flatMap((r) => (r.identity ? [identitySchemaToWit(r, r.identity)] : [])),
         ephemeralResources: named(p.ephemeralResources),
-        listResources: [],
-        actions: [],
+        listResources: p.listResources.map((r) => ({
+          name: r.typeName,
+          schema: schemaToWit(r.listConfig ?? new Schema({ attributes: {} })),
+        })),
+        actions: named(p.actions),
         capabilities: {
           planDestroy: p.resources.some((r) => typeof r.planDestroy === 'function'),
           getProviderSchemaOptional: false,
@@ -253,15 +362,19 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
 
     async readResource(request) {
       const privateState = new PrivateState(request.private);
-      const run = await attempt(`${request.typeName}.read`, async () => {
+      const run = await attemptDeferrable(`${request.typeName}.read`, request.client, async () => {
         const r = resource(request.typeName);
         const state = await r.read(stateOf(request.currentState), privateState);
-        return state === null ? nullValue : toWit(state, r.schema.type);
+        const newState = state === null ? nullValue : toWit(state, r.schema.type);
+        return { newState, identity: identityOf(r, newState, 'read') };
       });
       return {
-        newState: run.value ?? request.currentState,
+        // Failed or deferred: the object is as it was.
+        newState: run.value?.newState ?? request.currentState,
         private: privateState.encode(),
+        deferred: run.deferred,
         diagnostics: run.diagnostics,
+        newIdentity: run.value ? run.value.identity : request.currentIdentity,
       };
     },
 
@@ -295,13 +408,14 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
         const r = resource(request.typeName);
         if (planned === null) {
           await r.delete(prior as never);
-          return nullValue;
+          return { newState: nullValue, identity: undefined };
         }
         try {
           const state = await (prior === null
             ? r.create(planned as never, privateState)
             : r.update(prior as never, planned as never, privateState));
-          return toWit(state, r.schema.type);
+          const newState = toWit(state, r.schema.type);
+          return { newState, identity: identityOf(r, newState, what) };
         } catch (e) {
           if (e instanceof TerraformError && e.state !== undefined && e.state !== null) {
             reached = toWit(e.state as TfValue, r.schema.type);
@@ -309,30 +423,64 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           throw e;
         }
       });
+      if (run.value) {
+        return {
+          newState: run.value.newState,
+          private: privateState.encode(),
+          diagnostics: run.diagnostics,
+          newIdentity: run.value.identity,
+        };
+      }
+      // On an error, what the change reached (so Terraform keeps track of the object,
+      // tainted after a create), else what existed before.
+      let newIdentity = request.plannedIdentity;
+      const r = p.resources.find((x) => x.typeName === request.typeName);
+      if (reached && r) {
+        const found = await attempt(`${request.typeName} identity`, () => identityOf(r, reached as wit.Value));
+        newIdentity = found.value ?? newIdentity;
+        run.diagnostics.push(...found.diagnostics);
+      }
       return {
-        // On an error, what the change reached (so Terraform keeps track of the object,
-        // tainted after a create), else what existed before.
-        newState: run.value ?? reached ?? request.priorState,
+        newState: reached ?? request.priorState,
         private: privateState.encode(),
         diagnostics: run.diagnostics,
+        newIdentity,
       };
     },
 
     async importResourceState(request) {
-      const run = await attempt(`${request.typeName}.importState`, async () => {
+      const given = request.identity && fromWit(request.identity) !== null ? request.identity : undefined;
+      const during = `${request.typeName}.${given ? 'importByIdentity' : 'importState'}`;
+      const run = await attemptDeferrable(during, request.client, async () => {
         const r = resource(request.typeName);
-        if (!r.importState) {
-          throw new TerraformError(
-            `${request.typeName} cannot be imported`,
-            'The provider does not implement import for this resource type.',
-          );
+        let state: wit.Value;
+        if (given === undefined) {
+          if (!r.importState) {
+            throw new TerraformError(
+              `${request.typeName} cannot be imported`,
+              'The provider does not implement import for this resource type.',
+            );
+          }
+          state = toWit(await r.importState(request.id), r.schema.type);
+        } else {
+          if (!r.identity || !r.importByIdentity) {
+            throw new TerraformError(
+              'Import by identity not supported',
+              `Resources of type ${request.typeName} cannot be imported by identity.`,
+            );
+          }
+          const identity = fromWit(given) as Record<string, TfValue>;
+          state = toWit(await r.importByIdentity(identity), r.schema.type);
         }
-        return toWit(await r.importState(request.id), r.schema.type);
+        // The imported state may not determine the identity yet (read fills it in); when it
+        // does not, an identity import keeps the identity it was given.
+        return { state, identity: identityOf(r, state) ?? given };
       });
       return {
         imported: run.value
-          ? [{ typeName: request.typeName, state: run.value, private: noBytes, identity: undefined }]
+          ? [{ typeName: request.typeName, state: run.value.state, private: noBytes, identity: run.value.identity }]
           : [],
+        deferred: run.deferred,
         diagnostics: run.diagnostics,
       };
     },
@@ -354,8 +502,28 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       return { upgradedState: run.value ?? nullValue, diagnostics: run.diagnostics };
     },
 
-    upgradeResourceIdentity() {
-      return { upgradedIdentity: nullValue, diagnostics: unsupported('Resource identity') };
+    async upgradeResourceIdentity(request) {
+      const run = await attempt(`${request.typeName}.upgradeIdentity`, async () => {
+        const r = resource(request.typeName);
+        const identity = r.identity;
+        if (!identity) {
+          throw new TerraformError(
+            'Resource has no identity',
+            `Resources of type ${request.typeName} have no identity schema, so there is no identity to upgrade.`,
+          );
+        }
+        const raw = fromWit(request.rawIdentity);
+        const version = Number(request.version);
+        if (version === identity.version) return toWit(raw, identity.type);
+        if (version > identity.version || !r.upgradeIdentity) {
+          throw new TerraformError(
+            'Cannot upgrade identity',
+            `The ${request.typeName} identity has identity schema version ${version}; this provider has version ${identity.version} and no upgrade for it.`,
+          );
+        }
+        return toWit(await r.upgradeIdentity(version, raw), identity.type);
+      });
+      return { upgradedIdentity: run.value ?? nullValue, diagnostics: run.diagnostics };
     },
 
     async moveResourceState(request) {
@@ -374,9 +542,15 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           state: fromWit(request.sourceState),
           private: request.sourcePrivate,
         });
-        return toWit(moved, r.schema.type);
+        const targetState = toWit(moved, r.schema.type);
+        return { targetState, identity: identityOf(r, targetState) };
       });
-      return { targetState: run.value ?? nullValue, targetPrivate: noBytes, diagnostics: run.diagnostics };
+      return {
+        targetState: run.value?.targetState ?? nullValue,
+        targetPrivate: noBytes,
+        targetIdentity: run.value?.identity,
+        diagnostics: run.diagnostics,
+      };
     },
 
     generateResourceConfig() {
@@ -384,11 +558,13 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     },
 
     async readDataSource(request) {
-      const run = await attempt(`${request.typeName}.read`, async () => {
+      const run = await attemptDeferrable(`${request.typeName}.read`, request.client, async () => {
         const d = dataSource(request.typeName);
         return toWit(await d.read(stateOf(request.config)), d.schema.type);
       });
-      return { state: run.value ?? nullValue, diagnostics: run.diagnostics };
+      // Deferred, the data is not known yet: the configuration, computed values unknown.
+      const state = run.value ?? (run.deferred ? request.config : nullValue);
+      return { state, deferred: run.deferred, diagnostics: run.diagnostics };
     },
 
     async validateEphemeralResourceConfig(typeName, config) {
@@ -397,15 +573,16 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     },
 
     async openEphemeralResource(request) {
-      const run = await attempt(`${request.typeName}.open`, async () => {
+      const run = await attemptDeferrable(`${request.typeName}.open`, request.client, async () => {
         const e = ephemeral(request.typeName);
         const opened = await e.open(stateOf(request.config));
         return { result: toWit(opened.result, e.schema.type), private: opened.private, renewAt: timestamp(opened.renewAt) };
       });
       return {
-        result: run.value?.result ?? nullValue,
+        result: run.value?.result ?? (run.deferred ? request.config : nullValue),
         private: run.value?.private,
         renewAt: run.value?.renewAt,
+        deferred: run.deferred,
         diagnostics: run.diagnostics,
       };
     },
@@ -419,24 +596,61 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       return (await attempt(`${typeName}.close`, () => ephemeral(typeName).close?.(privateData))).diagnostics;
     },
 
-    validateListResourceConfig() {
-      return unsupported('Listing resources');
+    async validateListResourceConfig(typeName) {
+      return (await attempt('validate', () => listed(typeName))).diagnostics;
     },
 
-    listResource() {
-      return unsupported('Listing resources');
+    async listResource(request, results) {
+      return (
+        await attempt(`${request.typeName}.list`, async () => {
+          const r = listed(request.typeName);
+          const identity = r.identity;
+          if (!identity || !r.list) {
+            throw new TerraformError(
+              `${request.typeName} cannot be listed`,
+              'A list resource needs an identity schema and a list method on its resource type.',
+            );
+          }
+          let remaining = request.limit;
+          let finished = false;
+          await r.list(fromWit(request.config) as Record<string, TfValue>, {
+            push(id, displayName, state) {
+              if (finished) return false;
+              const more = results.push({
+                identity: toWit(id, identity.type),
+                displayName,
+                resourceObject: request.includeResourceObject && state ? toWit(state() as TfValue, r.schema.type) : undefined,
+                diagnostics: [],
+              });
+              remaining -= 1n;
+              finished = !more || remaining <= 0n;
+              return !finished;
+            },
+          });
+        })
+      ).diagnostics;
     },
 
-    validateActionConfig() {
-      return unsupported('Actions');
+    async validateActionConfig(typeName, config) {
+      const a = await attempt('validate', () => action(typeName));
+      return a.value ? validateWith(a.value, config, `${typeName}.validate`) : a.diagnostics;
     },
 
-    planAction() {
-      return { diagnostics: unsupported('Actions') };
+    async planAction(request) {
+      const run = await attemptDeferrable(`${request.typeName}.plan`, request.client, async () => {
+        const a = action(request.typeName);
+        await a.plan?.(fromWit(request.config) as Record<string, TfValue>);
+      });
+      return { deferred: run.deferred, diagnostics: run.diagnostics };
     },
 
-    invokeAction() {
-      return unsupported('Actions');
+    async invokeAction(request, progress) {
+      return (
+        await attempt(`${request.typeName}.invoke`, async () => {
+          const a = action(request.typeName);
+          await a.invoke(stateOf(request.config), { report: (message) => progress.report(message) });
+        })
+      ).diagnostics;
     },
 
     async callFunction(name, args) {

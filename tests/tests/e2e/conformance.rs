@@ -714,7 +714,9 @@ pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> 
                 found.entry(address).or_insert_with(|| json!({ "items": [] }))["total"] =
                     done["total"].clone();
             }
-            Some(_) if line["@level"] == "error" => bail!("terraform query reported an error\n{run}"),
+            Some(_) if line["@level"] == "error" => {
+                bail!("terraform query reported an error\n{run}")
+            }
             _ => {}
         }
     }
@@ -762,7 +764,7 @@ pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
     let progress: Vec<Value> = lines
         .iter()
         .filter(|l| l["type"] == "action_progress")
-        .map(|l| l["action_progress"]["message"].clone())
+        .map(|l| l["hook"]["message"].clone())
         .collect();
     ensure!(
         progress
@@ -789,7 +791,10 @@ pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {
     )?;
     let plan = ws.run_expect(&["plan", "-input=false", "-no-color"], 1)?;
     let errors = plan.error_summaries();
-    ensure!(errors == ["Provider cannot proceed yet"], "the plan did not fail with the deferral's error\n{plan}");
+    ensure!(
+        errors == ["Provider cannot proceed yet"],
+        "the plan did not fail with the deferral's error\n{plan}"
+    );
     let said = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
     // What follows the name of the code that deferred, which each language spells its own way.
     let why = said

@@ -264,7 +264,8 @@ impl Action for RebootAction {
 
     fn invoke(&self, config: Reboot, progress: &Progress) -> Result<()> {
         for step in 1..=config.steps {
-            progress.report(format!("rebooting {}: step {step}/{}", config.server_id, config.steps));
+            progress
+                .report(format!("rebooting {}: step {step}/{}", config.server_id, config.steps));
         }
         Ok(())
     }

@@ -13,15 +13,22 @@
 // when it is done; both are logged. The data source `slow_page` fetches a URL through the
 // sandbox's HTTP grants (the platform's `fetch`). `slow_vm` is what servers were before
 // `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`), and it
-// counts its creates and reads in its private state.
+// counts its creates and reads in its private state. A server's identity is its `id` (import
+// by identity builds the server as import by ID does); the list resource `slow_server` lists
+// `server-1` to `server-<count>` (`terraform query`); the action `slow_reboot` reboots a
+// server in `steps`, reporting each step; and `slow_vm` defers its plan while its `label` is
+// unknown.
 
 import {
+  Action,
   DataSource,
+  DeferredReason,
   EphemeralResource,
   Provider,
   Resource,
   TerraformError,
   bool,
+  isUnknown,
   log,
   number,
   pattern,
@@ -29,8 +36,12 @@ import {
   serve,
   stop,
   string,
+  type ListResults,
   type MovedState,
+  type PlanAnswer,
+  type PlanRequest,
   type PrivateState,
+  type Progress,
   type State,
   type TfValue,
 } from '@terrarium/sdk';
@@ -50,9 +61,23 @@ const server = schema({
 });
 type Server = State<typeof server>;
 
+/** The server `server-<bootSeconds>`, up. */
+function serverUp(bootSeconds: number): Server {
+  return { id: `server-${bootSeconds}`, boot_seconds: bootSeconds, fail_boot: null, ready: true, protect: null, report_url: null } as Server;
+}
+
 class ServerResource extends Resource<typeof server> {
   typeName = 'slow_server';
   schema = server;
+  // Its identity is its `id`, the state attribute of the same name.
+  identity = schema({
+    description: 'The identity of a server.',
+    attributes: { id: string().required().describe('The server\'s ID, `server-N`.') },
+  });
+  listConfig = schema({
+    description: 'Which servers to list.',
+    attributes: { count: number().required().describe('Lists `server-1` to `server-<count>`.') },
+  });
 
   async create(planned: Server): Promise<Server> {
     // The server exists from here on.
@@ -88,7 +113,17 @@ class ServerResource extends Resource<typeof server> {
     // `server-N` boots in N seconds and is up.
     const number = /^server-(\d+)$/.exec(id)?.[1];
     if (number === undefined) throw new TerraformError('Cannot import', `${JSON.stringify(id)} is not a server id (server-N)`);
-    return { id, boot_seconds: Number(number), fail_boot: null, ready: true, protect: null, report_url: null } as Server;
+    return serverUp(Number(number));
+  }
+
+  importByIdentity(identity: Record<string, TfValue>): Server {
+    return this.importState(String(identity.id));
+  }
+
+  list(config: Record<string, TfValue>, results: ListResults<Server>): void {
+    for (let n = 1; n <= Number(config.count); n++) {
+      if (!results.push({ id: `server-${n}` }, `server-${n}`, () => serverUp(n))) break;
+    }
   }
 
   upgrade(version: number, raw: TfValue): Server {
@@ -101,8 +136,7 @@ class ServerResource extends Resource<typeof server> {
   readonly movesFrom = ['slow_vm'];
 
   moveState(source: MovedState): Server {
-    const seconds = (source.state as Record<string, TfValue>).seconds;
-    return { id: `server-${String(seconds)}`, boot_seconds: seconds, fail_boot: null, ready: true, protect: null, report_url: null } as Server;
+    return serverUp(Number((source.state as Record<string, TfValue>).seconds));
   }
 
   planDestroy(prior: Server): void {
@@ -144,6 +178,12 @@ class VmResource extends Resource<typeof vm> {
   create(planned: Vm, privateState: PrivateState): Vm {
     privateState.set('created', 1);
     return { ...planned, id: `vm-${String(planned.seconds)}` };
+  }
+
+  // A VM cannot be planned before its label is known: the plan is deferred.
+  plan(request: PlanRequest<typeof vm>): PlanAnswer<typeof vm> {
+    if (isUnknown(request.config?.label)) throw TerraformError.deferred(DeferredReason.ResourceConfigUnknown);
+    return { planned: request.planned, requiresReplace: request.requiresReplace };
   }
 
   read(current: Vm, privateState: PrivateState): Vm {
@@ -216,10 +256,33 @@ class PageData extends DataSource<typeof page> {
   }
 }
 
+const reboot = schema({
+  description: 'Reboots a server in steps.',
+  attributes: {
+    server_id: string().required().describe('The server to reboot.'),
+    steps: number().required().describe('How many steps the reboot takes.'),
+  },
+});
+
+class RebootAction extends Action<typeof reboot> {
+  typeName = 'slow_reboot';
+  schema = reboot;
+
+  invoke(config: State<typeof reboot>, progress: Progress): void {
+    for (let step = 1; step <= Number(config.steps); step++) {
+      progress.report(`rebooting ${String(config.server_id)}: step ${step}/${String(config.steps)}`);
+    }
+  }
+}
+
+const serverResource = new ServerResource();
+
 class Slow extends Provider {
-  resources = [new ServerResource(), new VmResource()];
+  resources = [serverResource, new VmResource()];
   dataSources = [new PageData()];
   ephemeralResources = [new LeaseResource()];
+  listResources = [serverResource];
+  actions = [new RebootAction()];
 }
 
 export const { provider, behaviour } = serve(new Slow());
