@@ -128,13 +128,25 @@ const CAPABILITIES: &[Capability] = &[
         name: "Actions invoked with progress (`terraform apply -invoke`)",
         test: "an_action_reports_its_progress",
         check: action_reports_progress,
-        gaps: &[("Go", "tests/guests/slow/go has no `slow_reboot` yet")],
+        gaps: &[],
     },
     Capability {
         name: "Deferred responses: without `-allow-deferral`, an error that says why",
         test: "a_deferred_plan_says_why_it_cannot_proceed",
         check: deferred_plan_says_why,
         gaps: &[("Go", "the Go SDK cannot defer yet")],
+    },
+    Capability {
+        name: "Write-only attributes: given to create, never planned or stored",
+        test: "a_write_only_value_is_never_stored",
+        check: write_only_value_is_never_stored,
+        gaps: &[("Go", NO_GO_VM)],
+    },
+    Capability {
+        name: "Integers beyond 2^53 stay exact, in the provider's arithmetic too",
+        test: "integers_beyond_2_53_stay_exact",
+        check: big_integers_stay_exact,
+        gaps: &[("Go", NO_GO_VM)],
     },
 ];
 
@@ -254,6 +266,16 @@ fn an_action_reports_its_progress() -> anyhow::Result<()> {
 #[test]
 fn a_deferred_plan_says_why_it_cannot_proceed() -> anyhow::Result<()> {
     row("a_deferred_plan_says_why_it_cannot_proceed")
+}
+
+#[test]
+fn a_write_only_value_is_never_stored() -> anyhow::Result<()> {
+    row("a_write_only_value_is_never_stored")
+}
+
+#[test]
+fn integers_beyond_2_53_stay_exact() -> anyhow::Result<()> {
+    row("integers_beyond_2_53_stay_exact")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -745,7 +767,8 @@ pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> 
     Ok(Value::Object(found))
 }
 
-/// `action "slow_reboot"` (Rust `Action`, Python `terrarium.Action`, TypeScript `Action`),
+/// `action "slow_reboot"` (Rust `Action`, Python `terrarium.Action`, TypeScript `Action`, Go
+/// `NewAction`),
 /// invoked with `terraform apply -invoke`: each step's progress message reaches terraform in
 /// order, and the action completes without touching the state.
 pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
@@ -806,6 +829,66 @@ pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {
                     run a Terraform that supports deferral (-allow-deferral).";
     ensure!(why.starts_with(expected), "the error does not say why and what to do\n{plan}");
     Ok(json!({ "errors": errors, "why": expected }))
+}
+
+/// `slow_vm.token` is write-only (Rust `#[tf(write_only)]`, Python
+/// `attribute(write_only=True)`, TypeScript `.writeOnly()`): the plan shows it as write-only,
+/// create gets the configured value (it records its length), and neither the state nor
+/// terraform.tfstate holds it; the next plan has nothing to do.
+pub fn write_only_value_is_never_stored(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  token   = \"s3cret-token\"\n}\n",
+    )?;
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    ensure!(
+        plan.stdout.lines().any(|l| {
+            l.split_whitespace().collect::<Vec<_>>()
+                == ["+", "token", "=", "(write-only", "attribute)"]
+        }),
+        "the plan does not show token as write-only\n{plan}"
+    );
+    ensure!(!plan.stdout.contains("s3cret-token"), "the plan printed the token\n{plan}");
+    ws.ok(APPLY)?;
+    let state = ws.state_json()?;
+    let vm = state_resource(&state, "slow_vm.web")?;
+    ensure!(
+        vm["values"]["token"].is_null() && vm["values"]["token_length"] == 12,
+        "create did not get the token, or the state holds it: {vm}"
+    );
+    ensure!(
+        !ws.read("terraform.tfstate")?.contains("s3cret-token"),
+        "terraform.tfstate holds the write-only token"
+    );
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the write-only value planned a change after apply\n{again}");
+    Ok(json!({ "values": vm["values"] }))
+}
+
+/// `slow_vm.serial = 9007199254740993` (2^53 + 1, which a float cannot hold): the state keeps
+/// it exactly, the provider's `next_serial` (serial + 1, computed in each language's own
+/// integers) is 9007199254740994, and the next plan has nothing to do.
+pub fn big_integers_stay_exact(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  serial  = 9007199254740993\n}\n\n\
+         output \"next\" {\n  value = slow_vm.web.next_serial\n}\n",
+    )?;
+    let apply = ws.ok(APPLY)?;
+    ensure!(
+        apply.stdout.contains("next = 9007199254740994"),
+        "the provider did not compute serial + 1 exactly\n{apply}"
+    );
+    let state = ws.state_json()?;
+    let vm = state_resource(&state, "slow_vm.web")?;
+    ensure!(
+        vm["values"]["serial"] == json!(9_007_199_254_740_993_u64)
+            && vm["values"]["next_serial"] == json!(9_007_199_254_740_994_u64),
+        "the state does not hold the exact integers: {vm}"
+    );
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the big integer planned a change after apply\n{again}");
+    Ok(json!({ "values": vm["values"] }))
 }
 
 /// The private data terraform.tfstate holds for the one instance of `type_name`, as JSON.

@@ -242,7 +242,7 @@ fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result
     let config = |name: &str| {
         format!(
             "{required}\nresource \"slow_tag\" \"web\" {{\n  name = \"{name}\"\n}}\n\n\
-             action \"slow_reboot\" \"r\" {{\n  config {{\n    server = \"web\"\n    times  = 2\n  }}\n}}\n"
+             action \"slow_reboot\" \"r\" {{\n  config {{\n    server_id = \"web\"\n    steps     = 2\n  }}\n}}\n"
         )
     };
     ws.write("main.tf", &config("web"))?;
@@ -277,7 +277,7 @@ fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result
     ])?;
     let output = format!("{}{}", invoked.stdout, invoked.stderr);
     let (Some(i), Some(j)) =
-        (output.find("rebooting web (1/2)"), output.find("rebooting web (2/2)"))
+        (output.find("rebooting web: step 1/2"), output.find("rebooting web: step 2/2"))
     else {
         anyhow::bail!("the output lacks the action's progress\n{invoked}");
     };

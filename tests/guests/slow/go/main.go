@@ -10,8 +10,9 @@
 // (terrarium.WithState), so Terraform records it as tainted. A server with protect = true
 // refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
 // takes a terraform_data (Go only). The ephemeral slow_lease is a token on a lease of seconds,
-// renewed while Terraform uses it and closed when it is done; both are logged. slow_tag and
-// the action slow_reboot (Go only) exercise the Go SDK's hooks and actions. slow_server's
+// renewed while Terraform uses it and closed when it is done; both are logged. slow_tag (Go
+// only) exercises the Go SDK's hooks; the action slow_reboot reboots a server in steps,
+// reporting each (the conformance row of actions). slow_server's
 // schema is at version 1: version 0 called boot_seconds `boot` (the state-upgrade row).
 // With report_url, create reports with a GET once it stops waiting (after a stop the SDK's
 // transport sends nothing), and slow_page fetches a URL through the sandbox's HTTP grants:
@@ -229,19 +230,19 @@ func (pageData) Read(_ context.Context, config Page) (Page, error) {
 	return config, nil
 }
 
-// Reboot is the configuration of the action slow_reboot (Go only): it reboots a server
-// `times` times, reporting each.
+// Reboot is the configuration of the action slow_reboot: it reboots a server in `steps`,
+// reporting each.
 type Reboot struct {
-	Server string           `tf:"server"`
-	Times  terrarium.Number `tf:"times" default:"1"`
+	ServerID string           `tf:"server_id"`
+	Steps    terrarium.Number `tf:"steps"`
 }
 
 type rebootAction struct{}
 
 func (rebootAction) Invoke(_ context.Context, config Reboot, progress terrarium.Progress) error {
-	n, _ := config.Times.Int64()
+	n, _ := config.Steps.Int64()
 	for i := int64(1); i <= n; i++ {
-		progress.Report(fmt.Sprintf("rebooting %s (%d/%d)", config.Server, i, n))
+		progress.Report(fmt.Sprintf("rebooting %s: step %d/%d", config.ServerID, i, n))
 	}
 	return nil
 }

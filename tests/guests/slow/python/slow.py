@@ -147,6 +147,10 @@ class Vm:
     )
     cpus: int | None = attribute(default=2, description="How many CPUs. Defaults to `2`.")
     password: str | None = attribute(sensitive=True, description="The console password, hidden in plans and output.")
+    token: str | None = attribute(write_only=True, description="A token the VM is given at create, never stored.")
+    token_length: int | None = attribute(computed=True, description="How many characters the token had.")
+    serial: int | None = attribute(description="A serial number (any integer, also beyond 2^53).")
+    next_serial: int | None = attribute(computed=True, description="The serial number after `serial`.")
 
 
 class VmResource(terrarium.Resource[Vm]):
@@ -154,7 +158,12 @@ class VmResource(terrarium.Resource[Vm]):
     state = Vm
 
     def create(self, planned: Vm) -> Vm:
-        return replace(planned, id=f"vm-{planned.seconds}")
+        return replace(
+            planned,
+            id=f"vm-{planned.seconds}",
+            token_length=len(planned.token or ""),
+            next_serial=None if planned.serial is None else planned.serial + 1,
+        )
 
     # A VM cannot be planned before its label is known: the plan is deferred.
     def plan(self, prior: Vm | None, planned: Vm, config: Vm) -> Vm:

@@ -290,6 +290,18 @@ struct Vm {
     /// The console password, hidden in plans and output.
     #[tf(optional, sensitive)]
     password: Option<String>,
+    /// A token the VM is given at create, never stored.
+    #[tf(optional, write_only)]
+    token: Option<String>,
+    /// How many characters the token had.
+    #[tf(computed)]
+    token_length: Attr<i64>,
+    /// A serial number (any integer, also beyond 2^53).
+    #[tf(optional)]
+    serial: Option<i64>,
+    /// The serial number after `serial`.
+    #[tf(computed)]
+    next_serial: Attr<i64>,
 }
 
 impl Resource for VmResource {
@@ -297,7 +309,13 @@ impl Resource for VmResource {
     type State = Vm;
 
     fn create(&self, planned: Vm) -> Result<Vm> {
-        Ok(Vm { id: Attr::Known(format!("vm-{}", planned.seconds)), ..planned })
+        let token_length = planned.token.as_ref().map_or(0, |t| t.chars().count());
+        Ok(Vm {
+            id: Attr::Known(format!("vm-{}", planned.seconds)),
+            token_length: Attr::Known(i64::try_from(token_length).unwrap_or(i64::MAX)),
+            next_serial: planned.serial.map_or(Attr::Null, |s| Attr::Known(s + 1)),
+            ..planned
+        })
     }
 
     // A VM cannot be planned before its label is known: the plan is deferred.

@@ -166,6 +166,10 @@ const vm = schema({
       .describe('A name in lower case letters, digits and dashes.'),
     cpus: number().default(2).describe('How many CPUs. Defaults to `2`.'),
     password: string().optional().sensitive().describe('The console password, hidden in plans and output.'),
+    token: string().optional().writeOnly().describe('A token the VM is given at create, never stored.'),
+    token_length: number().computed().describe('How many characters the token had.'),
+    serial: number().optional().describe('A serial number (any integer, also beyond 2^53).'),
+    next_serial: number().computed().describe('The serial number after `serial`.'),
   },
 });
 type Vm = State<typeof vm>;
@@ -177,7 +181,15 @@ class VmResource extends Resource<typeof vm> {
   // The private state counts what happened to the VM: created once, read N times.
   create(planned: Vm, privateState: PrivateState): Vm {
     privateState.set('created', 1);
-    return { ...planned, id: `vm-${String(planned.seconds)}` };
+    // Integers beyond 2^53 arrive as bigint: exact arithmetic.
+    const serial = planned.serial;
+    const nextSerial = serial === null ? null : typeof serial === 'bigint' ? serial + 1n : BigInt(serial as number) + 1n;
+    return {
+      ...planned,
+      id: `vm-${String(planned.seconds)}`,
+      token_length: [...String(planned.token ?? '')].length,
+      next_serial: nextSerial,
+    } as Vm;
   }
 
   // A VM cannot be planned before its label is known: the plan is deferred.
