@@ -148,6 +148,12 @@ const CAPABILITIES: &[Capability] = &[
         check: big_integers_stay_exact,
         gaps: &[("Go", NO_GO_VM)],
     },
+    Capability {
+        name: "Unknowns in a nested set, defaults and kept values at depth",
+        test: "a_nested_set_plans_unknowns_and_keeps_values_at_depth",
+        check: nested_set_plans_at_depth,
+        gaps: &[("Go", NO_GO_VM)],
+    },
 ];
 
 /// Why the Go cells of the `slow_vm` rows are empty.
@@ -276,6 +282,11 @@ fn a_write_only_value_is_never_stored() -> anyhow::Result<()> {
 #[test]
 fn integers_beyond_2_53_stay_exact() -> anyhow::Result<()> {
     row("integers_beyond_2_53_stay_exact")
+}
+
+#[test]
+fn a_nested_set_plans_unknowns_and_keeps_values_at_depth() -> anyhow::Result<()> {
+    row("a_nested_set_plans_unknowns_and_keeps_values_at_depth")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -633,7 +644,10 @@ pub fn sensitive_value_is_hidden(provider: Provider) -> anyhow::Result<Value> {
     let apply = ws.ok(APPLY)?;
     ensure!(!apply.stdout.contains("hunter2"), "apply printed the password\n{apply}");
     ensure!(
-        apply.stdout.contains("password = (sensitive value)"),
+        apply.stdout.lines().any(|l| {
+            l.split_whitespace().collect::<Vec<_>>()
+                == ["+", "password", "=", "(sensitive", "value)"]
+        }),
         "apply does not show the password as sensitive\n{apply}"
     );
     let state = ws.state_json()?;
@@ -889,6 +903,87 @@ pub fn big_integers_stay_exact(provider: Provider) -> anyhow::Result<Value> {
     let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
     ensure!(again.code == Some(0), "the big integer planned a change after apply\n{again}");
     Ok(json!({ "values": vm["values"] }))
+}
+
+/// `slow_vm.disks`, a nested set of objects whose `kind` defaults to "ssd" and whose computed
+/// `id` is kept by use-state-for-unknown (Rust `#[tf(default = ..)]` and
+/// `#[tf(computed, use_state_for_unknown)]` inside a `Set<Disk>`, Python `set[Disk]` of a
+/// dataclass with `attribute(...)`, TypeScript `nested.set({...})`): the plan of a create has
+/// the default inside each element and every id unknown; after a disk is added, the plan keeps
+/// the ids of the disks the VM had (elements matched by what is configured) and only the new
+/// one's is unknown; the update gives it one, and nothing is left to change.
+pub fn nested_set_plans_at_depth(provider: Provider) -> anyhow::Result<Value> {
+    let config = |disks: &str| {
+        format!("resource \"slow_vm\" \"web\" {{\n  seconds = 0\n  disks   = [{disks}]\n}}\n")
+    };
+    let ws = workspace(provider, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }"))?;
+    let created = planned_disks(&ws)?;
+    ws.ok(APPLY)?;
+    ws.write(
+        "main.tf",
+        &main_tf(provider, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }, { size = 30 }")),
+    )?;
+    let added = planned_disks(&ws)?;
+    let apply = ws.ok(APPLY)?;
+    ensure!(
+        apply.stdout.contains("0 added, 1 changed, 0 destroyed"),
+        "adding a disk did not update the VM\n{apply}"
+    );
+    let state = ws.state_json()?;
+    let mut disks = state_resource(&state, "slow_vm.web")?["values"]["disks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    disks.sort_by_key(|d| d["size"].as_i64());
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the disks planned a change after apply\n{again}");
+    let seen = json!({ "create": created, "add": added, "state": disks });
+    ensure!(
+        seen["create"]
+            == json!([
+                { "size": 10, "kind": "ssd", "id": "(known after apply)" },
+                { "size": 20, "kind": "hdd", "id": "(known after apply)" },
+            ])
+            && seen["add"]
+                == json!([
+                    { "size": 10, "kind": "ssd", "id": "disk-10-ssd" },
+                    { "size": 20, "kind": "hdd", "id": "disk-20-hdd" },
+                    { "size": 30, "kind": "ssd", "id": "(known after apply)" },
+                ])
+            && seen["state"][2] == json!({ "size": 30, "kind": "ssd", "id": "disk-30-ssd" }),
+        "the disks were not planned and kept at depth: {}",
+        pretty(&seen)
+    );
+    Ok(seen)
+}
+
+/// The disks `terraform plan` plans for `slow_vm.web`, by size, an unknown id shown as
+/// terraform shows it.
+fn planned_disks(ws: &Workspace) -> anyhow::Result<Vec<Value>> {
+    ws.ok(&["plan", "-out=tfplan", "-input=false", "-no-color"])?;
+    let shown = ws.ok(&["show", "-json", "tfplan"])?;
+    let plan: Value =
+        serde_json::from_str(&shown.stdout).context("terraform show -json is not JSON")?;
+    let change = plan["resource_changes"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["address"] == "slow_vm.web"))
+        .map(|c| &c["change"])
+        .context("the plan has no change of slow_vm.web")?;
+    let after = change["after"]["disks"].as_array().cloned().unwrap_or_default();
+    let mut disks: Vec<Value> = after
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let unknown = change["after_unknown"]["disks"][i]["id"] == true;
+            json!({
+                "size": d["size"],
+                "kind": d["kind"],
+                "id": if unknown { json!("(known after apply)") } else { d["id"].clone() },
+            })
+        })
+        .collect();
+    disks.sort_by_key(|d| d["size"].as_i64());
+    Ok(disks)
 }
 
 /// The private data terraform.tfstate holds for the one instance of `type_name`, as JSON.

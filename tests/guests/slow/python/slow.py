@@ -136,6 +136,20 @@ class ServerResource(terrarium.Resource[Server]):
 
 
 @dataclass(kw_only=True)
+class Disk:
+    """A disk of a VM."""
+
+    size: int = attribute(description="Its size in GB.")
+    kind: str | None = attribute(default="ssd", description='Its kind. Defaults to `"ssd"`.')
+    id: str | None = attribute(
+        computed=True,
+        use_state_for_unknown=True,
+        description="Given when the disk is made; a disk keeps its id (unknown in a plan only for a new disk, matched "
+        "in the set by what is configured).",
+    )
+
+
+@dataclass(kw_only=True)
 class Vm:
     """What servers were before `slow_server`."""
 
@@ -151,6 +165,22 @@ class Vm:
     token_length: int | None = attribute(computed=True, description="How many characters the token had.")
     serial: int | None = attribute(description="A serial number (any integer, also beyond 2^53).")
     next_serial: int | None = attribute(computed=True, description="The serial number after `serial`.")
+    disks: set[Disk] | None = attribute(description="The VM's disks.")
+
+
+def vm_made(planned: Vm) -> Vm:
+    """The VM `planned` describes, made: what the provider computes set, and an id for each new
+    disk."""
+    disks = planned.disks and [
+        d if isinstance(d.id, str) else replace(d, id=f"disk-{d.size}-{d.kind}") for d in planned.disks
+    ]
+    return replace(
+        planned,
+        id=f"vm-{planned.seconds}",
+        token_length=len(planned.token or ""),
+        next_serial=None if planned.serial is None else planned.serial + 1,
+        disks=disks,
+    )
 
 
 class VmResource(terrarium.Resource[Vm]):
@@ -158,12 +188,10 @@ class VmResource(terrarium.Resource[Vm]):
     state = Vm
 
     def create(self, planned: Vm) -> Vm:
-        return replace(
-            planned,
-            id=f"vm-{planned.seconds}",
-            token_length=len(planned.token or ""),
-            next_serial=None if planned.serial is None else planned.serial + 1,
-        )
+        return vm_made(planned)
+
+    def update(self, prior: Vm, planned: Vm) -> Vm:
+        return vm_made(planned)
 
     # A VM cannot be planned before its label is known: the plan is deferred.
     def plan(self, prior: Vm | None, planned: Vm, config: Vm) -> Vm:

@@ -33,7 +33,7 @@ use terrarium_sdk::resource::Plan;
 use terrarium_sdk::rpc::{DeferredReason, MoveRequest};
 use terrarium_sdk::{
     AnyDataSource, AnyEphemeralResource, AnyResource, Attr, DataSource, Diagnostics, Model,
-    PrivateState, Provider, Resource, Result, Value, from_value, log, stop, to_value,
+    PrivateState, Provider, Resource, Result, Set, Value, from_value, log, stop, to_value,
 };
 
 #[derive(Default)]
@@ -302,6 +302,42 @@ struct Vm {
     /// The serial number after `serial`.
     #[tf(computed)]
     next_serial: Attr<i64>,
+    /// The VM's disks.
+    #[tf(nested)]
+    disks: Option<Set<Disk>>,
+}
+
+/// `disks = [{ ... }]`: a nested attribute holding a set of objects.
+#[derive(Serialize, Deserialize, Model)]
+struct Disk {
+    /// Its size in GB.
+    size: i64,
+    /// Its kind. Defaults to `"ssd"`.
+    #[tf(default = "ssd")]
+    kind: String,
+    /// Given when the disk is made; a disk keeps its id (unknown in a plan only for a new
+    /// disk, matched in the set by what is configured).
+    #[tf(computed, use_state_for_unknown)]
+    id: Attr<String>,
+}
+
+/// The VM `planned` describes, made: what the provider computes set, and an id for each new
+/// disk.
+fn vm_made(planned: Vm) -> Vm {
+    let token_length = planned.token.as_ref().map_or(0, |t| t.chars().count());
+    let mut disks = planned.disks;
+    for disk in disks.iter_mut().flat_map(|d| d.0.iter_mut()) {
+        if disk.id.is_unknown() {
+            disk.id = Attr::Known(format!("disk-{}-{}", disk.size, disk.kind));
+        }
+    }
+    Vm {
+        id: Attr::Known(format!("vm-{}", planned.seconds)),
+        token_length: Attr::Known(i64::try_from(token_length).unwrap_or(i64::MAX)),
+        next_serial: planned.serial.map_or(Attr::Null, |s| Attr::Known(s + 1)),
+        disks,
+        ..planned
+    }
 }
 
 impl Resource for VmResource {
@@ -309,13 +345,11 @@ impl Resource for VmResource {
     type State = Vm;
 
     fn create(&self, planned: Vm) -> Result<Vm> {
-        let token_length = planned.token.as_ref().map_or(0, |t| t.chars().count());
-        Ok(Vm {
-            id: Attr::Known(format!("vm-{}", planned.seconds)),
-            token_length: Attr::Known(i64::try_from(token_length).unwrap_or(i64::MAX)),
-            next_serial: planned.serial.map_or(Attr::Null, |s| Attr::Known(s + 1)),
-            ..planned
-        })
+        Ok(vm_made(planned))
+    }
+
+    fn update(&self, _prior: Vm, planned: Vm) -> Result<Vm> {
+        Ok(vm_made(planned))
     }
 
     // A VM cannot be planned before its label is known: the plan is deferred.

@@ -30,6 +30,7 @@ import {
   bool,
   isUnknown,
   log,
+  nested,
   number,
   pattern,
   schema,
@@ -170,9 +171,37 @@ const vm = schema({
     token_length: number().computed().describe('How many characters the token had.'),
     serial: number().optional().describe('A serial number (any integer, also beyond 2^53).'),
     next_serial: number().computed().describe('The serial number after `serial`.'),
+    disks: nested
+      .set({
+        size: number().required().describe('Its size in GB.'),
+        kind: string().default('ssd').describe('Its kind. Defaults to `"ssd"`.'),
+        id: string()
+          .computed()
+          .useStateForUnknown()
+          .describe(
+            'Given when the disk is made; a disk keeps its id (unknown in a plan only for a new disk, matched in the set by what is configured).',
+          ),
+      })
+      .optional()
+      .describe("The VM's disks."),
   },
 });
 type Vm = State<typeof vm>;
+
+/** The VM `planned` describes, made: what the provider computes set, and an id for each new disk. */
+function vmMade(planned: Vm): Vm {
+  // Integers beyond 2^53 arrive as bigint: exact arithmetic.
+  const serial = planned.serial;
+  const nextSerial = serial === null ? null : typeof serial === 'bigint' ? serial + 1n : BigInt(serial as number) + 1n;
+  const disks = planned.disks?.map((d) => (typeof d.id === 'string' ? d : { ...d, id: `disk-${String(d.size)}-${String(d.kind)}` }));
+  return {
+    ...planned,
+    id: `vm-${String(planned.seconds)}`,
+    token_length: [...String(planned.token ?? '')].length,
+    next_serial: nextSerial,
+    disks: disks ?? null,
+  } as Vm;
+}
 
 class VmResource extends Resource<typeof vm> {
   typeName = 'slow_vm';
@@ -181,15 +210,11 @@ class VmResource extends Resource<typeof vm> {
   // The private state counts what happened to the VM: created once, read N times.
   create(planned: Vm, privateState: PrivateState): Vm {
     privateState.set('created', 1);
-    // Integers beyond 2^53 arrive as bigint: exact arithmetic.
-    const serial = planned.serial;
-    const nextSerial = serial === null ? null : typeof serial === 'bigint' ? serial + 1n : BigInt(serial as number) + 1n;
-    return {
-      ...planned,
-      id: `vm-${String(planned.seconds)}`,
-      token_length: [...String(planned.token ?? '')].length,
-      next_serial: nextSerial,
-    } as Vm;
+    return vmMade(planned);
+  }
+
+  update(_prior: Vm, planned: Vm): Vm {
+    return vmMade(planned);
   }
 
   // A VM cannot be planned before its label is known: the plan is deferred.
