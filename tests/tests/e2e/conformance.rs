@@ -154,6 +154,12 @@ const CAPABILITIES: &[Capability] = &[
         check: nested_set_plans_at_depth,
         gaps: &[("Go", NO_GO_VM)],
     },
+    Capability {
+        name: "Requires-replace at depth: a nested block's attribute replaces the resource",
+        test: "a_change_inside_a_block_replaces_the_resource",
+        check: change_inside_a_block_replaces,
+        gaps: &[("Go", NO_GO_VM)],
+    },
 ];
 
 /// Why the Go cells of the `slow_vm` rows are empty.
@@ -287,6 +293,11 @@ fn integers_beyond_2_53_stay_exact() -> anyhow::Result<()> {
 #[test]
 fn a_nested_set_plans_unknowns_and_keeps_values_at_depth() -> anyhow::Result<()> {
     row("a_nested_set_plans_unknowns_and_keeps_values_at_depth")
+}
+
+#[test]
+fn a_change_inside_a_block_replaces_the_resource() -> anyhow::Result<()> {
+    row("a_change_inside_a_block_replaces_the_resource")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -955,6 +966,51 @@ pub fn nested_set_plans_at_depth(provider: Provider) -> anyhow::Result<Value> {
         pretty(&seen)
     );
     Ok(seen)
+}
+
+/// `slow_vm`'s `nic` block has a `network` that requires replacement and a `mac` kept by
+/// use-state-for-unknown (Rust `#[tf(requires_replace)]` in a `#[tf(block)]` struct, Python
+/// `attribute(requires_replace=True)` in a `block()` dataclass, TypeScript `.requiresReplace()`
+/// in `block.list`): another network plans a replacement that names `nic[0].network`, and the
+/// new VM gets a new mac.
+pub fn change_inside_a_block_replaces(provider: Provider) -> anyhow::Result<Value> {
+    let config = |network: &str| {
+        format!(
+            "resource \"slow_vm\" \"web\" {{\n  seconds = 0\n  nic {{\n    network = \"{network}\"\n  }}\n}}\n"
+        )
+    };
+    let ws = workspace(provider, &config("blue"))?;
+    ws.ok(APPLY)?;
+    let mac = |ws: &Workspace| -> anyhow::Result<Value> {
+        Ok(state_resource(&ws.state_json()?, "slow_vm.web")?["values"]["nic"][0]["mac"].clone())
+    };
+    let before = mac(&ws)?;
+    ensure!(before == "mac-blue", "the block's computed mac is not mac-blue: {before}");
+    ws.write("main.tf", &main_tf(provider, &config("green")))?;
+    ws.ok(&["plan", "-out=tfplan", "-input=false", "-no-color"])?;
+    let shown = ws.ok(&["show", "-json", "tfplan"])?;
+    let plan: Value =
+        serde_json::from_str(&shown.stdout).context("terraform show -json is not JSON")?;
+    let change = plan["resource_changes"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["address"] == "slow_vm.web"))
+        .map(|c| c["change"].clone())
+        .context("the plan has no change of slow_vm.web")?;
+    ensure!(
+        change["actions"] == json!(["delete", "create"])
+            && change["replace_paths"] == json!([["nic", 0, "network"]]),
+        "another network does not replace the VM for nic[0].network: {}",
+        pretty(&change)
+    );
+    let apply = ws.ok(APPLY)?;
+    ensure!(apply.stdout.contains("1 added, 0 changed, 1 destroyed"), "{apply}");
+    let after = mac(&ws)?;
+    ensure!(after == "mac-green", "the new VM's mac is not mac-green: {after}");
+    Ok(json!({
+        "actions": change["actions"],
+        "replace_paths": change["replace_paths"],
+        "macs": [before, after],
+    }))
 }
 
 /// The disks `terraform plan` plans for `slow_vm.web`, by size, an unknown id shown as

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 
 import terrarium
-from terrarium import DeferredReason, TerraformError, attribute, http, is_unknown, log, stop, validators
+from terrarium import DeferredReason, TerraformError, attribute, block, http, is_unknown, log, stop, validators
 
 
 @dataclass(kw_only=True)
@@ -150,6 +150,19 @@ class Disk:
 
 
 @dataclass(kw_only=True)
+class Nic:
+    """A network interface."""
+
+    network: str = attribute(
+        requires_replace=True,
+        description="The network it is on; another network replaces the VM (requires-replace at depth).",
+    )
+    mac: str | None = attribute(
+        computed=True, use_state_for_unknown=True, description="Given when the VM is made, kept while it lives."
+    )
+
+
+@dataclass(kw_only=True)
 class Vm:
     """What servers were before `slow_server`."""
 
@@ -166,6 +179,7 @@ class Vm:
     serial: int | None = attribute(description="A serial number (any integer, also beyond 2^53).")
     next_serial: int | None = attribute(computed=True, description="The serial number after `serial`.")
     disks: set[Disk] | None = attribute(description="The VM's disks.")
+    nic: list[Nic] = block(max_items=1, description="Its network interface.")
 
 
 def vm_made(planned: Vm) -> Vm:
@@ -174,8 +188,10 @@ def vm_made(planned: Vm) -> Vm:
     disks = planned.disks and [
         d if isinstance(d.id, str) else replace(d, id=f"disk-{d.size}-{d.kind}") for d in planned.disks
     ]
+    nic = [n if isinstance(n.mac, str) else replace(n, mac=f"mac-{n.network}") for n in planned.nic or []]
     return replace(
         planned,
+        nic=nic,
         id=f"vm-{planned.seconds}",
         token_length=len(planned.token or ""),
         next_serial=None if planned.serial is None else planned.serial + 1,

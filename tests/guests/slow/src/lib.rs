@@ -305,6 +305,20 @@ struct Vm {
     /// The VM's disks.
     #[tf(nested)]
     disks: Option<Set<Disk>>,
+    /// Its network interface.
+    #[tf(block, max_items = 1)]
+    nic: Vec<Nic>,
+}
+
+/// `nic { ... }`: a nested block.
+#[derive(Serialize, Deserialize, Model)]
+struct Nic {
+    /// The network it is on; another network replaces the VM (requires-replace at depth).
+    #[tf(requires_replace)]
+    network: String,
+    /// Given when the VM is made, kept while it lives.
+    #[tf(computed, use_state_for_unknown)]
+    mac: Attr<String>,
 }
 
 /// `disks = [{ ... }]`: a nested attribute holding a set of objects.
@@ -331,8 +345,15 @@ fn vm_made(planned: Vm) -> Vm {
             disk.id = Attr::Known(format!("disk-{}-{}", disk.size, disk.kind));
         }
     }
+    let mut nic = planned.nic;
+    for n in &mut nic {
+        if n.mac.is_unknown() {
+            n.mac = Attr::Known(format!("mac-{}", n.network));
+        }
+    }
     Vm {
         id: Attr::Known(format!("vm-{}", planned.seconds)),
+        nic,
         token_length: Attr::Known(i64::try_from(token_length).unwrap_or(i64::MAX)),
         next_serial: planned.serial.map_or(Attr::Null, |s| Attr::Known(s + 1)),
         disks,

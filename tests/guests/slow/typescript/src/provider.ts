@@ -27,6 +27,7 @@ import {
   Provider,
   Resource,
   TerraformError,
+  block,
   bool,
   isUnknown,
   log,
@@ -185,6 +186,19 @@ const vm = schema({
       .optional()
       .describe("The VM's disks."),
   },
+  blocks: {
+    nic: block.list(
+      {
+        network: string()
+          .required()
+          .requiresReplace()
+          .describe('The network it is on; another network replaces the VM (requires-replace at depth).'),
+        mac: string().computed().useStateForUnknown().describe('Given when the VM is made, kept while it lives.'),
+      },
+      {},
+      { maxItems: 1, description: 'Its network interface.' },
+    ),
+  },
 });
 type Vm = State<typeof vm>;
 
@@ -194,8 +208,10 @@ function vmMade(planned: Vm): Vm {
   const serial = planned.serial;
   const nextSerial = serial === null ? null : typeof serial === 'bigint' ? serial + 1n : BigInt(serial as number) + 1n;
   const disks = planned.disks?.map((d) => (typeof d.id === 'string' ? d : { ...d, id: `disk-${String(d.size)}-${String(d.kind)}` }));
+  const nic = planned.nic.map((n) => (typeof n.mac === 'string' ? n : { ...n, mac: `mac-${String(n.network)}` }));
   return {
     ...planned,
+    nic,
     id: `vm-${String(planned.seconds)}`,
     token_length: [...String(planned.token ?? '')].length,
     next_serial: nextSerial,
