@@ -23,7 +23,7 @@ use terrarium_model::{AttributePath, PathStep, Type, Value};
 
 pub use check::{Mismatch, check};
 pub use json::{decode_json, decode_json_untyped, encode_json};
-pub use msgpack::{decode_msgpack, encode_msgpack};
+pub use msgpack::{canonical, decode_msgpack, encode_msgpack};
 
 /// How deeply containers and `dynamic` wrappers may nest in one value. Far beyond any real
 /// schema (and equal to serde_json's own limit, which already bounds JSON input and every

@@ -889,3 +889,154 @@ impl Emitter for MsgpackOut {
 
     fn end_dynamic(&mut self, _ty: &Type) {}
 }
+
+// ---------------------------------------------------------------------------------------------
+// The wire's value without the wire
+
+/// The value `decode_msgpack(&encode_msgpack(value, ty)?, ty)` gives, computed without the
+/// bytes, and failing exactly when encoding fails (with the same error): numbers in the form
+/// the wire gives them back (`Float(2.0)` is `Int(2)`), bare values under `dynamic` wrapped
+/// with their inferred type, refinements as cty keeps them.
+///
+/// A front end that builds values itself (Pulumi, `terrarium harness`) hands the core what
+/// Terraform would have sent; the core answers every front end with such values.
+pub fn canonical(value: &Value, ty: &Type) -> Result<Value, CodecError> {
+    encode(&mut Validate, value, ty)?;
+    canonical_valid(value, ty)
+}
+
+/// [`canonical`] of a value that encodes: it mirrors the encoder's walk and the decoder's
+/// reading of what the encoder writes.
+fn canonical_valid(value: &Value, ty: &Type) -> Result<Value, CodecError> {
+    if *ty == Type::Dynamic {
+        return match value {
+            Value::Null => Ok(Value::Null),
+            Value::Unknown(_) => Ok(Value::unknown()),
+            Value::Dynamic(d) if d.ty == Type::Dynamic => canonical_valid(&d.value, ty),
+            Value::Dynamic(d) => Ok(Value::Dynamic(Box::new(DynamicValue {
+                ty: d.ty.clone(),
+                value: canonical_valid(&d.value, &d.ty)?,
+            }))),
+            bare => {
+                let inferred = super::check::infer_type(bare).ok_or_else(|| {
+                    CodecError::UntypedDynamic { path: Default::default(), found: bare.kind() }
+                })?;
+                if inferred == Type::Dynamic {
+                    return canonical_valid(bare, &inferred);
+                }
+                Ok(Value::Dynamic(Box::new(DynamicValue {
+                    value: canonical_valid(bare, &inferred)?,
+                    ty: inferred,
+                })))
+            }
+        };
+    }
+    Ok(match (value, ty) {
+        (Value::Null, _) => Value::Null,
+        (Value::Unknown(r), _) if r.is_empty() => Value::unknown(),
+        // Refinements go through cty's payload rules (prefixes cut, huge bounds dropped):
+        // a few bytes, only for refined unknowns.
+        (Value::Unknown(_), _) => decode_msgpack(&encode_msgpack(value, ty)?, ty)?,
+        (Value::Number(n), _) => Value::Number(
+            match number::wire_form(n)
+                .map_err(|reason| CodecError::InvalidNumber { path: Default::default(), reason })?
+            {
+                WireNumber::Int(i) => Number::Int(i),
+                WireNumber::Float(f) => {
+                    number::number_from_f64(f).ok_or_else(|| CodecError::InvalidNumber {
+                        path: Default::default(),
+                        reason: "NaN is not a Terraform number".into(),
+                    })?
+                }
+                WireNumber::Text(text) => {
+                    number::number_from_text(&text).ok_or_else(|| CodecError::InvalidNumber {
+                        path: Default::default(),
+                        reason: format!("{text:?} is not a number"),
+                    })?
+                }
+            },
+        ),
+        (Value::List(items), Type::List(et)) => Value::List(canonical_items(items, |_| et)?),
+        (Value::Set(items), Type::Set(et)) => Value::Set(canonical_items(items, |_| et)?),
+        (Value::Tuple(items), Type::Tuple(types)) => {
+            Value::Tuple(canonical_items(items, |i| &types[i])?)
+        }
+        (Value::Map(entries), Type::Map(et)) => Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), canonical_valid(v, et)?)))
+                .collect::<Result<_, CodecError>>()?,
+        ),
+        (Value::Object(attrs), Type::Object(object)) => Value::Object(
+            object
+                .attributes
+                .iter()
+                .map(|(name, t)| {
+                    let v = attrs.get(name).unwrap_or(&Value::Null);
+                    Ok((name.clone(), canonical_valid(v, t)?))
+                })
+                .collect::<Result<_, CodecError>>()?,
+        ),
+        (other, _) => other.clone(),
+    })
+}
+
+fn canonical_items<'t>(
+    items: &[Value],
+    element_type: impl Fn(usize) -> &'t Type,
+) -> Result<Vec<Value>, CodecError> {
+    items.iter().enumerate().map(|(i, v)| canonical_valid(v, element_type(i))).collect()
+}
+
+/// An [`Emitter`] that writes nothing and refuses what [`MsgpackOut`] refuses.
+struct Validate;
+
+impl Emitter for Validate {
+    fn null(&mut self) {}
+
+    fn bool(&mut self, _: bool) {}
+
+    fn number(&mut self, n: &Number, walk: &Walk) -> Result<(), CodecError> {
+        match number::wire_form(n)
+            .map_err(|reason| CodecError::InvalidNumber { path: walk.path(), reason })?
+        {
+            WireNumber::Text(text) => wire_len(text.len(), walk, "a string").map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    fn string(&mut self, s: &str, walk: &Walk) -> Result<(), CodecError> {
+        wire_len(s.len(), walk, "a string").map(|_| ())
+    }
+
+    fn begin_array(&mut self, len: usize, walk: &Walk) -> Result<(), CodecError> {
+        wire_len(len, walk, "an array").map(|_| ())
+    }
+
+    fn array_element(&mut self, _index: usize) {}
+
+    fn end_array(&mut self) {}
+
+    fn begin_map(&mut self, len: usize, walk: &Walk) -> Result<(), CodecError> {
+        wire_len(len, walk, "a map").map(|_| ())
+    }
+
+    fn map_key(&mut self, _index: usize, key: &str, walk: &Walk) -> Result<(), CodecError> {
+        wire_len(key.len(), walk, "a string").map(|_| ())
+    }
+
+    fn end_map(&mut self) {}
+
+    fn unknown(&mut self, r: &Refinements, ty: &Type, walk: &Walk) -> Result<(), CodecError> {
+        if r.is_empty() {
+            return Ok(());
+        }
+        MsgpackOut { buf: ByteBuf::new() }.unknown(r, ty, walk)
+    }
+
+    fn begin_dynamic(&mut self, ty: &Type, walk: &Walk) -> Result<(), CodecError> {
+        wire_len(ty.to_json().len(), walk, "a type").map(|_| ())
+    }
+
+    fn end_dynamic(&mut self, _ty: &Type) {}
+}

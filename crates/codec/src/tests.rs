@@ -803,3 +803,68 @@ fn encoding_refuses_refinements_terraform_would_reject() {
         Value::Unknown(Refinements { nullable: Some(false), ..Default::default() })
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// canonical: the wire's value without the wire
+
+/// `value` as a front end may build it: integral numbers as floats or decimal text, dynamic
+/// values bare (their type left to inference).
+fn denormalised(value: &Value) -> Value {
+    match value {
+        Value::Number(Number::Int(i)) if i.unsigned_abs() < (1 << 53) && i % 2 == 0 => {
+            Value::Number(Number::Float(*i as f64))
+        }
+        Value::Number(Number::Int(i)) => Value::Number(Number::Decimal(i.to_string())),
+        Value::List(items) => Value::List(items.iter().map(denormalised).collect()),
+        Value::Set(items) => Value::Set(items.iter().map(denormalised).collect()),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(denormalised).collect()),
+        Value::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), denormalised(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), denormalised(v))).collect())
+        }
+        Value::Dynamic(d) if check::infer_type(&d.value).as_ref() == Some(&d.ty) => {
+            denormalised(&d.value)
+        }
+        Value::Dynamic(d) => Value::Dynamic(Box::new(DynamicValue {
+            ty: d.ty.clone(),
+            value: denormalised(&d.value),
+        })),
+        other => other.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn canonical_is_what_the_wire_gives_back((ty, value) in arb_typed_value(true)) {
+        for value in [value.clone(), denormalised(&value)] {
+            let wire = encode_msgpack(&value, &ty).and_then(|bytes| decode_msgpack(&bytes, &ty));
+            prop_assert_eq!(canonical(&value, &ty), wire);
+        }
+    }
+}
+
+#[test]
+fn canonical_refuses_what_encoding_refuses() {
+    let ty = Type::object([("a", Type::String)]);
+    for value in [
+        Value::Object(BTreeMap::new()),
+        Value::Object([("b".to_string(), Value::Null)].into_iter().collect()),
+        Value::Object([("a".to_string(), Value::Bool(true))].into_iter().collect()),
+        Value::String("s".into()),
+    ] {
+        let encoded = encode_msgpack(&value, &ty).unwrap_err();
+        assert_eq!(canonical(&value, &ty).unwrap_err(), encoded);
+    }
+    let bare_map = Value::Map(BTreeMap::new());
+    assert_eq!(
+        canonical(&bare_map, &Type::Dynamic).unwrap_err(),
+        encode_msgpack(&bare_map, &Type::Dynamic).unwrap_err()
+    );
+    let nan = Value::Number(Number::Float(f64::NAN));
+    assert_eq!(
+        canonical(&nan, &Type::Number).unwrap_err(),
+        encode_msgpack(&nan, &Type::Number).unwrap_err()
+    );
+}
