@@ -325,8 +325,10 @@ impl Refinements {
 ///
 /// The tree does not carry its type; the schema type it belongs to does. The exception is
 /// `Dynamic`, used where the schema type is `dynamic`, which carries its concrete type.
-#[derive(Clone, Debug, PartialEq)]
+/// The default is null, what Terraform sends for an absent value.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Value {
+    #[default]
     Null,
     Unknown(Refinements),
     Bool(bool),

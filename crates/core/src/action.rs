@@ -2,7 +2,7 @@
 //! progress reports as they come, then one `Completed` with its diagnostics.
 
 use futures::FutureExt;
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::{Diagnostic, Type, Value};
 use tokio::sync::mpsc;
 use wasmtime::Store;
 
@@ -14,15 +14,13 @@ use terrarium_runtime::{self as runtime, HostState, ProgressSink, guest};
 const KIND: &str = "action";
 
 impl Dispatcher {
-    fn action_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The configuration type of action type `name`, or the diagnostic that lists the
+    /// provider's types.
+    pub fn action_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.action(name), self.schemas.action_names())
     }
 
-    pub async fn validate_action_config(
-        &self,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Vec<Diagnostic> {
+    pub async fn validate_action_config(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateActionConfig", kind: KIND, name: type_name };
         let block = self.schema().actions.get(type_name).map(|s| &s.block);
         self.validate_config(
@@ -40,10 +38,10 @@ impl Dispatcher {
         subject: Subject<'_>,
         request: &ActionRequest,
     ) -> Result<guest::ActionRequest, Vec<Diagnostic>> {
-        let ty = self.action_type(&request.type_name)?;
+        self.action_type(&request.type_name)?;
         Ok(guest::ActionRequest {
             type_name: request.type_name.clone(),
-            config: self.configuration_with_defaults(subject, &request.config, ty).await?,
+            config: self.configuration_with_defaults(subject, &request.config).await?,
             client: client_capabilities(request.client),
         })
     }

@@ -1,6 +1,6 @@
 //! Data source RPCs: validate and read.
 
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::{Diagnostic, Type, Value};
 use wasmtime::Store;
 
 use super::types::*;
@@ -12,14 +12,16 @@ use terrarium_runtime::{self as runtime, HostState, guest};
 const KIND: &str = "data source";
 
 impl Dispatcher {
-    fn data_source_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The value type of data source type `name`, or the diagnostic that lists the provider's
+    /// types.
+    pub fn data_source_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.data_source(name), self.schemas.data_source_names())
     }
 
     pub async fn validate_data_source_config(
         &self,
         type_name: &str,
-        config: &DynamicValue,
+        config: &Value,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateDataResourceConfig", kind: KIND, name: type_name };
         self.validate_config(
@@ -41,14 +43,8 @@ impl Dispatcher {
             let ty = self.data_source_type(&request.type_name)?;
             let wit_request = guest::ReadDataSourceRequest {
                 type_name: request.type_name.clone(),
-                config: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "configuration",
-                    &request.config,
-                    ty,
-                )?),
-                provider_meta: self
-                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                config: runtime::value_to_wit(&request.config),
+                provider_meta: self.provider_meta(request.provider_meta.as_ref()),
                 client: client_capabilities(request.client),
             };
             let r = self
@@ -57,7 +53,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let state = self.encode_result(
+            let state = self.checked_result(
                 subject,
                 "state",
                 r.state,

@@ -24,10 +24,9 @@ use terrarium_framework::plan::{
 use terrarium_framework::schema::Schema;
 use terrarium_framework::{canonical_key, semantic};
 use terrarium_model::schema::ProviderSchema;
-use terrarium_model::{AttributePath, Diagnostic, Type, Value};
+use terrarium_model::{AttributePath, Diagnostic, Value};
 use wasmtime::Store;
 
-use super::types::DynamicValue;
 use super::{Dispatcher, Subject};
 use terrarium_runtime::{
     self as runtime, BehaviourLimits, BoundError, HostState, ProviderBehaviour, wit,
@@ -335,27 +334,26 @@ impl Dispatcher {
         Ok(diagnostics)
     }
 
-    /// The configuration Terraform sent, decoded for the guest and, when the component
+    /// The configuration Terraform sent, for the guest, and, when the component
     /// declares its behaviour, with its defaults filled in (computed ones included), as the
     /// Rust SDK does before it opens an ephemeral resource, lists, or runs an action.
     pub(super) async fn configuration_with_defaults(
         &self,
         subject: Subject<'_>,
-        config: &DynamicValue,
-        ty: &Type,
+        config: &Value,
     ) -> Result<wit::Value, Vec<Diagnostic>> {
-        let config = self.decode(subject, "configuration", config, ty)?;
-        let config = match self.declared(subject) {
+        match self.declared(subject) {
             Some(schema) => {
                 let shape = Shape::of(schema);
-                self.with_hook_answers(subject, |hooks| {
-                    fill_defaults_with(shape, config.clone(), hooks)
-                })
-                .await?
+                let filled = self
+                    .with_hook_answers(subject, |hooks| {
+                        fill_defaults_with(shape, config.clone(), hooks)
+                    })
+                    .await?;
+                Ok(runtime::value_to_wit(&filled))
             }
-            None => config,
-        };
-        Ok(runtime::value_to_wit(&config))
+            None => Ok(runtime::value_to_wit(config)),
+        }
     }
 
     /// The default plan of a managed resource, every hook it names answered by the guest:

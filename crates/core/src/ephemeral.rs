@@ -1,7 +1,7 @@
 //! Ephemeral resource RPCs (protocol 6.7): validate, open, renew, close. Their values are
 //! never stored by Terraform; `private` and `renew_at` only travel between these calls.
 
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::{Diagnostic, Type, Value};
 use wasmtime::Store;
 
 use super::types::*;
@@ -17,7 +17,9 @@ fn timestamp_from_wit(t: wit::Timestamp) -> Timestamp {
 }
 
 impl Dispatcher {
-    fn ephemeral_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The value type of ephemeral resource type `name`, or the diagnostic that lists the
+    /// provider's types.
+    pub fn ephemeral_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(
             KIND,
             name,
@@ -29,7 +31,7 @@ impl Dispatcher {
     pub async fn validate_ephemeral_resource_config(
         &self,
         type_name: &str,
-        config: &DynamicValue,
+        config: &Value,
     ) -> Vec<Diagnostic> {
         let subject =
             Subject { rpc: "ValidateEphemeralResourceConfig", kind: KIND, name: type_name };
@@ -55,7 +57,7 @@ impl Dispatcher {
             let ty = self.ephemeral_resource_type(&request.type_name)?;
             let wit_request = guest::OpenEphemeralResourceRequest {
                 type_name: request.type_name.clone(),
-                config: self.configuration_with_defaults(subject, &request.config, ty).await?,
+                config: self.configuration_with_defaults(subject, &request.config).await?,
                 client: client_capabilities(request.client),
             };
             let r = self
@@ -68,7 +70,7 @@ impl Dispatcher {
             let known =
                 if r.deferred.is_some() { Knownness::MayBeUnknown } else { Knownness::WhollyKnown };
             let result =
-                self.encode_result(subject, "result", r.result, ty, known, &mut diagnostics);
+                self.checked_result(subject, "result", r.result, ty, known, &mut diagnostics);
             Ok(OpenEphemeralResourceResponse {
                 result,
                 private: r.private,

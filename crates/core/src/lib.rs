@@ -1,5 +1,8 @@
-//! The protocol-neutral core. For every RPC: find the schema the values belong to, decode
-//! them, call the guest, check what it returned against the schema, encode the result.
+//! The protocol-neutral core, over typed values. For every RPC: find the schema the values
+//! belong to, call the guest with them, check what it returned against the schema. The wire
+//! formats are the front ends' (tfplugin decodes Terraform's msgpack and JSON at its edge and
+//! encodes the answer, as terraform-plugin-framework's `fromproto6`/`toproto6` do; Pulumi and
+//! `terrarium harness` hand values over as they are).
 //!
 //! A guest bug (a trap, a timeout, a value of the wrong type) becomes an error diagnostic that
 //! names the RPC and the resource type; Terraform never sees a malformed value and the host
@@ -39,7 +42,6 @@ use terrarium_codec as codec;
 use terrarium_runtime::{
     self as runtime, GuestError, HostState, Runtime, guest, wit, wit_behaviour,
 };
-use types::DynamicValue;
 
 /// What a call is about, for diagnostics: "ReadResource for null_resource".
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +74,7 @@ fn note_refusals(refused: Vec<runtime::Refusal>) {
     }
 }
 
-/// Runs the steps of one RPC (decode, call the guest, check and encode its answer); the
+/// Runs the steps of one RPC (call the guest, check its answer); the
 /// first step that fails answers with its diagnostics alone. File operations the sandbox
 /// refused on the way are added as a warning, so that a person sees which rule stopped the
 /// provider even when the provider did not report the error it got.
@@ -215,38 +217,21 @@ impl Dispatcher {
         capabilities
     }
 
-    /// Decodes a value Terraform sent, with the type it belongs to.
-    fn decode(
-        &self,
-        subject: Subject<'_>,
-        what: &str,
-        dv: &DynamicValue,
-        ty: &Type,
-    ) -> Result<Value, Vec<Diagnostic>> {
-        codec::decode_dynamic_value(&dv.msgpack, &dv.json, ty).map_err(|e| {
-            vec![Diagnostic::error(
-                "Invalid value from Terraform",
-                format!("Terrarium could not decode the {what} of {subject}: {e}"),
-            )]
-        })
+    /// The schemas' value types, for a front end that decodes what it receives.
+    pub fn schemas(&self) -> &Schemas {
+        &self.schemas
     }
 
-    /// The module's `provider_meta` block, when Terraform sent one and the provider declares
-    /// a schema for it.
-    fn decode_provider_meta(
-        &self,
-        subject: Subject<'_>,
-        dv: Option<&DynamicValue>,
-    ) -> Result<Option<wit::Value>, Vec<Diagnostic>> {
-        match (dv, self.schemas.provider_meta()) {
-            (Some(dv), Some(ty)) => {
-                Ok(Some(runtime::value_to_wit(&self.decode(subject, "provider_meta", dv, ty)?)))
-            }
-            _ => Ok(None),
+    /// The module's `provider_meta` block for the guest, when one was sent and the provider
+    /// declares a schema for it.
+    fn provider_meta(&self, meta: Option<&Value>) -> Option<wit::Value> {
+        match (meta, self.schemas.provider_meta()) {
+            (Some(meta), Some(_)) => Some(runtime::value_to_wit(meta)),
+            _ => None,
         }
     }
 
-    /// A `Validate*Config` RPC: the configuration decoded with the type's schema (`ty`, or the
+    /// A `Validate*Config` RPC: the configuration, of the type's schema (`ty`, or the
     /// diagnostic for an unknown type), handed to the guest's `validate`, whose diagnostics
     /// are the answer.
     ///
@@ -261,7 +246,7 @@ impl Dispatcher {
         subject: Subject<'_>,
         ty: Result<&Type, Vec<Diagnostic>>,
         block: Option<&Block>,
-        config: &DynamicValue,
+        config: &Value,
         validate: impl AsyncFnOnce(
             &guest::Guest,
             &mut Store<HostState>,
@@ -269,17 +254,17 @@ impl Dispatcher {
         ) -> wasmtime::Result<Vec<wit::Diagnostic>>,
     ) -> Vec<Diagnostic> {
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = self.decode(subject, "configuration", config, ty?)?;
+            ty?;
             let mut diagnostics: Vec<Diagnostic> = block
-                .map(|b| b.configured_computed_only(&config))
+                .map(|b| b.configured_computed_only(config))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|path| configured_computed_only(subject, path))
                 .collect();
             if let Some(schema) = self.declared(subject) {
-                diagnostics.extend(self.run_declared_validators(subject, schema, &config).await?);
+                diagnostics.extend(self.run_declared_validators(subject, schema, config).await?);
             }
-            let config = runtime::value_to_wit(&config);
+            let config = runtime::value_to_wit(config);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     validate(g, s, &config).await
@@ -293,7 +278,7 @@ impl Dispatcher {
 
     /// The result value of a call, unless the guest already reported errors (then Terraform
     /// ignores the value, so it is not checked); problems with it join `diagnostics`.
-    fn encode_result(
+    fn checked_result(
         &self,
         subject: Subject<'_>,
         what: &str,
@@ -301,42 +286,24 @@ impl Dispatcher {
         ty: &Type,
         known: Knownness,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<DynamicValue> {
+    ) -> Option<Value> {
         if terrarium_model::has_errors(diagnostics) {
             return None;
         }
-        encode_checked(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
-    }
-
-    /// Decodes stored JSON (RawState) without a schema, as UpgradeResourceState does.
-    fn decode_raw_json(
-        &self,
-        subject: Subject<'_>,
-        what: &str,
-        json: &[u8],
-    ) -> Result<Value, Vec<Diagnostic>> {
-        if json.is_empty() {
-            return Ok(Value::Null);
-        }
-        codec::decode_json_untyped(json).map_err(|e| {
-            vec![Diagnostic::error(
-                "Invalid stored state",
-                format!("Terrarium could not read the stored {what} for {subject}: {e}"),
-            )]
-        })
+        checked_from_guest(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
 }
 
-/// Checks a value the guest returned against its schema type and encodes it.
-fn encode_checked(
+/// A value the guest returned, checked against its schema type (see [`checked`]).
+fn checked_from_guest(
     subject: Subject<'_>,
     what: &str,
     value: wit::Value,
     ty: &Type,
     known: Knownness,
-) -> Result<DynamicValue, Vec<Diagnostic>> {
+) -> Result<Value, Vec<Diagnostic>> {
     let value = value_from_guest(subject, what, value)?;
-    encode_value_checked(subject, what, &value, ty, known)
+    checked(subject, what, &value, ty, known)
 }
 
 /// A value the guest returned, in the host's model.
@@ -355,14 +322,16 @@ fn value_from_guest(
     })
 }
 
-/// [`encode_checked`] for a value already in the host's model.
-fn encode_value_checked(
+/// A value the host is about to answer with, checked against its schema type (and whether it
+/// may be unknown): in the form decoding gives (`terrarium_codec::canonical`), so that every
+/// front end can encode it without failing, and Terraform never sees a malformed value.
+fn checked(
     subject: Subject<'_>,
     what: &str,
     value: &Value,
     ty: &Type,
     known: Knownness,
-) -> Result<DynamicValue, Vec<Diagnostic>> {
+) -> Result<Value, Vec<Diagnostic>> {
     let mut diags: Vec<Diagnostic> = codec::check(value, ty)
         .into_iter()
         .map(|m| invalid_result(subject, what, m.path, &m.message))
@@ -384,7 +353,7 @@ fn encode_value_checked(
     if !diags.is_empty() {
         return Err(diags);
     }
-    codec::encode_msgpack(value, ty).map(DynamicValue::msgpack).map_err(|e| {
+    codec::canonical(value, ty).map_err(|e| {
         vec![invalid_result(subject, what, e.path().clone(), &format!("it cannot be encoded: {e}"))]
     })
 }

@@ -4,12 +4,12 @@
 //! while the consumer is behind, so memory stays bounded however many items there are.
 
 use futures::FutureExt;
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::{Diagnostic, Type, Value};
 use tokio::sync::mpsc;
 use wasmtime::Store;
 
 use super::types::*;
-use super::{Dispatcher, Knownness, Subject, encode_checked, known_type};
+use super::{Dispatcher, Knownness, Subject, checked_from_guest, known_type};
 use terrarium_runtime::guest_text::{self, Lines};
 use terrarium_runtime::{self as runtime, HostState, ListSink, guest, wit_streams};
 
@@ -17,14 +17,16 @@ const KIND: &str = "list resource";
 const RPC: &str = "ListResource";
 
 impl Dispatcher {
-    fn list_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The configuration type of list resource type `name`, or the diagnostic that lists the
+    /// provider's types.
+    pub fn list_resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.list_resource(name), self.schemas.list_resource_names())
     }
 
     pub async fn validate_list_resource_config(
         &self,
         type_name: &str,
-        config: &DynamicValue,
+        config: &Value,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateListResourceConfig", kind: KIND, name: type_name };
         self.validate_config(
@@ -47,9 +49,8 @@ impl Dispatcher {
     ) {
         let subject = Subject { rpc: RPC, kind: KIND, name: &request.type_name };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config_type = self.list_resource_type(&request.type_name)?;
-            let config =
-                self.configuration_with_defaults(subject, &request.config, config_type).await?;
+            self.list_resource_type(&request.type_name)?;
+            let config = self.configuration_with_defaults(subject, &request.config).await?;
             // Schemas::new made sure a list resource has a resource type and an identity.
             let item_types = ItemTypes {
                 type_name: request.type_name.clone(),
@@ -102,7 +103,7 @@ struct ItemTypes {
     include_resource_object: bool,
 }
 
-/// The sink's push: converts each item, sends it, and says whether the guest should go on.
+/// The sink's push: checks each item, sends it, and says whether the guest should go on.
 /// That is false once `limit` items were sent (Terraform reads no more), after an item with
 /// an error (Terraform ends the listing there), and once the consumer has gone away.
 fn item_pusher(types: ItemTypes, limit: i64, events: mpsc::Sender<ListEvent>) -> runtime::PushItem {
@@ -120,7 +121,7 @@ fn item_pusher(types: ItemTypes, limit: i64, events: mpsc::Sender<ListEvent>) ->
 fn list_event(types: &ItemTypes, item: wit_streams::ListItem) -> ListEvent {
     let subject = Subject { rpc: RPC, kind: KIND, name: &types.type_name };
     let mut diagnostics = runtime::diagnostics_from_wit(item.diagnostics);
-    let identity = encode_checked(
+    let identity = checked_from_guest(
         subject,
         "item identity",
         item.identity,
@@ -131,7 +132,7 @@ fn list_event(types: &ItemTypes, item: wit_streams::ListItem) -> ListEvent {
     .ok();
     let resource_object = match item.resource_object {
         // Asked for or not, an object is checked; one that was not asked for is not sent.
-        Some(object) => encode_checked(
+        Some(object) => checked_from_guest(
             subject,
             "item resource object",
             object,

@@ -31,9 +31,9 @@ pub(super) struct InstancePool {
 /// The latest successful ConfigureProvider request. Generations count them from 1, so an
 /// instance that has seen generation `g` needs no replay while `g` is current.
 ///
-/// The request is kept twice: decoded for replay into instances, and as Terraform sent it, so
-/// that a reloaded component (whose provider schema may differ) can decode it with its own
-/// schema ([`Dispatcher::adopt_configuration`]).
+/// The request is kept twice: as the guest gets it, for replay into instances, and as the
+/// front end sent it, so that a reloaded component (whose provider schema may differ) can
+/// take it over with its own schema ([`Dispatcher::adopt_configuration`]).
 #[derive(Default)]
 pub(super) struct Configuration {
     request: Option<Arc<guest::ConfigureRequest>>,

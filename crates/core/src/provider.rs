@@ -2,24 +2,25 @@
 
 use std::sync::Arc;
 
-use terrarium_model::{Diagnostic, Type};
+use terrarium_model::Diagnostic;
 use wasmtime::Store;
 
-use super::types::{CallFunctionResponse, ConfigureRequest, DynamicValue, FunctionError};
-use super::{Dispatcher, Knownness, Subject, client_capabilities, encode_checked};
+use super::types::{CallFunctionResponse, ConfigureRequest, FunctionError};
+use super::{Dispatcher, Knownness, Subject, checked_from_guest, client_capabilities};
+use terrarium_model::Value;
+use terrarium_model::schema::Function;
 use terrarium_runtime::guest_text::{self, Lines};
 use terrarium_runtime::{self as runtime, HostState, guest};
 
 impl Dispatcher {
-    pub async fn validate_provider_config(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+    pub async fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config = self.decode(subject, "configuration", config, self.schemas.provider())?;
             let mut diagnostics = match self.declared(subject) {
-                Some(schema) => self.run_declared_validators(subject, schema, &config).await?,
+                Some(schema) => self.run_declared_validators(subject, schema, config).await?,
                 None => Vec::new(),
             };
-            let config = runtime::value_to_wit(&config);
+            let config = runtime::value_to_wit(config);
             let diags = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_validate_provider_config(s, &config).await
@@ -38,7 +39,7 @@ impl Dispatcher {
         self.configure_as(subject, request).await
     }
 
-    /// The last ConfigureProvider request this provider accepted, as Terraform sent it, and
+    /// The last ConfigureProvider request this provider accepted, and
     /// its generation (which grows with every accepted request; 0 while there is none).
     pub fn recorded_configuration(&self) -> (Option<Arc<ConfigureRequest>>, u64) {
         let c = self.pool.configuration.lock().unwrap_or_else(|p| p.into_inner());
@@ -46,8 +47,8 @@ impl Dispatcher {
     }
 
     /// Takes over a configuration recorded by another provider (the component this one
-    /// replaces on a hot reload), as if Terraform had sent it to this one: decoded with this
-    /// provider's schema, configured into one instance now (so the first call after a reload
+    /// replaces on a hot reload), as if Terraform had sent it to this one: converted to this
+    /// provider's schema (as decoding its encoding would), configured into one instance now (so the first call after a reload
     /// does not pay for it), and recorded for replay into every other instance. Returns the
     /// guest's diagnostics; with errors among them nothing is recorded.
     pub async fn adopt_configuration(&self, request: &ConfigureRequest) -> Vec<Diagnostic> {
@@ -56,84 +57,82 @@ impl Dispatcher {
             kind: "provider",
             name: "",
         };
-        self.configure_as(subject, request).await
+        // The other build's schema may differ from this one's.
+        let config = match terrarium_codec::canonical(&request.config, self.schemas.provider()) {
+            Ok(config) => config,
+            Err(e) => {
+                return vec![Diagnostic::error(
+                    "Invalid value from Terraform",
+                    format!("Terrarium could not decode the configuration of {subject}: {e}"),
+                )];
+            }
+        };
+        let request = ConfigureRequest { config, ..request.clone() };
+        self.configure_as(subject, &request).await
     }
 
-    /// Decodes `request`'s configuration, configures one instance with it and records it for
-    /// replay; `subject` names the call in diagnostics.
+    /// Configures one instance with `request` and records it for replay; `subject` names the
+    /// call in diagnostics.
     async fn configure_as(
         &self,
         subject: Subject<'_>,
         request: &ConfigureRequest,
     ) -> Vec<Diagnostic> {
-        let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let config =
-                self.decode(subject, "configuration", &request.config, self.schemas.provider())?;
-            self.configure_instance(
-                subject,
-                wit_configure(request, &config),
-                Arc::new(request.clone()),
-            )
+        self.configure_instance(subject, wit_configure(request), Arc::new(request.clone()))
             .await
-        };
-        run().await.unwrap_or_else(|d| d)
+            .unwrap_or_else(|d| d)
     }
 
-    pub async fn call_function(
+    /// The function `name`, when it takes `arguments` arguments; otherwise the error a call
+    /// of it answers (which a front end can give before decoding the arguments).
+    pub fn function_for_call(
         &self,
         name: &str,
-        arguments: &[DynamicValue],
-    ) -> CallFunctionResponse {
+        arguments: usize,
+    ) -> Result<&Function, FunctionError> {
+        let fail = |text: String| FunctionError { text, argument: None };
+        let Some(function) = self.schemas.function(name) else {
+            let known: Vec<&str> = self.schema().functions.keys().map(String::as_str).collect();
+            return Err(fail(format!(
+                "This provider has no function {name:?}. Its functions are: {}.",
+                known.join(", ")
+            )));
+        };
+        let fixed = function.parameters.len();
+        if arguments < fixed || (function.variadic.is_none() && arguments > fixed) {
+            return Err(fail(format!(
+                "{name} takes {fixed} arguments, but {arguments} were given"
+            )));
+        }
+        Ok(function)
+    }
+
+    /// Calls function `name` with `arguments`, each of its parameter's type.
+    pub async fn call_function(&self, name: &str, arguments: &[Value]) -> CallFunctionResponse {
         let subject = Subject { rpc: "CallFunction", kind: "function", name };
         let fail = |text: String, argument: Option<i64>| CallFunctionResponse {
             result: None,
             error: Some(FunctionError { text, argument }),
         };
-        let Some(function) = self.schemas.function(name) else {
-            let known: Vec<&str> = self.schema().functions.keys().map(String::as_str).collect();
-            return fail(
-                format!(
-                    "This provider has no function {name:?}. Its functions are: {}.",
-                    known.join(", ")
-                ),
-                None,
-            );
+        let function = match self.function_for_call(name, arguments.len()) {
+            Ok(function) => function,
+            Err(error) => return CallFunctionResponse { result: None, error: Some(error) },
         };
-        let fixed = function.parameters.len();
-        if arguments.len() < fixed || (function.variadic.is_none() && arguments.len() > fixed) {
-            return fail(
-                format!("{name} takes {fixed} arguments, but {} were given", arguments.len()),
-                None,
-            );
-        }
-        let mut args = Vec::with_capacity(arguments.len());
-        for (i, arg) in arguments.iter().enumerate() {
-            let param = function.parameters.get(i).or(function.variadic.as_ref());
-            let ty = param.map(|p| p.ty.clone()).unwrap_or(Type::Dynamic);
-            match terrarium_codec::decode_dynamic_value(&arg.msgpack, &arg.json, &ty) {
-                Ok(v) => args.push(runtime::value_to_wit(&v)),
-                Err(e) => {
-                    return fail(
-                        format!("argument {} could not be decoded: {e}", i + 1),
-                        Some(i as i64),
-                    );
-                }
-            }
-        }
+        let args: Vec<_> = arguments.iter().map(runtime::value_to_wit).collect();
         let result = self
             .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                 g.call_call_function(s, name, &args).await
             })
             .await;
         match result {
-            Ok(Ok(value)) => match encode_checked(
+            Ok(Ok(value)) => match checked_from_guest(
                 subject,
                 "result",
                 value,
                 &function.return_type,
                 Knownness::MayBeUnknown,
             ) {
-                Ok(dv) => CallFunctionResponse { result: Some(dv), error: None },
+                Ok(value) => CallFunctionResponse { result: Some(value), error: None },
                 Err(diags) => fail(
                     diags.iter().map(|d| d.detail.clone()).collect::<Vec<_>>().join("\n"),
                     None,
@@ -166,13 +165,10 @@ impl Dispatcher {
     }
 }
 
-fn wit_configure(
-    request: &ConfigureRequest,
-    config: &terrarium_model::Value,
-) -> guest::ConfigureRequest {
+fn wit_configure(request: &ConfigureRequest) -> guest::ConfigureRequest {
     guest::ConfigureRequest {
         terraform_version: request.terraform_version.clone(),
-        config: runtime::value_to_wit(config),
+        config: runtime::value_to_wit(&request.config),
         client: client_capabilities(request.client),
     }
 }

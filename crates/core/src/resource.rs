@@ -6,18 +6,15 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{
-    Dispatcher, Knownness, Subject, answer, client_capabilities, declared, deferred_from_wit,
-    encode_checked, encode_value_checked, known_type, value_from_guest,
+    Dispatcher, Knownness, Subject, answer, checked, checked_from_guest, client_capabilities,
+    declared, deferred_from_wit, known_type, value_from_guest,
 };
 use terrarium_runtime::{self as runtime, HostState, guest, wit, wit_behaviour};
 
 const KIND: &str = "resource";
 
-/// The values of a PlanResourceChange request, decoded.
-struct PlanValues {
-    prior: Value,
-    proposed: Value,
-    config: Value,
+/// What a PlanResourceChange request hands the guest besides its states.
+struct PlanExtras {
     provider_meta: Option<wit::Value>,
     prior_identity: Option<wit::Value>,
 }
@@ -33,11 +30,19 @@ struct DeclaredPlan {
 }
 
 impl Dispatcher {
-    fn resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The value type of managed resource type `name`, or the diagnostic that lists the
+    /// provider's types.
+    pub fn resource_type(&self, name: &str) -> Result<&Type, Vec<Diagnostic>> {
         known_type(KIND, name, self.schemas.resource(name), self.schemas.resource_names())
     }
 
-    fn identity_type(&self, subject: Subject<'_>, name: &str) -> Result<&Type, Vec<Diagnostic>> {
+    /// The identity type of managed resource type `name`, or the diagnostic for `subject`
+    /// (the call that needs it) that says it has none.
+    pub fn identity_type(
+        &self,
+        subject: Subject<'_>,
+        name: &str,
+    ) -> Result<&Type, Vec<Diagnostic>> {
         self.resource_type(name)?;
         self.schemas.identity(name).ok_or_else(|| {
             vec![Diagnostic::error(
@@ -47,27 +52,18 @@ impl Dispatcher {
         })
     }
 
-    /// An identity Terraform sent, decoded with the type's identity schema. Types without one
-    /// get none (Terraform sends none for them).
-    fn decode_identity(
-        &self,
-        subject: Subject<'_>,
-        what: &str,
-        type_name: &str,
-        identity: Option<&DynamicValue>,
-    ) -> Result<Option<wit::Value>, Vec<Diagnostic>> {
-        let (Some(identity), Some(ty)) = (identity, self.schemas.identity(type_name)) else {
-            return Ok(None);
-        };
-        match self.decode(subject, what, identity, ty)? {
-            terrarium_model::Value::Null => Ok(None),
-            value => Ok(Some(runtime::value_to_wit(&value))),
+    /// An identity Terraform sent, for the guest. Types without an identity schema get none
+    /// (Terraform sends none for them), nor does a null identity.
+    fn identity_for_guest(&self, type_name: &str, identity: Option<&Value>) -> Option<wit::Value> {
+        match (identity, self.schemas.identity(type_name)) {
+            (Some(Value::Null), _) | (None, _) | (_, None) => None,
+            (Some(value), Some(_)) => Some(runtime::value_to_wit(value)),
         }
     }
 
-    /// An identity the guest returned, checked against the type's identity schema and encoded;
-    /// problems join `diagnostics`.
-    fn encode_identity(
+    /// An identity the guest returned, checked against the type's identity schema; problems
+    /// join `diagnostics`.
+    fn checked_identity(
         &self,
         subject: Subject<'_>,
         what: &str,
@@ -75,7 +71,7 @@ impl Dispatcher {
         identity: Option<wit::Value>,
         known: Knownness,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<DynamicValue> {
+    ) -> Option<Value> {
         let identity = identity?;
         let Some(ty) = self.schemas.identity(type_name) else {
             diagnostics.push(Diagnostic::error(
@@ -87,12 +83,14 @@ impl Dispatcher {
             ));
             return None;
         };
-        encode_checked(subject, what, identity, ty, known).map_err(|d| diagnostics.extend(d)).ok()
+        checked_from_guest(subject, what, identity, ty, known)
+            .map_err(|d| diagnostics.extend(d))
+            .ok()
     }
 
     /// The identity a call returned, unless the guest or the checks of its state already
-    /// reported errors (as [`Dispatcher::encode_result`]); problems with it join `diagnostics`.
-    fn encode_identity_result(
+    /// reported errors (as [`Dispatcher::checked_result`]); problems with it join `diagnostics`.
+    fn checked_identity_result(
         &self,
         subject: Subject<'_>,
         what: &str,
@@ -100,24 +98,24 @@ impl Dispatcher {
         identity: Option<wit::Value>,
         known: Knownness,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<DynamicValue> {
+    ) -> Option<Value> {
         if terrarium_model::has_errors(diagnostics) {
             return None;
         }
-        self.encode_identity(subject, what, type_name, identity, known, diagnostics)
+        self.checked_identity(subject, what, type_name, identity, known, diagnostics)
     }
 
     pub async fn validate_resource_config(
         &self,
         type_name: &str,
-        config: &DynamicValue,
+        config: &Value,
         client: ClientCapabilities,
     ) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateResourceConfig", kind: KIND, name: type_name };
         // A Terraform without write-only attributes (before 1.11) would store their values in
         // its state: the host refuses them for every guest, whatever language built it.
         if !client.write_only_attributes_allowed {
-            let refused = self.configured_write_only(subject, type_name, config);
+            let refused = self.configured_write_only(type_name, config);
             if !refused.is_empty() {
                 return refused;
             }
@@ -135,25 +133,14 @@ impl Dispatcher {
         .await
     }
 
-    /// Errors for the write-only attributes `config` sets (none when it cannot be decoded:
-    /// validation then reports that).
-    fn configured_write_only(
-        &self,
-        subject: Subject<'_>,
-        type_name: &str,
-        config: &DynamicValue,
-    ) -> Vec<Diagnostic> {
-        let (Some(schema), Ok(ty)) =
-            (self.schema().resources.get(type_name), self.resource_type(type_name))
-        else {
-            return Vec::new();
-        };
-        let Ok(config) = self.decode(subject, "configuration", config, ty) else {
+    /// Errors for the write-only attributes `config` sets.
+    fn configured_write_only(&self, type_name: &str, config: &Value) -> Vec<Diagnostic> {
+        let Some(schema) = self.schema().resources.get(type_name) else {
             return Vec::new();
         };
         schema
             .block
-            .configured_write_only(&config)
+            .configured_write_only(config)
             .into_iter()
             .map(|path| {
                 Diagnostic::error(
@@ -175,22 +162,12 @@ impl Dispatcher {
             let ty = self.resource_type(&request.type_name)?;
             let wit_request = guest::ReadResourceRequest {
                 type_name: request.type_name.clone(),
-                current_state: runtime::value_to_wit(&self.decode(
-                    subject,
-                    "current state",
-                    &request.current_state,
-                    ty,
-                )?),
+                current_state: runtime::value_to_wit(&request.current_state),
                 private: request.private.clone(),
-                provider_meta: self
-                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
+                provider_meta: self.provider_meta(request.provider_meta.as_ref()),
                 client: client_capabilities(request.client),
-                current_identity: self.decode_identity(
-                    subject,
-                    "current identity",
-                    &request.type_name,
-                    request.current_identity.as_ref(),
-                )?,
+                current_identity: self
+                    .identity_for_guest(&request.type_name, request.current_identity.as_ref()),
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -198,7 +175,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let new_state = self.encode_result(
+            let new_state = self.checked_result(
                 subject,
                 "new state",
                 r.new_state,
@@ -206,7 +183,7 @@ impl Dispatcher {
                 Knownness::WhollyKnown,
                 &mut diagnostics,
             );
-            let new_identity = self.encode_identity_result(
+            let new_identity = self.checked_identity_result(
                 subject,
                 "new identity",
                 &request.type_name,
@@ -232,36 +209,23 @@ impl Dispatcher {
         let subject = Subject { rpc: "PlanResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<PlanResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
-            let values = PlanValues {
-                prior: self.decode(subject, "prior state", &request.prior_state, ty)?,
-                proposed: self.decode(
-                    subject,
-                    "proposed new state",
-                    &request.proposed_new_state,
-                    ty,
-                )?,
-                config: self.decode(subject, "configuration", &request.config, ty)?,
-                provider_meta: self
-                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
-                prior_identity: self.decode_identity(
-                    subject,
-                    "prior identity",
-                    &request.type_name,
-                    request.prior_identity.as_ref(),
-                )?,
+            let extras = PlanExtras {
+                provider_meta: self.provider_meta(request.provider_meta.as_ref()),
+                prior_identity: self
+                    .identity_for_guest(&request.type_name, request.prior_identity.as_ref()),
             };
             if let Some(schema) = self.declared(subject) {
-                return self.plan_declared(subject, schema, ty, request, values).await;
+                return self.plan_declared(subject, schema, ty, request, extras).await;
             }
             let wit_request = guest::PlanResourceChangeRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&values.prior),
-                proposed_new_state: runtime::value_to_wit(&values.proposed),
-                config: runtime::value_to_wit(&values.config),
+                prior_state: runtime::value_to_wit(&request.prior_state),
+                proposed_new_state: runtime::value_to_wit(&request.proposed_new_state),
+                config: runtime::value_to_wit(&request.config),
                 prior_private: request.prior_private.clone(),
-                provider_meta: values.provider_meta,
+                provider_meta: extras.provider_meta,
                 client: client_capabilities(request.client),
-                prior_identity: values.prior_identity,
+                prior_identity: extras.prior_identity,
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -269,7 +233,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let planned_state = self.encode_result(
+            let planned_state = self.checked_result(
                 subject,
                 "planned state",
                 r.planned_state,
@@ -277,7 +241,7 @@ impl Dispatcher {
                 Knownness::MayBeUnknown,
                 &mut diagnostics,
             );
-            let planned_identity = self.encode_identity_result(
+            let planned_identity = self.checked_identity_result(
                 subject,
                 "planned identity",
                 &request.type_name,
@@ -310,20 +274,22 @@ impl Dispatcher {
         schema: &terrarium_framework::schema::Schema,
         ty: &Type,
         request: &PlanResourceChangeRequest,
-        values: PlanValues,
+        extras: PlanExtras,
     ) -> Result<PlanResourceChangeResponse, Vec<Diagnostic>> {
-        let PlanValues { prior, proposed, config, provider_meta, prior_identity } = values;
+        let PlanExtras { provider_meta, prior_identity } = extras;
+        let (prior, proposed, config) =
+            (&request.prior_state, &request.proposed_new_state, &request.config);
         let (planned, requires_replace) =
-            self.declared_default_plan(subject, schema, &prior, &proposed, &config).await?;
+            self.declared_default_plan(subject, schema, prior, proposed, config).await?;
         let destroy = proposed.is_null();
         let hooked = self.declared_plan_hook(&request.type_name);
         let mut plan = if hooked {
             let wit_request = wit_behaviour::PlanResourceRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&prior),
+                prior_state: runtime::value_to_wit(prior),
                 planned_state: runtime::value_to_wit(&planned),
                 requires_replace: requires_replace.iter().map(runtime::path_to_wit).collect(),
-                config: runtime::value_to_wit(&config),
+                config: runtime::value_to_wit(config),
                 prior_private: request.prior_private.clone(),
                 provider_meta,
                 client: client_capabilities(request.client),
@@ -366,24 +332,18 @@ impl Dispatcher {
                 schema,
                 &request.type_name,
                 hooked,
-                &config,
+                config,
                 &plan.planned,
             ));
         }
         let planned_state = if terrarium_model::has_errors(&plan.diagnostics) {
             None
         } else {
-            encode_value_checked(
-                subject,
-                "planned state",
-                &plan.planned,
-                ty,
-                Knownness::MayBeUnknown,
-            )
-            .map_err(|d| plan.diagnostics.extend(d))
-            .ok()
+            checked(subject, "planned state", &plan.planned, ty, Knownness::MayBeUnknown)
+                .map_err(|d| plan.diagnostics.extend(d))
+                .ok()
         };
-        let planned_identity = self.encode_identity_result(
+        let planned_identity = self.checked_identity_result(
             subject,
             "planned identity",
             &request.type_name,
@@ -409,29 +369,23 @@ impl Dispatcher {
         let run = async || -> Result<ApplyResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
             let declared = self.declared(subject);
-            let prior = self.decode(subject, "prior state", &request.prior_state, ty)?;
-            let planned = self.decode(subject, "planned state", &request.planned_state, ty)?;
-            let config = self.decode(subject, "configuration", &request.config, ty)?;
+            let (prior, planned, config) =
+                (&request.prior_state, &request.planned_state, &request.config);
             let for_guest = match declared {
                 Some(schema) if !planned.is_null() => {
-                    declared::planned_for_apply(schema, planned.clone(), &config)
+                    Some(declared::planned_for_apply(schema, planned.clone(), config))
                 }
-                _ => planned.clone(),
+                _ => None,
             };
             let wit_request = guest::ApplyResourceChangeRequest {
                 type_name: request.type_name.clone(),
-                prior_state: runtime::value_to_wit(&prior),
-                planned_state: runtime::value_to_wit(&for_guest),
-                config: runtime::value_to_wit(&config),
+                prior_state: runtime::value_to_wit(prior),
+                planned_state: runtime::value_to_wit(for_guest.as_ref().unwrap_or(planned)),
+                config: runtime::value_to_wit(config),
                 planned_private: request.planned_private.clone(),
-                provider_meta: self
-                    .decode_provider_meta(subject, request.provider_meta.as_ref())?,
-                planned_identity: self.decode_identity(
-                    subject,
-                    "planned identity",
-                    &request.type_name,
-                    request.planned_identity.as_ref(),
-                )?,
+                provider_meta: self.provider_meta(request.provider_meta.as_ref()),
+                planned_identity: self
+                    .identity_for_guest(&request.type_name, request.planned_identity.as_ref()),
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -450,7 +404,7 @@ impl Dispatcher {
                             schema,
                             &request.type_name,
                             method,
-                            &planned,
+                            planned,
                             new,
                             failed,
                             &mut diagnostics,
@@ -458,7 +412,7 @@ impl Dispatcher {
                     }
                     _ => new,
                 };
-                encode_value_checked(subject, "new state", &new, ty, Knownness::WhollyKnown)
+                checked(subject, "new state", &new, ty, Knownness::WhollyKnown)
             });
             let new_state = match new_state {
                 Ok(v) => Some(v),
@@ -467,7 +421,7 @@ impl Dispatcher {
                     None
                 }
             };
-            let new_identity = self.encode_identity(
+            let new_identity = self.checked_identity(
                 subject,
                 "new identity",
                 &request.type_name,
@@ -494,8 +448,8 @@ impl Dispatcher {
             self.resource_type(&request.type_name)?;
             let identity = match &request.identity {
                 Some(identity) => {
-                    let ty = self.identity_type(subject, &request.type_name)?;
-                    Some(runtime::value_to_wit(&self.decode(subject, "identity", identity, ty)?))
+                    self.identity_type(subject, &request.type_name)?;
+                    Some(runtime::value_to_wit(identity))
                 }
                 None => None,
             };
@@ -521,7 +475,7 @@ impl Dispatcher {
                             continue;
                         }
                     };
-                    let state = match encode_checked(
+                    let state = match checked_from_guest(
                         subject,
                         "imported state",
                         item.state,
@@ -534,7 +488,7 @@ impl Dispatcher {
                             continue;
                         }
                     };
-                    let identity = self.encode_identity(
+                    let identity = self.checked_identity(
                         subject,
                         "imported identity",
                         &item.type_name,
@@ -566,22 +520,10 @@ impl Dispatcher {
         let subject = Subject { rpc: "UpgradeResourceState", kind: KIND, name: &request.type_name };
         let run = async || -> Result<UpgradeResourceStateResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
-            if request.raw_state.json.is_empty() && !request.raw_state.flatmap.is_empty() {
-                return Err(vec![Diagnostic::error(
-                    "Unsupported state format",
-                    format!(
-                        "The stored state of this {} is in the legacy flatmap format written by Terraform 0.11 \
-                         and earlier, which Terrarium providers do not read. Refresh the state with the provider \
-                         that wrote it under Terraform 0.12 or later, then switch to this provider.",
-                        request.type_name
-                    ),
-                )]);
-            }
-            let raw = self.decode_raw_json(subject, "state", &request.raw_state.json)?;
             let wit_request = guest::UpgradeResourceStateRequest {
                 type_name: request.type_name.clone(),
                 version: request.version,
-                raw_state: runtime::value_to_wit(&raw),
+                raw_state: runtime::value_to_wit(&request.raw_state),
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -589,7 +531,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let upgraded_state = self.encode_result(
+            let upgraded_state = self.checked_result(
                 subject,
                 "upgraded state",
                 r.upgraded_state,
@@ -610,11 +552,10 @@ impl Dispatcher {
             Subject { rpc: "UpgradeResourceIdentity", kind: KIND, name: &request.type_name };
         let run = async || -> Result<UpgradeResourceIdentityResponse, Vec<Diagnostic>> {
             let ty = self.identity_type(subject, &request.type_name)?;
-            let raw = self.decode_raw_json(subject, "identity", &request.raw_identity.json)?;
             let wit_request = guest::UpgradeResourceIdentityRequest {
                 type_name: request.type_name.clone(),
                 version: request.version,
-                raw_identity: runtime::value_to_wit(&raw),
+                raw_identity: runtime::value_to_wit(&request.raw_identity),
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -622,7 +563,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let upgraded_identity = self.encode_result(
+            let upgraded_identity = self.checked_result(
                 subject,
                 "upgraded identity",
                 r.upgraded_identity,
@@ -646,19 +587,12 @@ impl Dispatcher {
             if !self.schema().capabilities.move_resource_state {
                 return Err(vec![not_declared(subject, "move_resource_state")]);
             }
-            let source_state =
-                self.decode_raw_json(subject, "source state", &request.source_state.json)?;
-            let source_identity = match &request.source_identity {
-                Some(raw) if !raw.json.is_empty() => Some(runtime::value_to_wit(
-                    &self.decode_raw_json(subject, "source identity", &raw.json)?,
-                )),
-                _ => None,
-            };
+            let source_identity = request.source_identity.as_ref().map(runtime::value_to_wit);
             let wit_request = guest::MoveResourceStateRequest {
                 source_provider_address: request.source_provider_address.clone(),
                 source_type_name: request.source_type_name.clone(),
                 source_schema_version: request.source_schema_version,
-                source_state: runtime::value_to_wit(&source_state),
+                source_state: runtime::value_to_wit(&request.source_state),
                 target_type_name: request.target_type_name.clone(),
                 source_private: request.source_private.clone(),
                 source_identity,
@@ -670,7 +604,7 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let target_state = self.encode_result(
+            let target_state = self.checked_result(
                 subject,
                 "target state",
                 r.target_state,
@@ -678,7 +612,7 @@ impl Dispatcher {
                 Knownness::WhollyKnown,
                 &mut diagnostics,
             );
-            let target_identity = self.encode_identity_result(
+            let target_identity = self.checked_identity_result(
                 subject,
                 "target identity",
                 &request.target_type_name,
@@ -699,7 +633,7 @@ impl Dispatcher {
     pub async fn generate_resource_config(
         &self,
         type_name: &str,
-        state: &DynamicValue,
+        state: &Value,
     ) -> GenerateResourceConfigResponse {
         let subject = Subject { rpc: "GenerateResourceConfig", kind: KIND, name: type_name };
         let run = async || -> Result<GenerateResourceConfigResponse, Vec<Diagnostic>> {
@@ -707,31 +641,25 @@ impl Dispatcher {
             if !self.server_capabilities().generate_resource_config {
                 return Err(vec![not_declared(subject, "generate_resource_config")]);
             }
-            let state = self.decode(subject, "state", state, ty)?;
             if let Some(schema) = self.declared(subject) {
                 // A component that declares its behaviour: the configuration follows from its
                 // schema, as the Rust SDK derives it (every language gets it, none copies it).
-                let config = terrarium_framework::plan::generated_config(schema, state);
-                let config = encode_value_checked(
-                    subject,
-                    "configuration",
-                    &config,
-                    ty,
-                    Knownness::WhollyKnown,
-                )?;
+                let config = terrarium_framework::plan::generated_config(schema, state.clone());
+                let config =
+                    checked(subject, "configuration", &config, ty, Knownness::WhollyKnown)?;
                 return Ok(GenerateResourceConfigResponse {
                     config: Some(config),
                     diagnostics: Vec::new(),
                 });
             }
-            let state = runtime::value_to_wit(&state);
+            let state = runtime::value_to_wit(state);
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
                     g.call_generate_resource_config(s, type_name, &state).await
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let config = self.encode_result(
+            let config = self.checked_result(
                 subject,
                 "configuration",
                 r.config,

@@ -1,97 +1,85 @@
-//! Protocol-neutral requests and responses: what the tfplugin6 (and later tfplugin5) server
-//! hands to dispatch and gets back. Values are still wire-encoded here; dispatch decodes them
-//! with the schema they belong to.
+//! Protocol-neutral requests and responses: what the front ends (tfplugin6/5, Pulumi,
+//! `terrarium harness`) hand to the core and get back. Values are typed trees
+//! ([`Value`]), never wire bytes: a front end decodes what it receives with the schema type
+//! the value belongs to (the core's `*_type` lookups say which), and encodes what it sends.
+//!
+//! A value handed to the core is of its schema type, as decoding makes it (a front end that
+//! builds values itself passes them through `terrarium_codec::canonical`). A value the core
+//! returns has been checked against its schema type and is in that same form, so encoding
+//! it cannot fail.
+//!
+//! Stored states (`raw_state`, `source_state`, ...) reach the core as untyped trees: decoded
+//! from JSON without a schema, as Terraform keeps them.
 
-use terrarium_model::{AttributePath, Diagnostic, Type};
+use terrarium_model::{AttributePath, Diagnostic, Type, Value};
 pub use terrarium_model::{ClientCapabilities, DeferredReason};
-
-/// A value as Terraform sends it: msgpack, or JSON, or neither (null).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DynamicValue {
-    pub msgpack: Vec<u8>,
-    pub json: Vec<u8>,
-}
-
-impl DynamicValue {
-    pub fn msgpack(bytes: Vec<u8>) -> Self {
-        DynamicValue { msgpack: bytes, json: Vec::new() }
-    }
-}
-
-/// Stored state as Terraform hands it to UpgradeResourceState.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RawState {
-    pub json: Vec<u8>,
-    /// The legacy SDK's flat map format; only very old states have it.
-    pub flatmap: Vec<(String, String)>,
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct ConfigureRequest {
     pub terraform_version: String,
-    pub config: DynamicValue,
+    pub config: Value,
     pub client: ClientCapabilities,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ReadResourceRequest {
     pub type_name: String,
-    pub current_state: DynamicValue,
+    pub current_state: Value,
     pub private: Vec<u8>,
-    pub provider_meta: Option<DynamicValue>,
+    pub provider_meta: Option<Value>,
     pub client: ClientCapabilities,
     /// The identity stored with the state (`ResourceIdentityData.identity_data`), if any.
-    pub current_identity: Option<DynamicValue>,
+    pub current_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ReadResourceResponse {
-    pub new_state: Option<DynamicValue>,
+    pub new_state: Option<Value>,
     pub private: Vec<u8>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
-    pub new_identity: Option<DynamicValue>,
+    pub new_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct PlanResourceChangeRequest {
     pub type_name: String,
-    pub prior_state: DynamicValue,
-    pub proposed_new_state: DynamicValue,
-    pub config: DynamicValue,
+    pub prior_state: Value,
+    pub proposed_new_state: Value,
+    pub config: Value,
     pub prior_private: Vec<u8>,
-    pub provider_meta: Option<DynamicValue>,
+    pub provider_meta: Option<Value>,
     pub client: ClientCapabilities,
-    pub prior_identity: Option<DynamicValue>,
+    pub prior_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct PlanResourceChangeResponse {
-    pub planned_state: Option<DynamicValue>,
+    pub planned_state: Option<Value>,
     pub requires_replace: Vec<AttributePath>,
     pub planned_private: Vec<u8>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
-    pub planned_identity: Option<DynamicValue>,
+    pub planned_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ApplyResourceChangeRequest {
     pub type_name: String,
-    pub prior_state: DynamicValue,
-    pub planned_state: DynamicValue,
-    pub config: DynamicValue,
+    pub prior_state: Value,
+    pub planned_state: Value,
+    pub config: Value,
     pub planned_private: Vec<u8>,
-    pub provider_meta: Option<DynamicValue>,
-    pub planned_identity: Option<DynamicValue>,
+    pub provider_meta: Option<Value>,
+    pub planned_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ApplyResourceChangeResponse {
-    pub new_state: Option<DynamicValue>,
+    pub new_state: Option<Value>,
     pub private: Vec<u8>,
     pub diagnostics: Vec<Diagnostic>,
-    pub new_identity: Option<DynamicValue>,
+    pub new_identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -101,15 +89,15 @@ pub struct ImportResourceStateRequest {
     pub id: String,
     pub client: ClientCapabilities,
     /// Set when importing by identity (`import { identity = {...} }`).
-    pub identity: Option<DynamicValue>,
+    pub identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ImportedResource {
     pub type_name: String,
-    pub state: DynamicValue,
+    pub state: Value,
     pub private: Vec<u8>,
-    pub identity: Option<DynamicValue>,
+    pub identity: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -123,26 +111,27 @@ pub struct ImportResourceStateResponse {
 pub struct UpgradeResourceStateRequest {
     pub type_name: String,
     pub version: i64,
-    pub raw_state: RawState,
+    /// The stored state, decoded without a schema (null when there is none).
+    pub raw_state: Value,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct UpgradeResourceStateResponse {
-    pub upgraded_state: Option<DynamicValue>,
+    pub upgraded_state: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ReadDataSourceRequest {
     pub type_name: String,
-    pub config: DynamicValue,
-    pub provider_meta: Option<DynamicValue>,
+    pub config: Value,
+    pub provider_meta: Option<Value>,
     pub client: ClientCapabilities,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ReadDataSourceResponse {
-    pub state: Option<DynamicValue>,
+    pub state: Option<Value>,
     pub deferred: Option<DeferredReason>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -156,7 +145,7 @@ pub struct FunctionError {
 
 #[derive(Clone, Debug, Default)]
 pub struct CallFunctionResponse {
-    pub result: Option<DynamicValue>,
+    pub result: Option<Value>,
     pub error: Option<FunctionError>,
 }
 
@@ -188,13 +177,13 @@ impl IdentitySchema {
 pub struct UpgradeResourceIdentityRequest {
     pub type_name: String,
     pub version: i64,
-    /// The stored identity; only its JSON form is used.
-    pub raw_identity: RawState,
+    /// The stored identity, decoded without a schema.
+    pub raw_identity: Value,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct UpgradeResourceIdentityResponse {
-    pub upgraded_identity: Option<DynamicValue>,
+    pub upgraded_identity: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -203,26 +192,26 @@ pub struct MoveResourceStateRequest {
     pub source_provider_address: String,
     pub source_type_name: String,
     pub source_schema_version: i64,
-    /// Only its JSON form is used.
-    pub source_state: RawState,
+    /// Decoded without a schema.
+    pub source_state: Value,
     pub target_type_name: String,
     pub source_private: Vec<u8>,
-    /// Only its JSON form is used; `None` when the source had no identity.
-    pub source_identity: Option<RawState>,
+    /// Decoded without a schema; `None` when the source had no identity.
+    pub source_identity: Option<Value>,
     pub source_identity_schema_version: i64,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct MoveResourceStateResponse {
-    pub target_state: Option<DynamicValue>,
+    pub target_state: Option<Value>,
     pub target_private: Vec<u8>,
-    pub target_identity: Option<DynamicValue>,
+    pub target_identity: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct GenerateResourceConfigResponse {
-    pub config: Option<DynamicValue>,
+    pub config: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -236,13 +225,13 @@ pub struct Timestamp {
 #[derive(Clone, Debug, Default)]
 pub struct OpenEphemeralResourceRequest {
     pub type_name: String,
-    pub config: DynamicValue,
+    pub config: Value,
     pub client: ClientCapabilities,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct OpenEphemeralResourceResponse {
-    pub result: Option<DynamicValue>,
+    pub result: Option<Value>,
     pub private: Option<Vec<u8>>,
     pub renew_at: Option<Timestamp>,
     pub deferred: Option<DeferredReason>,
@@ -259,7 +248,7 @@ pub struct RenewEphemeralResourceResponse {
 #[derive(Clone, Debug, Default)]
 pub struct ListResourceRequest {
     pub type_name: String,
-    pub config: DynamicValue,
+    pub config: Value,
     pub include_resource_object: bool,
     /// Terraform reads at most this many items.
     pub limit: i64,
@@ -269,16 +258,16 @@ pub struct ListResourceRequest {
 /// the listing as a whole.
 #[derive(Clone, Debug, Default)]
 pub struct ListEvent {
-    pub identity: Option<DynamicValue>,
+    pub identity: Option<Value>,
     pub display_name: String,
-    pub resource_object: Option<DynamicValue>,
+    pub resource_object: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ActionRequest {
     pub type_name: String,
-    pub config: DynamicValue,
+    pub config: Value,
     pub client: ClientCapabilities,
 }
 

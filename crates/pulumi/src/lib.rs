@@ -225,18 +225,16 @@ fn decode_or_status(what: &str, properties: Option<&Struct>, ty: &Type) -> Resul
     })
 }
 
-fn msgpack(value: &Value, ty: &Type) -> Result<dt::DynamicValue, Status> {
-    codec::encode_msgpack(value, ty)
-        .map(dt::DynamicValue::msgpack)
+/// A value read from Pulumi's properties, in the form the core takes (what Terraform's wire
+/// format would have carried: see `terrarium_codec::canonical`). No bytes are written.
+fn typed(value: &Value, ty: &Type) -> Result<Value, Status> {
+    codec::canonical(value, ty)
         .map_err(|e| Status::invalid_argument(format!("the value cannot be encoded: {e}")))
 }
 
-fn unpack(dv: Option<&dt::DynamicValue>, ty: &Type) -> Result<Value, Status> {
-    match dv {
-        None => Ok(Value::Null),
-        Some(dv) => codec::decode_dynamic_value(&dv.msgpack, &dv.json, ty)
-            .map_err(|e| Status::internal(format!("the provider's value cannot be read: {e}"))),
-    }
+/// A value the core answered with (checked against its type there); absent is null.
+fn answered(value: Option<Value>) -> Value {
+    value.unwrap_or(Value::Null)
 }
 
 /// Diagnostics with errors as one gRPC error; warnings go to the engine ([`warn`]). `ty` names the properties
@@ -485,10 +483,9 @@ impl Resource<'_> {
             .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
                 type_name: self.name.clone(),
                 version,
-                raw_state: dt::RawState {
-                    json: json.to_string().into_bytes(),
-                    ..Default::default()
-                },
+                raw_state: codec::decode_json_untyped(json.to_string().as_bytes()).map_err(
+                    |e| Status::invalid_argument(format!("the {what} cannot be read: {e}")),
+                )?,
             })
             .await;
         check_diagnostics(
@@ -496,7 +493,7 @@ impl Resource<'_> {
             &self.ty,
             &r.diagnostics,
         )?;
-        let value = unpack(r.upgraded_state.as_ref(), &self.ty)?;
+        let value = answered(r.upgraded_state);
         let secrets = secret_names
             .into_iter()
             .filter(|name| value.attr(name).is_some())
@@ -520,15 +517,15 @@ impl Resource<'_> {
         let r = p
             .plan_resource_change(&dt::PlanResourceChangeRequest {
                 type_name: self.name.clone(),
-                prior_state: msgpack(prior, &self.ty)?,
-                proposed_new_state: msgpack(&proposed, &self.ty)?,
-                config: msgpack(config, &self.ty)?,
+                prior_state: typed(prior, &self.ty)?,
+                proposed_new_state: typed(&proposed, &self.ty)?,
+                config: typed(config, &self.ty)?,
                 prior_private,
                 ..Default::default()
             })
             .await;
         check_diagnostics(&format!("planning {}", self.name), &self.ty, &r.diagnostics)?;
-        let planned = unpack(r.planned_state.as_ref(), &self.ty)?;
+        let planned = answered(r.planned_state);
         Ok((planned, r.planned_private, r.requires_replace))
     }
 
@@ -546,19 +543,19 @@ impl Resource<'_> {
         let r = p
             .apply_resource_change(&dt::ApplyResourceChangeRequest {
                 type_name: self.name.clone(),
-                prior_state: msgpack(prior, &self.ty)?,
-                planned_state: msgpack(planned, &self.ty)?,
-                config: msgpack(config, &self.ty)?,
+                prior_state: typed(prior, &self.ty)?,
+                planned_state: typed(planned, &self.ty)?,
+                config: typed(config, &self.ty)?,
                 planned_private,
                 ..Default::default()
             })
             .await;
         let checked =
             check_diagnostics(&format!("applying {}", self.name), &self.ty, &r.diagnostics);
-        let state = match (&checked, unpack(r.new_state.as_ref(), &self.ty)) {
-            (Ok(()), state) => state?,
+        let state = match (&checked, answered(r.new_state)) {
+            (Ok(()), state) => state,
             // What was left behind is worth recording only when the provider could say.
-            (Err(_), Ok(state)) if !state.is_null() => state,
+            (Err(_), state) if !state.is_null() => state,
             (Err(e), _) => return Err(e.clone()),
         };
         Ok(Applied { state, private: r.private, error: checked.err() })
@@ -574,13 +571,13 @@ impl Resource<'_> {
         let r = p
             .read_resource(&dt::ReadResourceRequest {
                 type_name: self.name.clone(),
-                current_state: msgpack(state, &self.ty)?,
+                current_state: typed(state, &self.ty)?,
                 private,
                 ..Default::default()
             })
             .await;
         check_diagnostics(&format!("reading {}", self.name), &self.ty, &r.diagnostics)?;
-        let new_state = unpack(r.new_state.as_ref(), &self.ty)?;
+        let new_state = answered(r.new_state);
         Ok(if new_state.is_null() { None } else { Some((new_state, r.private)) })
     }
 }
@@ -679,7 +676,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 return ok(pb::CheckResponse { inputs: request.news, failures: failures_to_pb(f) });
             }
         };
-        let diagnostics = p.validate_provider_config(&msgpack(&config.value, &ty)?).await;
+        let diagnostics = p.validate_provider_config(&typed(&config.value, &ty)?).await;
         ok(pb::CheckResponse { inputs: request.news, failures: check_failures(diagnostics, &ty) })
     }
 
@@ -723,7 +720,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let diagnostics = p
             .configure(&dt::ConfigureRequest {
                 terraform_version: "pulumi".into(),
-                config: msgpack(&config.value, &ty)?,
+                config: typed(&config.value, &ty)?,
                 client: Default::default(),
             })
             .await;
@@ -760,21 +757,21 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 if !missing.is_empty() {
                     return ok(pb::InvokeResponse { r#return: None, failures: missing });
                 }
-                let encoded = msgpack(&config.value, &ty)?;
+                let config_value = typed(&config.value, &ty)?;
                 let failures =
-                    check_failures(p.validate_data_source_config(name, &encoded).await, &ty);
+                    check_failures(p.validate_data_source_config(name, &config_value).await, &ty);
                 if !failures.is_empty() {
                     return ok(pb::InvokeResponse { r#return: None, failures });
                 }
                 let r = p
                     .read_data_source(&dt::ReadDataSourceRequest {
                         type_name: name.clone(),
-                        config: encoded,
+                        config: config_value,
                         ..Default::default()
                     })
                     .await;
                 check_diagnostics(&format!("reading data source {name}"), &ty, &r.diagnostics)?;
-                let state = unpack(r.state.as_ref(), &ty)?;
+                let state = answered(r.state);
                 let result =
                     outputs(&request.tok, &state, &s.block, &ty, &config.secrets, &[], false);
                 ok(pb::InvokeResponse { r#return: Some(result), failures: Vec::new() })
@@ -805,13 +802,13 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 let mut arguments = Vec::new();
                 for param in &function.parameters {
                     let v = args.value.attr(&param.name).cloned().unwrap_or(Value::Null);
-                    arguments.push(msgpack(&v, &param.ty)?);
+                    arguments.push(typed(&v, &param.ty)?);
                 }
                 if let Some(variadic) = &function.variadic
                     && let Some(Value::List(rest)) = args.value.attr(&variadic.name)
                 {
                     for v in rest {
-                        arguments.push(msgpack(v, &variadic.ty)?);
+                        arguments.push(typed(v, &variadic.ty)?);
                     }
                 }
                 let r = p.call_function(name, &arguments).await;
@@ -831,7 +828,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                         failures: vec![pb::CheckFailure { property, reason: error.text }],
                     });
                 }
-                let result = unpack(r.result.as_ref(), &function.return_type)?;
+                let result = answered(r.result);
                 let result_ty = Type::object([("result", function.return_type.clone())]);
                 let wrapped = Value::Object([("result".to_string(), result)].into_iter().collect());
                 // A result computed from a secret argument stays secret.
@@ -876,11 +873,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 return ok(pb::CheckResponse { inputs: request.news, failures: missing });
             }
             let diagnostics = p
-                .validate_resource_config(
-                    type_name,
-                    &msgpack(&config.value, ty)?,
-                    Default::default(),
-                )
+                .validate_resource_config(type_name, &typed(&config.value, ty)?, Default::default())
                 .await;
             let failures = check_failures(diagnostics, ty);
             if !failures.is_empty() {
@@ -1034,7 +1027,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                         r.id
                     )));
                 };
-                (unpack(Some(&first.state), &ty)?, first.private, BTreeSet::new())
+                (first.state, first.private, BTreeSet::new())
             };
             let refreshed = within(
                 &format!("Read of {}", r.urn),
@@ -1202,8 +1195,8 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let missing = missing_required(&schema.block, &ty, &query.value);
         let mut failures = failures_text(&missing);
         if failures.is_empty() {
-            let encoded = msgpack(&query.value, &ty)?;
-            let diagnostics = p.validate_list_resource_config(&resource.name, &encoded).await;
+            let query_value = typed(&query.value, &ty)?;
+            let diagnostics = p.validate_list_resource_config(&resource.name, &query_value).await;
             failures = failures_text(&check_failures(diagnostics, &ty));
         }
         if !failures.is_empty() {
@@ -1212,7 +1205,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let page = Page::new(r.limit, r.page_size, offset);
         let listing = dt::ListResourceRequest {
             type_name: resource.name.clone(),
-            config: msgpack(&query.value, &ty)?,
+            config: typed(&query.value, &ty)?,
             include_resource_object: false,
             limit: page.items_to_list(),
         };
@@ -1329,9 +1322,8 @@ async fn list_pages(
 }
 
 /// The Pulumi ID of a listed item: its identity as a JSON object.
-fn listed_id(identity: &dt::DynamicValue, ty: &Type) -> Result<String, Status> {
-    let value = unpack(Some(identity), ty)?;
-    let json = codec::encode_json(&value, ty)
+fn listed_id(identity: &Value, ty: &Type) -> Result<String, Status> {
+    let json = codec::encode_json(identity, ty)
         .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))?;
     String::from_utf8(json)
         .map_err(|e| Status::internal(format!("the listed identity cannot be written: {e}")))
@@ -1339,13 +1331,13 @@ fn listed_id(identity: &dt::DynamicValue, ty: &Type) -> Result<String, Status> {
 
 /// The identity an import ID stands for, when it is one `List` gave (a JSON object that is
 /// an identity of the resource type).
-fn identity_of_import_id(p: &Dispatcher, type_name: &str, id: &str) -> Option<dt::DynamicValue> {
+fn identity_of_import_id(p: &Dispatcher, type_name: &str, id: &str) -> Option<Value> {
     if !id.trim_start().starts_with('{') {
         return None;
     }
     let ty = p.identity_schemas().get(type_name)?.implied_type();
     let value = codec::decode_json(id.as_bytes(), &ty).ok()?;
-    codec::encode_msgpack(&value, &ty).ok().map(dt::DynamicValue::msgpack)
+    codec::canonical(&value, &ty).ok()
 }
 
 /// The type token of a request: `type` when the engine sends it, else from the URN.

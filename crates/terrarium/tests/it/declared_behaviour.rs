@@ -11,7 +11,7 @@ use std::sync::Arc;
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
 use terrarium_core::types::{
-    ApplyResourceChangeRequest, ClientCapabilities, DynamicValue, PlanResourceChangeRequest,
+    ApplyResourceChangeRequest, ClientCapabilities, PlanResourceChangeRequest,
 };
 use terrarium_model::{AttributePath, Diagnostic, Number, Type, Value};
 use terrarium_runtime::{Runtime, RuntimeSettings};
@@ -41,12 +41,9 @@ fn config(mode: &str, label: Option<&str>) -> Value {
     ]))
 }
 
-fn encode(p: &Dispatcher, v: &Value) -> DynamicValue {
-    DynamicValue::msgpack(codec::encode_msgpack(v, &thing_type(p)).expect("encodable"))
-}
-
-fn decode(p: &Dispatcher, v: Option<DynamicValue>) -> Option<Value> {
-    v.map(|dv| codec::decode_msgpack(&dv.msgpack, &thing_type(p)).expect("host encoded it"))
+/// `v` as the core takes it (as Terraform's wire format carries it).
+fn encode(p: &Dispatcher, v: &Value) -> Value {
+    codec::canonical(v, &thing_type(p)).expect("encodable")
 }
 
 /// Plans creating a thing in `mode`: the planned state (decoded) and the diagnostics.
@@ -55,13 +52,13 @@ async fn plan(p: &Dispatcher, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
     let out = p
         .plan_resource_change(&PlanResourceChangeRequest {
             type_name: THING.into(),
-            prior_state: DynamicValue::default(),
+            prior_state: Value::Null,
             proposed_new_state: encode(p, &config),
             config: encode(p, &config),
             ..Default::default()
         })
         .await;
-    (decode(p, out.planned_state), out.diagnostics)
+    (out.planned_state, out.diagnostics)
 }
 
 fn single_error(diags: &[Diagnostic]) -> &Diagnostic {
@@ -87,14 +84,14 @@ async fn the_host_plans_with_computed_defaults_and_the_plan_hook_then_checks_the
     let out = p
         .apply_resource_change(&ApplyResourceChangeRequest {
             type_name: THING.into(),
-            prior_state: DynamicValue::default(),
+            prior_state: Value::Null,
             planned_state: encode(&p, &planned),
             config: encode(&p, &config("ok", None)),
             ..Default::default()
         })
         .await;
     assert!(out.diagnostics.is_empty(), "{:#?}", out.diagnostics);
-    let state = decode(&p, out.new_state).expect("a state");
+    let state = out.new_state.expect("a state");
     assert_eq!(attr(&state, "id"), &Value::string("thing-1"));
 }
 
@@ -176,7 +173,7 @@ async fn an_apply_that_breaks_the_plan_is_refused_at_the_attribute() {
     let out = p
         .apply_resource_change(&ApplyResourceChangeRequest {
             type_name: THING.into(),
-            prior_state: DynamicValue::default(),
+            prior_state: Value::Null,
             planned_state: encode(&p, &planned.expect("a plan")),
             config: encode(&p, &config("apply-resizes", None)),
             ..Default::default()

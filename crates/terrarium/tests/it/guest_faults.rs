@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
-use terrarium_core::types::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
+use terrarium_core::types::{ApplyResourceChangeRequest, PlanResourceChangeRequest};
 use terrarium_model::{Diagnostic, Type, Value};
 use terrarium_runtime::{Runtime, RuntimeSettings};
 
@@ -33,8 +33,9 @@ fn thing(mode: &str, id: Value, value: Value) -> Value {
     ]))
 }
 
-fn encode(p: &Dispatcher, v: &Value) -> DynamicValue {
-    DynamicValue::msgpack(codec::encode_msgpack(v, &thing_type(p)).expect("encodable"))
+/// `v` as the core takes it (as Terraform's wire format carries it).
+fn encode(p: &Dispatcher, v: &Value) -> Value {
+    codec::canonical(v, &thing_type(p)).expect("encodable")
 }
 
 /// Applies a `faulty_thing` in `mode`: the new state (decoded) and the diagnostics.
@@ -44,16 +45,13 @@ pub(crate) async fn apply(p: &Dispatcher, mode: &str) -> (Option<Value>, Vec<Dia
     let out = p
         .apply_resource_change(&ApplyResourceChangeRequest {
             type_name: "faulty_thing".into(),
-            prior_state: DynamicValue::default(),
+            prior_state: Value::Null,
             planned_state: encode(p, &planned),
             config: encode(p, &config),
             ..Default::default()
         })
         .await;
-    let state = out
-        .new_state
-        .map(|dv| codec::decode_msgpack(&dv.msgpack, &thing_type(p)).expect("host encoded it"));
-    (state, out.diagnostics)
+    (out.new_state, out.diagnostics)
 }
 
 fn single_error(diags: &[Diagnostic]) -> &Diagnostic {
@@ -162,12 +160,12 @@ async fn an_unknown_resource_type_is_a_diagnostic_listing_the_known_ones() {
 }
 
 /// Plans a new `faulty_thing` in `mode`: the response's planned identity and diagnostics.
-async fn plan_identity(p: &Dispatcher, mode: &str) -> (Option<DynamicValue>, Vec<Diagnostic>) {
+async fn plan_identity(p: &Dispatcher, mode: &str) -> (Option<Value>, Vec<Diagnostic>) {
     let proposed = thing(mode, Value::Null, Value::Null);
     let out = p
         .plan_resource_change(&PlanResourceChangeRequest {
             type_name: "faulty_thing".into(),
-            prior_state: DynamicValue::default(),
+            prior_state: Value::Null,
             proposed_new_state: encode(p, &proposed),
             config: encode(p, &proposed),
             ..Default::default()

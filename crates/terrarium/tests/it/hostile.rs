@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
 use terrarium_core::types::{
-    ApplyResourceChangeRequest, ConfigureRequest, DynamicValue, ImportResourceStateRequest,
-    PlanResourceChangeRequest, RawState, ReadDataSourceRequest, ReadResourceRequest,
+    ApplyResourceChangeRequest, ConfigureRequest, ImportResourceStateRequest,
+    PlanResourceChangeRequest, ReadDataSourceRequest, ReadResourceRequest,
     UpgradeResourceStateRequest,
 };
 use terrarium_model::{Diagnostic, Type, Value};
@@ -82,8 +82,9 @@ fn probe_value(attack: &str, target: &str, id: Value, result: Value) -> Value {
     ]))
 }
 
-fn encode(p: &Dispatcher, v: &Value) -> DynamicValue {
-    DynamicValue::msgpack(codec::encode_msgpack(v, &probe_type(p)).expect("encodable"))
+/// `v` as the core takes it (as Terraform's wire format carries it).
+fn encode(p: &Dispatcher, v: &Value) -> Value {
+    codec::canonical(v, &probe_type(p)).expect("encodable")
 }
 
 /// Applies a probe; returns the `result` it reported, or its diagnostics.
@@ -92,7 +93,7 @@ async fn probe(p: &Dispatcher, attack: &str, target: &str) -> Result<String, Vec
     let config = probe_value(attack, target, Value::Null, Value::Null);
     let request = ApplyResourceChangeRequest {
         type_name: "hostile_probe".into(),
-        prior_state: DynamicValue::default(),
+        prior_state: Value::Null,
         planned_state: encode(p, &planned),
         config: encode(p, &config),
         ..Default::default()
@@ -105,7 +106,6 @@ async fn probe(p: &Dispatcher, attack: &str, target: &str) -> Result<String, Vec
         return Err(out.diagnostics);
     }
     let state = out.new_state.expect("a state when there are no diagnostics");
-    let state = codec::decode_msgpack(&state.msgpack, &probe_type(p)).expect("host encoded it");
     match state {
         Value::Object(mut o) => match o.remove("result") {
             Some(Value::String(s)) => Ok(s),
@@ -412,11 +412,10 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let request = UpgradeResourceStateRequest {
         type_name: "hostile_probe".into(),
         version: 0,
-        raw_state: RawState {
-            json: br#"{"attack":"panic:UpgradeResourceState","target":null,"id":"x","result":"y"}"#
-                .to_vec(),
-            ..Default::default()
-        },
+        raw_state: codec::decode_json_untyped(
+            br#"{"attack":"panic:UpgradeResourceState","target":null,"id":"x","result":"y"}"#,
+        )
+        .expect("JSON"),
     };
     crashed(
         "UpgradeResourceState",
@@ -427,7 +426,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
     let data = Value::Object(BTreeMap::from([("result".to_string(), Value::Null)]));
     let request = ReadDataSourceRequest {
         type_name: "hostile_data".into(),
-        config: DynamicValue::msgpack(codec::encode_msgpack(&data, &data_type).unwrap()),
+        config: codec::canonical(&data, &data_type).unwrap(),
         ..Default::default()
     };
     crashed("ReadDataSource", &p.read_data_source(&request).await.diagnostics, &mut tally);
@@ -444,7 +443,7 @@ async fn the_hostile_suite_is_refused_or_stopped_and_the_host_keeps_serving() {
             ("panic_in".to_string(), Value::string(rpc)),
             ("hang_in".to_string(), Value::Null),
         ]));
-        DynamicValue::msgpack(codec::encode_msgpack(&v, &provider_type).unwrap())
+        codec::canonical(&v, &provider_type).unwrap()
     };
     crashed(
         "ValidateProviderConfig",

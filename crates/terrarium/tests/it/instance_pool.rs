@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
-use terrarium_core::types::{ConfigureRequest, DynamicValue};
+use terrarium_core::types::ConfigureRequest;
 use terrarium_model::{Diagnostic, Value};
 use terrarium_runtime::{Runtime, RuntimeSettings};
 
@@ -34,12 +34,12 @@ async fn start(pool_size: usize) -> Dispatcher {
 
 async fn configure(p: &Dispatcher) {
     let ty = p.schema().provider.block.implied_type();
-    let config = codec::encode_msgpack(&Value::Object(BTreeMap::new()), &ty)
+    let config = codec::canonical(&Value::Object(BTreeMap::new()), &ty)
         .expect("empty provider config encodes");
     let diags = p
         .configure(&ConfigureRequest {
             terraform_version: "1.15.5".into(),
-            config: DynamicValue::msgpack(config),
+            config,
             ..Default::default()
         })
         .await;

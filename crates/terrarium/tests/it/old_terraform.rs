@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
-use terrarium_core::types::{ClientCapabilities, DynamicValue};
+use terrarium_core::types::ClientCapabilities;
 use terrarium_model::{AttributePath, Value};
 use terrarium_runtime::{Runtime, RuntimeSettings};
 
@@ -21,11 +21,11 @@ async fn start() -> Dispatcher {
     Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts")
 }
 
-fn secret_config(p: &Dispatcher, secret: Value) -> DynamicValue {
+fn secret_config(p: &Dispatcher, secret: Value) -> Value {
     let config =
         Value::Object(BTreeMap::from([("id".into(), Value::Null), ("secret_wo".into(), secret)]));
     let ty = p.schema().resources["faulty_secret"].block.implied_type();
-    DynamicValue::msgpack(codec::encode_msgpack(&config, &ty).expect("encodable"))
+    codec::canonical(&config, &ty).expect("encodable")
 }
 
 const OLD_TERRAFORM: ClientCapabilities =

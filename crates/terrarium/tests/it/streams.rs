@@ -311,7 +311,7 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
     use std::sync::Arc;
     use std::time::Duration;
     use terrarium_core::Dispatcher;
-    use terrarium_core::types::{DynamicValue, ListResourceRequest};
+    use terrarium_core::types::ListResourceRequest;
     use terrarium_runtime::{Runtime, RuntimeSettings};
 
     let cache = tempfile::tempdir().expect("tempdir");
@@ -325,9 +325,11 @@ async fn a_guest_that_ignores_a_hang_up_is_cut_off_long_before_its_timeout() {
     );
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     let provider = Arc::new(Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let config_type = provider.list_resource_type("hostile_flood").expect("a list type").clone();
     let request = |count, ignore_stop| ListResourceRequest {
         type_name: "hostile_flood".into(),
-        config: DynamicValue::msgpack(flood_msgpack(count, 16, None, ignore_stop)),
+        config: codec::decode_msgpack(&flood_msgpack(count, 16, None, ignore_stop), &config_type)
+            .expect("decodes"),
         include_resource_object: false,
         limit: i64::MAX,
     };
@@ -367,7 +369,7 @@ async fn waiting_for_a_slow_reader_does_not_count_against_the_time_limit() {
     use std::sync::Arc;
     use std::time::Duration;
     use terrarium_core::Dispatcher;
-    use terrarium_core::types::{DynamicValue, ListResourceRequest};
+    use terrarium_core::types::ListResourceRequest;
     use terrarium_runtime::{Runtime, RuntimeSettings};
 
     const ITEMS: usize = 40;
@@ -379,9 +381,11 @@ async fn waiting_for_a_slow_reader_does_not_count_against_the_time_limit() {
     };
     let runtime = Runtime::load(&hostile(), settings).expect("fixture loads");
     let provider = Arc::new(Dispatcher::start(Arc::new(runtime)).await.expect("fixture starts"));
+    let config_type = provider.list_resource_type("hostile_flood").expect("a list type").clone();
     let request = ListResourceRequest {
         type_name: "hostile_flood".into(),
-        config: DynamicValue::msgpack(flood_msgpack(ITEMS as i64, 16, None, false)),
+        config: codec::decode_msgpack(&flood_msgpack(ITEMS as i64, 16, None, false), &config_type)
+            .expect("decodes"),
         include_resource_object: false,
         limit: i64::MAX,
     };

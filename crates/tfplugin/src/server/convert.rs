@@ -9,28 +9,6 @@ use terrarium_model::{AttributePath, Diagnostic, PathStep, Severity};
 use terrarium_core::types::{self as dt};
 use terrarium_proto::tfplugin6 as pb;
 
-pub fn dynamic_value(v: Option<pb::DynamicValue>) -> dt::DynamicValue {
-    v.map(|v| dt::DynamicValue { msgpack: v.msgpack, json: v.json }).unwrap_or_default()
-}
-
-pub fn dynamic_value_to_pb(v: dt::DynamicValue) -> pb::DynamicValue {
-    pb::DynamicValue { msgpack: v.msgpack, json: v.json }
-}
-
-/// `ResourceIdentityData` -> the identity value, if one was sent.
-pub fn identity(v: Option<pb::ResourceIdentityData>) -> Option<dt::DynamicValue> {
-    v.and_then(|v| v.identity_data).map(|v| dynamic_value(Some(v)))
-}
-
-pub fn identity_to_pb(v: Option<dt::DynamicValue>) -> Option<pb::ResourceIdentityData> {
-    v.map(|v| pb::ResourceIdentityData { identity_data: Some(dynamic_value_to_pb(v)) })
-}
-
-pub fn raw_state(v: Option<pb::RawState>) -> dt::RawState {
-    let raw = v.unwrap_or_default();
-    dt::RawState { json: raw.json, flatmap: raw.flatmap.into_iter().collect() }
-}
-
 pub fn timestamp_to_pb(t: dt::Timestamp) -> prost_types::Timestamp {
     prost_types::Timestamp {
         seconds: t.seconds,
@@ -230,14 +208,7 @@ mod tests {
     }
 
     #[test]
-    fn identities_and_timestamps_convert() {
-        let data = pb::ResourceIdentityData {
-            identity_data: Some(pb::DynamicValue { msgpack: vec![0x80], json: vec![] }),
-        };
-        let neutral = identity(Some(data.clone()));
-        assert_eq!(neutral, Some(dt::DynamicValue::msgpack(vec![0x80])));
-        assert_eq!(identity_to_pb(neutral), Some(data));
-        assert_eq!(identity(Some(pb::ResourceIdentityData { identity_data: None })), None);
+    fn timestamps_convert() {
         let t = timestamp_to_pb(dt::Timestamp { seconds: 1_700_000_000, nanos: 5 });
         assert_eq!((t.seconds, t.nanos), (1_700_000_000, 5));
     }

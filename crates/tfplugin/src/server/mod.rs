@@ -6,6 +6,7 @@
 //! is the `terrarium-pulumi` crate's.)
 
 mod convert;
+mod edge;
 mod provider5;
 mod provider6;
 

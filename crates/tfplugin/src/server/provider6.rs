@@ -9,9 +9,12 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::convert::*;
+use super::edge::{Decode, encode, encode_identity};
 use super::{ProviderService, not_supported};
 use pb::*;
 use terrarium_core::types as dt;
+use terrarium_core::{Dispatcher, Subject};
+use terrarium_model::{Type, Value};
 use terrarium_proto::tfplugin6 as pb;
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -23,6 +26,22 @@ fn ok<T>(t: T) -> Reply<T> {
 
 fn one<T: Send + 'static>(item: T) -> EventStream<T> {
     Box::pin(futures::stream::once(async move { Ok(item) }))
+}
+
+/// A `Validate*Config` RPC: the configuration decoded with `ty` (the type's, or the
+/// diagnostic for an unknown type), then `validate`'s diagnostics.
+async fn validate(
+    p: &Dispatcher,
+    subject: Subject<'_>,
+    ty: Result<&Type, Vec<Diagnostic>>,
+    config: Option<&pb::DynamicValue>,
+    validate: impl AsyncFnOnce(&Value) -> Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let config = ty.and_then(|ty| Decode { p, subject }.value("configuration", config, ty));
+    match config {
+        Ok(config) => validate(&config).await,
+        Err(d) => d,
+    }
 }
 
 /// Events a streaming RPC holds between the guest and Terraform: the guest waits while this
@@ -137,7 +156,14 @@ impl provider_server::Provider for ProviderService {
     ) -> Reply<validate_provider_config::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
-            Ok(p) => p.validate_provider_config(&dynamic_value(r.config)).await,
+            Ok(p) => {
+                let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
+                let ty = Ok(p.schemas().provider());
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_provider_config(c).await
+                })
+                .await
+            }
             Err(d) => d,
         };
         ok(validate_provider_config::Response { diagnostics: diagnostics_to_pb(diags) })
@@ -150,11 +176,13 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let diags = match self.provider().await {
             Ok(p) => {
-                p.validate_resource_config(
-                    &r.type_name,
-                    &dynamic_value(r.config),
-                    client_capabilities(r.client_capabilities),
-                )
+                let subject =
+                    Subject { rpc: "ValidateResourceConfig", kind: "resource", name: &r.type_name };
+                let client = client_capabilities(r.client_capabilities);
+                let ty = p.resource_type(&r.type_name);
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_resource_config(&r.type_name, c, client).await
+                })
                 .await
             }
             Err(d) => d,
@@ -168,7 +196,18 @@ impl provider_server::Provider for ProviderService {
     ) -> Reply<validate_data_resource_config::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
-            Ok(p) => p.validate_data_source_config(&r.type_name, &dynamic_value(r.config)).await,
+            Ok(p) => {
+                let subject = Subject {
+                    rpc: "ValidateDataResourceConfig",
+                    kind: "data source",
+                    name: &r.type_name,
+                };
+                let ty = p.data_source_type(&r.type_name);
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_data_source_config(&r.type_name, c).await
+                })
+                .await
+            }
             Err(d) => d,
         };
         ok(validate_data_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
@@ -188,15 +227,35 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
+        let subject = Subject { rpc: "UpgradeResourceState", kind: "resource", name: &r.type_name };
+        let raw = r.raw_state.unwrap_or_default();
+        let decoded = p.resource_type(&r.type_name).and_then(|_| {
+            if raw.json.is_empty() && !raw.flatmap.is_empty() {
+                return Err(vec![legacy_flatmap(&r.type_name)]);
+            }
+            Decode { p: &p, subject }.raw_json("state", &raw.json)
+        });
+        let raw_state = match decoded {
+            Ok(raw_state) => raw_state,
+            Err(d) => {
+                return ok(upgrade_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p
             .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
-                type_name: r.type_name,
+                type_name: r.type_name.clone(),
                 version: r.version,
-                raw_state: raw_state(r.raw_state),
+                raw_state,
             })
             .await;
+        let ty = p.schemas().resource(&r.type_name);
+        let upgraded_state =
+            encode(subject, "upgraded state", out.upgraded_state, ty, &mut out.diagnostics);
         ok(upgrade_resource_state::Response {
-            upgraded_state: out.upgraded_state.map(dynamic_value_to_pb),
+            upgraded_state,
             diagnostics: diagnostics_to_pb(out.diagnostics),
         })
     }
@@ -238,15 +297,38 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
+        let subject =
+            Subject { rpc: "UpgradeResourceIdentity", kind: "resource", name: &r.type_name };
+        let raw = r.raw_identity.unwrap_or_default();
+        let decoded = p
+            .identity_type(subject, &r.type_name)
+            .and_then(|_| Decode { p: &p, subject }.raw_json("identity", &raw.json));
+        let raw_identity = match decoded {
+            Ok(raw_identity) => raw_identity,
+            Err(d) => {
+                return ok(upgrade_resource_identity::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p
             .upgrade_resource_identity(&dt::UpgradeResourceIdentityRequest {
-                type_name: r.type_name,
+                type_name: r.type_name.clone(),
                 version: r.version,
-                raw_identity: raw_state(r.raw_identity),
+                raw_identity,
             })
             .await;
+        let upgraded_identity = encode_identity(
+            subject,
+            "upgraded identity",
+            &p,
+            &r.type_name,
+            out.upgraded_identity,
+            &mut out.diagnostics,
+        );
         ok(upgrade_resource_identity::Response {
-            upgraded_identity: identity_to_pb(out.upgraded_identity),
+            upgraded_identity,
             diagnostics: diagnostics_to_pb(out.diagnostics),
         })
     }
@@ -258,12 +340,19 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let diags = match self.provider().await {
             Ok(p) => {
-                p.configure(&dt::ConfigureRequest {
-                    terraform_version: r.terraform_version,
-                    config: dynamic_value(r.config),
-                    client: client_capabilities(r.client_capabilities),
-                })
-                .await
+                let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
+                let decode = Decode { p: &p, subject };
+                match decode.value("configuration", r.config.as_ref(), p.schemas().provider()) {
+                    Ok(config) => {
+                        p.configure(&dt::ConfigureRequest {
+                            terraform_version: r.terraform_version,
+                            config,
+                            client: client_capabilities(r.client_capabilities),
+                        })
+                        .await
+                    }
+                    Err(d) => d,
+                }
             }
             Err(d) => d,
         };
@@ -284,22 +373,43 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
-            .read_resource(&dt::ReadResourceRequest {
-                type_name: r.type_name,
-                current_state: dynamic_value(r.current_state),
+        let subject = Subject { rpc: "ReadResource", kind: "resource", name: &r.type_name };
+        let decode = Decode { p: &p, subject };
+        let request = p.resource_type(&r.type_name).and_then(|ty| {
+            Ok(dt::ReadResourceRequest {
+                type_name: r.type_name.clone(),
+                current_state: decode.value("current state", r.current_state.as_ref(), ty)?,
                 private: r.private,
-                provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
+                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
                 client: client_capabilities(r.client_capabilities),
-                current_identity: identity(r.current_identity),
+                current_identity: decode.identity(
+                    "current identity",
+                    &r.type_name,
+                    r.current_identity.as_ref(),
+                )?,
             })
-            .await;
+        });
+        let request = match request {
+            Ok(request) => request,
+            Err(d) => {
+                return ok(read_resource::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p.read_resource(&request).await;
+        let ty = p.schemas().resource(&r.type_name);
+        let d = &mut out.diagnostics;
+        let new_state = encode(subject, "new state", out.new_state, ty, d);
+        let new_identity =
+            encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
         ok(read_resource::Response {
-            new_state: out.new_state.map(dynamic_value_to_pb),
+            new_state,
             private: out.private,
             deferred: deferred(out.deferred),
             diagnostics: diagnostics_to_pb(out.diagnostics),
-            new_identity: identity_to_pb(out.new_identity),
+            new_identity,
         })
     }
 
@@ -317,26 +427,51 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
-            .plan_resource_change(&dt::PlanResourceChangeRequest {
-                type_name: r.type_name,
-                prior_state: dynamic_value(r.prior_state),
-                proposed_new_state: dynamic_value(r.proposed_new_state),
-                config: dynamic_value(r.config),
+        let subject = Subject { rpc: "PlanResourceChange", kind: "resource", name: &r.type_name };
+        let decode = Decode { p: &p, subject };
+        let request = p.resource_type(&r.type_name).and_then(|ty| {
+            Ok(dt::PlanResourceChangeRequest {
+                type_name: r.type_name.clone(),
+                prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
+                proposed_new_state: decode.value(
+                    "proposed new state",
+                    r.proposed_new_state.as_ref(),
+                    ty,
+                )?,
+                config: decode.value("configuration", r.config.as_ref(), ty)?,
                 prior_private: r.prior_private,
-                provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
+                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
                 client: client_capabilities(r.client_capabilities),
-                prior_identity: identity(r.prior_identity),
+                prior_identity: decode.identity(
+                    "prior identity",
+                    &r.type_name,
+                    r.prior_identity.as_ref(),
+                )?,
             })
-            .await;
+        });
+        let request = match request {
+            Ok(request) => request,
+            Err(d) => {
+                return ok(plan_resource_change::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p.plan_resource_change(&request).await;
+        let ty = p.schemas().resource(&r.type_name);
+        let d = &mut out.diagnostics;
+        let planned_state = encode(subject, "planned state", out.planned_state, ty, d);
+        let planned_identity =
+            encode_identity(subject, "planned identity", &p, &r.type_name, out.planned_identity, d);
         ok(plan_resource_change::Response {
-            planned_state: out.planned_state.map(dynamic_value_to_pb),
+            planned_state,
             requires_replace: out.requires_replace.iter().map(path_to_pb).collect(),
             planned_private: out.planned_private,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             legacy_type_system: false,
             deferred: deferred(out.deferred),
-            planned_identity: identity_to_pb(out.planned_identity),
+            planned_identity,
         })
     }
 
@@ -354,23 +489,44 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
-            .apply_resource_change(&dt::ApplyResourceChangeRequest {
-                type_name: r.type_name,
-                prior_state: dynamic_value(r.prior_state),
-                planned_state: dynamic_value(r.planned_state),
-                config: dynamic_value(r.config),
+        let subject = Subject { rpc: "ApplyResourceChange", kind: "resource", name: &r.type_name };
+        let decode = Decode { p: &p, subject };
+        let request = p.resource_type(&r.type_name).and_then(|ty| {
+            Ok(dt::ApplyResourceChangeRequest {
+                type_name: r.type_name.clone(),
+                prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
+                planned_state: decode.value("planned state", r.planned_state.as_ref(), ty)?,
+                config: decode.value("configuration", r.config.as_ref(), ty)?,
                 planned_private: r.planned_private,
-                provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
-                planned_identity: identity(r.planned_identity),
+                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
+                planned_identity: decode.identity(
+                    "planned identity",
+                    &r.type_name,
+                    r.planned_identity.as_ref(),
+                )?,
             })
-            .await;
+        });
+        let request = match request {
+            Ok(request) => request,
+            Err(d) => {
+                return ok(apply_resource_change::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p.apply_resource_change(&request).await;
+        let ty = p.schemas().resource(&r.type_name);
+        let d = &mut out.diagnostics;
+        let new_state = encode(subject, "new state", out.new_state, ty, d);
+        let new_identity =
+            encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
         ok(apply_resource_change::Response {
-            new_state: out.new_state.map(dynamic_value_to_pb),
+            new_state,
             private: out.private,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             legacy_type_system: false,
-            new_identity: identity_to_pb(out.new_identity),
+            new_identity,
         })
     }
 
@@ -388,25 +544,53 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
+        let subject = Subject { rpc: "ImportResourceState", kind: "resource", name: &r.type_name };
+        let identity = p.resource_type(&r.type_name).and_then(|_| {
+            match r.identity.as_ref().map(|i| i.identity_data.as_ref()) {
+                Some(data) => {
+                    let ty = p.identity_type(subject, &r.type_name)?;
+                    Ok(Some(Decode { p: &p, subject }.value("identity", data, ty)?))
+                }
+                None => Ok(None),
+            }
+        });
+        let identity = match identity {
+            Ok(identity) => identity,
+            Err(d) => {
+                return ok(import_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p
             .import_resource_state(&dt::ImportResourceStateRequest {
-                type_name: r.type_name,
+                type_name: r.type_name.clone(),
                 id: r.id,
                 client: client_capabilities(r.client_capabilities),
-                identity: identity(r.identity),
+                identity,
             })
             .await;
+        let mut imported_resources = Vec::with_capacity(out.imported.len());
+        for i in std::mem::take(&mut out.imported) {
+            let d = &mut out.diagnostics;
+            let ty = p.schemas().resource(&i.type_name);
+            imported_resources.push(import_resource_state::ImportedResource {
+                state: encode(subject, "imported state", Some(i.state), ty, d),
+                identity: encode_identity(
+                    subject,
+                    "imported identity",
+                    &p,
+                    &i.type_name,
+                    i.identity,
+                    d,
+                ),
+                type_name: i.type_name,
+                private: i.private,
+            });
+        }
         ok(import_resource_state::Response {
-            imported_resources: out
-                .imported
-                .into_iter()
-                .map(|i| import_resource_state::ImportedResource {
-                    type_name: i.type_name,
-                    state: Some(dynamic_value_to_pb(i.state)),
-                    private: i.private,
-                    identity: identity_to_pb(i.identity),
-                })
-                .collect(),
+            imported_resources,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             deferred: deferred(out.deferred),
         })
@@ -426,23 +610,65 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
+        let subject =
+            Subject { rpc: "MoveResourceState", kind: "resource", name: &r.target_type_name };
+        let decode = Decode { p: &p, subject };
+        // An unknown type or an undeclared capability is the core's to answer, before the
+        // states are read.
+        let declared = p.resource_type(&r.target_type_name).is_ok()
+            && p.schema().capabilities.move_resource_state;
+        let states = if declared {
+            let source_identity = r.source_identity.as_ref().filter(|raw| !raw.json.is_empty());
+            (|| {
+                let state = r.source_state.as_ref().map(|raw| raw.json.as_slice()).unwrap_or(&[]);
+                Ok((
+                    decode.raw_json("source state", state)?,
+                    match source_identity {
+                        Some(raw) => Some(decode.raw_json("source identity", &raw.json)?),
+                        None => None,
+                    },
+                ))
+            })()
+        } else {
+            Ok((Value::Null, None))
+        };
+        let (source_state, source_identity) = match states {
+            Ok(states) => states,
+            Err(d) => {
+                return ok(move_resource_state::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p
             .move_resource_state(&dt::MoveResourceStateRequest {
                 source_provider_address: r.source_provider_address,
                 source_type_name: r.source_type_name,
                 source_schema_version: r.source_schema_version,
-                source_state: raw_state(r.source_state),
-                target_type_name: r.target_type_name,
+                source_state,
+                target_type_name: r.target_type_name.clone(),
                 source_private: r.source_private,
-                source_identity: r.source_identity.map(|raw| raw_state(Some(raw))),
+                source_identity,
                 source_identity_schema_version: r.source_identity_schema_version,
             })
             .await;
+        let ty = p.schemas().resource(&r.target_type_name);
+        let d = &mut out.diagnostics;
+        let target_state = encode(subject, "target state", out.target_state, ty, d);
+        let target_identity = encode_identity(
+            subject,
+            "target identity",
+            &p,
+            &r.target_type_name,
+            out.target_identity,
+            d,
+        );
         ok(move_resource_state::Response {
-            target_state: out.target_state.map(dynamic_value_to_pb),
+            target_state,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             target_private: out.target_private,
-            target_identity: identity_to_pb(out.target_identity),
+            target_identity,
         })
     }
 
@@ -460,16 +686,30 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
-            .read_data_source(&dt::ReadDataSourceRequest {
-                type_name: r.type_name,
-                config: dynamic_value(r.config),
-                provider_meta: r.provider_meta.map(|v| dynamic_value(Some(v))),
+        let subject = Subject { rpc: "ReadDataSource", kind: "data source", name: &r.type_name };
+        let decode = Decode { p: &p, subject };
+        let request = p.data_source_type(&r.type_name).and_then(|ty| {
+            Ok(dt::ReadDataSourceRequest {
+                type_name: r.type_name.clone(),
+                config: decode.value("configuration", r.config.as_ref(), ty)?,
+                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
                 client: client_capabilities(r.client_capabilities),
             })
-            .await;
+        });
+        let request = match request {
+            Ok(request) => request,
+            Err(d) => {
+                return ok(read_data_source::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p.read_data_source(&request).await;
+        let ty = p.schemas().data_source(&r.type_name);
+        let state = encode(subject, "state", out.state, ty, &mut out.diagnostics);
         ok(read_data_source::Response {
-            state: out.state.map(dynamic_value_to_pb),
+            state,
             diagnostics: diagnostics_to_pb(out.diagnostics),
             deferred: deferred(out.deferred),
         })
@@ -489,9 +729,30 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p.generate_resource_config(&r.type_name, &dynamic_value(r.state)).await;
+        let subject =
+            Subject { rpc: "GenerateResourceConfig", kind: "resource", name: &r.type_name };
+        // An unknown type or an undeclared capability is the core's to answer, before the
+        // state is read.
+        let state = match p.resource_type(&r.type_name) {
+            Ok(ty) if p.server_capabilities().generate_resource_config => {
+                Decode { p: &p, subject }.value("state", r.state.as_ref(), ty)
+            }
+            _ => Ok(Value::Null),
+        };
+        let state = match state {
+            Ok(state) => state,
+            Err(d) => {
+                return ok(generate_resource_config::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p.generate_resource_config(&r.type_name, &state).await;
+        let ty = p.schemas().resource(&r.type_name);
+        let config = encode(subject, "configuration", out.config, ty, &mut out.diagnostics);
         ok(generate_resource_config::Response {
-            config: out.config.map(dynamic_value_to_pb),
+            config,
             diagnostics: diagnostics_to_pb(out.diagnostics),
         })
     }
@@ -503,7 +764,16 @@ impl provider_server::Provider for ProviderService {
         let r = r.into_inner();
         let diags = match self.provider().await {
             Ok(p) => {
-                p.validate_ephemeral_resource_config(&r.type_name, &dynamic_value(r.config)).await
+                let subject = Subject {
+                    rpc: "ValidateEphemeralResourceConfig",
+                    kind: "ephemeral resource",
+                    name: &r.type_name,
+                };
+                let ty = p.ephemeral_resource_type(&r.type_name);
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_ephemeral_resource_config(&r.type_name, c).await
+                })
+                .await
             }
             Err(d) => d,
         };
@@ -524,17 +794,36 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let out = p
+        let subject = Subject {
+            rpc: "OpenEphemeralResource",
+            kind: "ephemeral resource",
+            name: &r.type_name,
+        };
+        let config = p
+            .ephemeral_resource_type(&r.type_name)
+            .and_then(|ty| Decode { p: &p, subject }.value("configuration", r.config.as_ref(), ty));
+        let config = match config {
+            Ok(config) => config,
+            Err(d) => {
+                return ok(open_ephemeral_resource::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
+        let mut out = p
             .open_ephemeral_resource(&dt::OpenEphemeralResourceRequest {
-                type_name: r.type_name,
-                config: dynamic_value(r.config),
+                type_name: r.type_name.clone(),
+                config,
                 client: client_capabilities(r.client_capabilities),
             })
             .await;
+        let ty = p.schemas().ephemeral_resource(&r.type_name);
+        let result = encode(subject, "result", out.result, ty, &mut out.diagnostics);
         ok(open_ephemeral_resource::Response {
             diagnostics: diagnostics_to_pb(out.diagnostics),
             renew_at: out.renew_at.map(timestamp_to_pb),
-            result: out.result.map(dynamic_value_to_pb),
+            result,
             private: out.private,
             deferred: deferred(out.deferred),
         })
@@ -590,21 +879,46 @@ impl provider_server::Provider for ProviderService {
                 }));
             }
         };
+        let subject = Subject { rpc: "ListResource", kind: "list resource", name: &r.type_name };
+        let config = p
+            .list_resource_type(&r.type_name)
+            .and_then(|ty| Decode { p: &p, subject }.value("configuration", r.config.as_ref(), ty));
+        let config = match config {
+            Ok(config) => config,
+            Err(d) => {
+                return ok(one(list_resource::Event {
+                    diagnostic: diagnostics_to_pb(d),
+                    ..Default::default()
+                }));
+            }
+        };
         let request = dt::ListResourceRequest {
             type_name: r.type_name,
-            config: dynamic_value(r.config),
+            config,
             include_resource_object: r.include_resource_object,
             limit: r.limit,
         };
+        let types = (
+            p.schemas().identity(&request.type_name).cloned(),
+            p.schemas().resource(&request.type_name).cloned(),
+        );
         let (events, received) = mpsc::channel(STREAM_BUFFER);
+        let type_name = request.type_name.clone();
         // The guest call runs beside the response stream and ends when it does (or, if
         // Terraform hangs up, when the guest notices); it owns what it needs.
         tokio::spawn(async move { p.list_resource(&request, events).await });
-        let stream = ReceiverStream::new(received).map(|e: dt::ListEvent| {
+        let stream = ReceiverStream::new(received).map(move |mut e: dt::ListEvent| {
+            let subject = Subject { rpc: "ListResource", kind: "list resource", name: &type_name };
+            let (identity_ty, resource_ty) = (types.0.as_ref(), types.1.as_ref());
+            let d = &mut e.diagnostics;
+            let identity = encode(subject, "item identity", e.identity, identity_ty, d)
+                .map(|data| pb::ResourceIdentityData { identity_data: Some(data) });
+            let resource_object =
+                encode(subject, "item resource object", e.resource_object, resource_ty, d);
             Ok(list_resource::Event {
-                identity: identity_to_pb(e.identity),
+                identity,
                 display_name: e.display_name,
-                resource_object: e.resource_object.map(dynamic_value_to_pb),
+                resource_object,
                 diagnostic: diagnostics_to_pb(e.diagnostics),
             })
         });
@@ -617,7 +931,18 @@ impl provider_server::Provider for ProviderService {
     ) -> Reply<validate_list_resource_config::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
-            Ok(p) => p.validate_list_resource_config(&r.type_name, &dynamic_value(r.config)).await,
+            Ok(p) => {
+                let subject = Subject {
+                    rpc: "ValidateListResourceConfig",
+                    kind: "list resource",
+                    name: &r.type_name,
+                };
+                let ty = p.list_resource_type(&r.type_name);
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_list_resource_config(&r.type_name, c).await
+                })
+                .await
+            }
             Err(d) => d,
         };
         ok(validate_list_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
@@ -666,13 +991,46 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
-        let args: Vec<dt::DynamicValue> =
-            r.arguments.into_iter().map(|a| dynamic_value(Some(a))).collect();
+        let function_error =
+            |e: dt::FunctionError| FunctionError { text: e.text, function_argument: e.argument };
+        let function = match p.function_for_call(&r.name, r.arguments.len()) {
+            Ok(function) => function,
+            Err(e) => {
+                return ok(call_function::Response {
+                    result: None,
+                    error: Some(function_error(e)),
+                });
+            }
+        };
+        let mut args = Vec::with_capacity(r.arguments.len());
+        for (i, arg) in r.arguments.iter().enumerate() {
+            let param = function.parameters.get(i).or(function.variadic.as_ref());
+            let ty = param.map(|p| &p.ty).unwrap_or(&Type::Dynamic);
+            match terrarium_codec::decode_dynamic_value(&arg.msgpack, &arg.json, ty) {
+                Ok(v) => args.push(v),
+                Err(e) => {
+                    return ok(call_function::Response {
+                        result: None,
+                        error: Some(FunctionError {
+                            text: format!("argument {} could not be decoded: {e}", i + 1),
+                            function_argument: Some(i as i64),
+                        }),
+                    });
+                }
+            }
+        }
         let out = p.call_function(&r.name, &args).await;
-        ok(call_function::Response {
-            result: out.result.map(dynamic_value_to_pb),
-            error: out.error.map(|e| FunctionError { text: e.text, function_argument: e.argument }),
-        })
+        let subject = Subject { rpc: "CallFunction", kind: "function", name: &r.name };
+        let mut problems = Vec::new();
+        let result =
+            encode(subject, "result", out.result, Some(&function.return_type), &mut problems);
+        let error = match problems.first() {
+            Some(problem) => {
+                Some(FunctionError { text: problem.detail.clone(), function_argument: None })
+            }
+            None => out.error.map(function_error),
+        };
+        ok(call_function::Response { result, error })
     }
 
     async fn validate_state_store_config(
@@ -750,10 +1108,23 @@ impl provider_server::Provider for ProviderService {
                 });
             }
         };
+        let subject = Subject { rpc: "PlanAction", kind: "action", name: &r.action_type };
+        let config = p
+            .action_type(&r.action_type)
+            .and_then(|ty| Decode { p: &p, subject }.value("configuration", r.config.as_ref(), ty));
+        let config = match config {
+            Ok(config) => config,
+            Err(d) => {
+                return ok(plan_action::Response {
+                    diagnostics: diagnostics_to_pb(d),
+                    ..Default::default()
+                });
+            }
+        };
         let out = p
             .plan_action(&dt::ActionRequest {
-                type_name: r.action_type,
-                config: dynamic_value(r.config),
+                type_name: r.action_type.clone(),
+                config,
                 client: client_capabilities(r.client_capabilities),
             })
             .await;
@@ -778,9 +1149,20 @@ impl provider_server::Provider for ProviderService {
                 return ok(one(invoke_action::Event { r#type: Some(Type::Completed(completed)) }));
             }
         };
+        let subject = Subject { rpc: "InvokeAction", kind: "action", name: &r.action_type };
+        let config = p
+            .action_type(&r.action_type)
+            .and_then(|ty| Decode { p: &p, subject }.value("configuration", r.config.as_ref(), ty));
+        let config = match config {
+            Ok(config) => config,
+            Err(d) => {
+                let completed = Completed { diagnostics: diagnostics_to_pb(d) };
+                return ok(one(invoke_action::Event { r#type: Some(Type::Completed(completed)) }));
+            }
+        };
         let request = dt::ActionRequest {
-            type_name: r.action_type,
-            config: dynamic_value(r.config),
+            type_name: r.action_type.clone(),
+            config,
             client: client_capabilities(r.client_capabilities),
         };
         let (events, received) = mpsc::channel(STREAM_BUFFER);
@@ -803,7 +1185,15 @@ impl provider_server::Provider for ProviderService {
     ) -> Reply<validate_action_config::Response> {
         let r = r.into_inner();
         let diags = match self.provider().await {
-            Ok(p) => p.validate_action_config(&r.type_name, &dynamic_value(r.config)).await,
+            Ok(p) => {
+                let subject =
+                    Subject { rpc: "ValidateActionConfig", kind: "action", name: &r.type_name };
+                let ty = p.action_type(&r.type_name);
+                validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                    p.validate_action_config(&r.type_name, c).await
+                })
+                .await
+            }
             Err(d) => d,
         };
         ok(validate_action_config::Response { diagnostics: diagnostics_to_pb(diags) })
@@ -819,6 +1209,18 @@ impl provider_server::Provider for ProviderService {
         };
         ok(stop_provider::Response { error })
     }
+}
+
+/// The stored state of a resource in the flatmap format of Terraform 0.11 and earlier.
+fn legacy_flatmap(type_name: &str) -> Diagnostic {
+    Diagnostic::error(
+        "Unsupported state format",
+        format!(
+            "The stored state of this {type_name} is in the legacy flatmap format written by Terraform 0.11 \
+             and earlier, which Terrarium providers do not read. Refresh the state with the provider \
+             that wrote it under Terraform 0.12 or later, then switch to this provider."
+        ),
+    )
 }
 
 /// Diagnostics for a provider that failed to load, shown on every call.

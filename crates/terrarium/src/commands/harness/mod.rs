@@ -22,9 +22,8 @@ use terrarium_model::{ClientCapabilities, Diagnostic, Severity, Type, Value};
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
 use terrarium_core::types::{
-    ApplyResourceChangeRequest, ConfigureRequest, DeferredReason, DynamicValue,
-    ImportResourceStateRequest, PlanResourceChangeRequest, ReadDataSourceRequest,
-    ReadResourceRequest,
+    ApplyResourceChangeRequest, ConfigureRequest, DeferredReason, ImportResourceStateRequest,
+    PlanResourceChangeRequest, ReadDataSourceRequest, ReadResourceRequest,
 };
 use terrarium_runtime::sandbox::{Grants, ProtectedPath, Refuse};
 use terrarium_runtime::{Runtime, RuntimeSettings};
@@ -263,7 +262,7 @@ impl Harness {
                     type_name,
                 };
                 let r = p.plan_resource_change(&request).await;
-                let (planned, planned_unknown) = decoded(r.planned_state.as_ref(), &ty);
+                let (planned, planned_unknown) = decoded(r.planned_state.as_ref());
                 Ok(json!({
                     "planned": planned,
                     "planned_unknown": planned_unknown,
@@ -299,7 +298,7 @@ impl Harness {
                 };
                 let r = p.apply_resource_change(&request).await;
                 Ok(json!({
-                    "state": decoded(r.new_state.as_ref(), &ty).0,
+                    "state": decoded(r.new_state.as_ref()).0,
                     "private": STANDARD.encode(&r.private),
                     "identity": self.identity_json(&request.type_name, r.new_identity.as_ref()),
                     "diagnostics": diagnostics_json(&r.diagnostics),
@@ -318,7 +317,7 @@ impl Harness {
                 };
                 let r = p.read_resource(&request).await;
                 Ok(json!({
-                    "state": decoded(r.new_state.as_ref(), &ty).0,
+                    "state": decoded(r.new_state.as_ref()).0,
                     "private": STANDARD.encode(&r.private),
                     "identity": self.identity_json(&request.type_name, r.new_identity.as_ref()),
                     "deferred": r.deferred.map(deferred_json),
@@ -337,11 +336,10 @@ impl Harness {
                     .imported
                     .iter()
                     .map(|i| {
-                        let ty =
-                            p.schema().resources.get(&i.type_name).map(|s| s.block.implied_type());
+                        let known = p.schema().resources.contains_key(&i.type_name);
                         json!({
                             "type": i.type_name,
-                            "state": ty.map(|ty| decoded(Some(&i.state), &ty).0),
+                            "state": known.then(|| decoded(Some(&i.state)).0),
                             "private": STANDARD.encode(&i.private),
                             "identity": self.identity_json(&i.type_name, i.identity.as_ref()),
                         })
@@ -365,7 +363,7 @@ impl Harness {
                 };
                 let r = p.read_data_source(&request).await;
                 Ok(json!({
-                    "state": decoded(r.state.as_ref(), &ty).0,
+                    "state": decoded(r.state.as_ref()).0,
                     "deferred": r.deferred.map(deferred_json),
                     "diagnostics": diagnostics_json(&r.diagnostics),
                 }))
@@ -385,7 +383,7 @@ impl Harness {
                     args.push(encode(&value, &ty, "an argument")?);
                 }
                 let r = p.call_function(&function, &args).await;
-                let result = decoded(r.result.as_ref(), &f.return_type).0;
+                let result = decoded(r.result.as_ref()).0;
                 Ok(match r.error {
                     Some(e) => json!({
                         "result": null,
@@ -413,7 +411,7 @@ impl Harness {
         &self,
         type_name: &str,
         json: Option<&Json>,
-    ) -> Result<Option<DynamicValue>, RequestError> {
+    ) -> Result<Option<Value>, RequestError> {
         let (Some(json), Some(schema)) = (json, self.provider.identity_schemas().get(type_name))
         else {
             return Ok(None);
@@ -425,31 +423,30 @@ impl Harness {
         Ok(Some(encode(&from_json(json, &Json::Null, &ty, "identity")?, &ty, "identity")?))
     }
 
-    fn identity_json(&self, type_name: &str, value: Option<&DynamicValue>) -> Json {
+    fn identity_json(&self, type_name: &str, value: Option<&Value>) -> Json {
         match self.provider.identity_schemas().get(type_name) {
-            Some(schema) => decoded(value, &schema.implied_type()).0,
+            Some(_) => decoded(value).0,
             None => Json::Null,
         }
     }
 }
 
-fn config_value(json: &Json, block: &Block) -> Result<DynamicValue, RequestError> {
+fn config_value(json: &Json, block: &Block) -> Result<Value, RequestError> {
     let config = config_from_json(json, &Json::Null, block, "config")?;
     encode(&config, &block.implied_type(), "config")
 }
 
-fn encode(value: &Value, ty: &Type, what: &'static str) -> Result<DynamicValue, RequestError> {
-    codec::encode_msgpack(value, ty)
-        .map(DynamicValue::msgpack)
-        .map_err(|error| RequestError::Encode { what, error })
+/// A value read from the request's JSON, in the form the core takes (what Terraform's wire
+/// format would have carried: see `terrarium_codec::canonical`).
+fn encode(value: &Value, ty: &Type, what: &'static str) -> Result<Value, RequestError> {
+    codec::canonical(value, ty).map_err(|error| RequestError::Encode { what, error })
 }
 
-/// A value the dispatcher answered (always valid msgpack of `ty`: it encoded it) as JSON
-/// and its unknown mask; null when there is none.
-fn decoded(value: Option<&DynamicValue>, ty: &Type) -> (Json, Json) {
-    match value.map(|v| codec::decode_dynamic_value(&v.msgpack, &v.json, ty)) {
-        Some(Ok(v)) => to_json(&v),
-        Some(Err(e)) => (json!({ "undecodable": e.to_string() }), Json::Bool(false)),
+/// A value the dispatcher answered (checked against its type there) as JSON and its unknown
+/// mask; null when there is none.
+fn decoded(value: Option<&Value>) -> (Json, Json) {
+    match value {
+        Some(v) => to_json(v),
         None => (Json::Null, Json::Bool(false)),
     }
 }
