@@ -13,7 +13,6 @@ import (
 	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
 	b "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_behaviour"
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
-	s "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_streams"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
 
@@ -84,15 +83,17 @@ func (e *exports) GetSchema() t.ProviderSchema {
 		}
 		functions = append(functions, wf)
 	}
+	identities := d.resourceIdentities(&problems)
+	problems = append(problems, d.listProblems()...)
 	return t.ProviderSchema{
 		Provider:           witSchema(d.config, "", 0),
 		ProviderMeta:       witTypes.None[t.Schema](),
 		Resources:          named(d.resources),
 		DataSources:        named(d.dataSources),
 		Functions:          functions,
-		ResourceIdentities: []t.NamedIdentitySchema{},
+		ResourceIdentities: identities,
 		EphemeralResources: named(d.ephemeralDefs()),
-		ListResources:      []t.NamedSchema{},
+		ListResources:      named(d.listDefs()),
 		Actions:            named(d.actionDefs()),
 		Capabilities:       t.ServerCapabilities{MoveResourceState: d.movesState(), PlanDestroy: d.plansDestroys()},
 		Diagnostics:        witDiagnostics(problems),
@@ -152,7 +153,7 @@ func (e *exports) Configure(request p.ConfigureRequest) []t.Diagnostic {
 }
 
 func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
-	var state *tree
+	var state, identity *tree
 	private := decodePrivate(r.Private)
 	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
@@ -160,12 +161,19 @@ func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
 			return err
 		}
 		state, err = td.read(withPrivate(ctx, private), fromWIT(r.CurrentState))
+		if err != nil || state == nil {
+			return err
+		}
+		identity, err = td.knownIdentity(state, "read")
 		return err
 	})
 	if ds.HasError() {
-		return p.ReadResourceResponse{NewState: r.CurrentState, Private: r.Private, Diagnostics: witDiagnostics(ds)}
+		// The resource has not gone away because reading it failed: it keeps its identity.
+		return p.ReadResourceResponse{NewState: r.CurrentState, Private: r.Private, Diagnostics: witDiagnostics(ds),
+			NewIdentity: r.CurrentIdentity}
 	}
-	return p.ReadResourceResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds)}
+	return p.ReadResourceResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds),
+		NewIdentity: someIdentity(identity)}
 }
 
 func (e *exports) PlanResourceChange(r p.PlanResourceChangeRequest) p.PlanResourceChangeResponse {
@@ -178,7 +186,7 @@ func (e *exports) PlanResourceChange(r p.PlanResourceChangeRequest) p.PlanResour
 }
 
 func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyResourceChangeResponse {
-	var state *tree
+	var state, identity *tree
 	private := decodePrivate(r.PlannedPrivate)
 	ds := guard("apply "+r.TypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
@@ -199,19 +207,37 @@ func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyRes
 		default:
 			state, err = td.update(ctx, prior, planned)
 		}
+		if err != nil {
+			if state != nil {
+				// The state a failed call reached: its identity, if it tells it.
+				identity, _ = td.knownIdentity(state, "apply")
+			}
+			return err
+		}
+		identity, err = td.knownIdentity(state, map[bool]string{true: "create", false: "update"}[prior.kind == tNull])
+		if err != nil {
+			state = nil
+		}
 		return err
 	})
 	if ds.HasError() && state == nil {
-		// Nothing changed that the provider reported: the prior state stays.
-		return p.ApplyResourceChangeResponse{NewState: r.PriorState, Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds)}
+		// Nothing changed that the provider reported: the prior state stays, with the
+		// identity it had (none before a create).
+		kept := witTypes.None[t.Value]()
+		if fromWIT(r.PriorState).kind != tNull {
+			kept = r.PlannedIdentity
+		}
+		return p.ApplyResourceChangeResponse{NewState: r.PriorState, Private: r.PlannedPrivate, Diagnostics: witDiagnostics(ds),
+			NewIdentity: kept}
 	}
 	// Done, or failed with the state it reached (WithState): Terraform records that state,
 	// tainted after a create, so the object is not lost.
-	return p.ApplyResourceChangeResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds)}
+	return p.ApplyResourceChangeResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds),
+		NewIdentity: someIdentity(identity)}
 }
 
 func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportResourceStateResponse {
-	var state *tree
+	var state, identity *tree
 	private := decodePrivate(nil)
 	ds := guard("import "+r.TypeName, func(ctx context.Context) error {
 		ctx = withPrivate(ctx, private)
@@ -219,16 +245,39 @@ func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportRe
 		if err != nil {
 			return err
 		}
-		if td.importState == nil {
-			return NewError("Import not supported", fmt.Sprintf("The resource type %s cannot be imported.", r.TypeName))
+		var given *tree
+		if r.Identity.IsSome() && fromWIT(r.Identity.Some()).kind != tNull {
+			given = fromWIT(r.Identity.Some())
 		}
-		state, err = td.importState(ctx, r.Id)
-		return err
+		switch {
+		case given != nil && td.identity == nil:
+			return NewError("Import by identity not supported",
+				fmt.Sprintf("Resources of type %s have no identity; import them by ID.", r.TypeName))
+		case given != nil && td.identity.importBy == nil:
+			return NewError("Import by identity not supported",
+				fmt.Sprintf("Resources of type %s cannot be imported by identity.", r.TypeName))
+		case given != nil:
+			state, err = td.identity.importBy(ctx, given)
+		case td.importState == nil:
+			return NewError("Import not supported", fmt.Sprintf("The resource type %s cannot be imported.", r.TypeName))
+		default:
+			state, err = td.importState(ctx, r.Id)
+		}
+		if err != nil || td.identity == nil {
+			return err
+		}
+		// The imported state may not tell the identity yet (read fills it in); when it does
+		// not, an identity import keeps the identity it was given.
+		identity = given
+		if id, ok, err := td.identity.of(state); err == nil && ok && !hasUnknown(id) {
+			identity = id
+		}
+		return nil
 	})
 	imported := []p.ImportedResource{}
 	if !ds.HasError() && state != nil {
 		imported = append(imported, p.ImportedResource{TypeName: r.TypeName, State: toWIT(state), Private: private.encode(),
-			Identity: witTypes.None[t.Value]()})
+			Identity: someIdentity(identity)})
 	}
 	return p.ImportResourceStateResponse{Imported: imported, Diagnostics: witDiagnostics(ds)}
 }
@@ -286,10 +335,6 @@ func (td *typeDef) upgradeRaw(ctx context.Context, version int64, raw *tree) (*t
 	return t, nil
 }
 
-func (e *exports) UpgradeResourceIdentity(p.UpgradeResourceIdentityRequest) p.UpgradeResourceIdentityResponse {
-	return p.UpgradeResourceIdentityResponse{UpgradedIdentity: witNull(), Diagnostics: unsupported("resource identities")}
-}
-
 func (e *exports) GenerateResourceConfig(string, t.Value) p.GenerateResourceConfigResponse {
 	return p.GenerateResourceConfigResponse{Config: witNull(), Diagnostics: unsupported("generating configuration")}
 }
@@ -308,16 +353,6 @@ func (e *exports) ReadDataSource(r p.ReadDataSourceRequest) p.ReadDataSourceResp
 		state = nullTree
 	}
 	return p.ReadDataSourceResponse{State: toWIT(state), Diagnostics: witDiagnostics(ds)}
-}
-
-func (e *exports) ValidateListResourceConfig(string, t.Value) []t.Diagnostic {
-	return unsupported("list resources")
-}
-
-func (e *exports) ListResource(_ p.ListResourceRequest, results *s.ListResults) []t.Diagnostic {
-	// Borrowed for this call: drop it before returning (see InvokeAction).
-	results.Drop()
-	return unsupported("list resources")
 }
 
 func (e *exports) CallFunction(name string, arguments []t.Value) (result witTypes.Result[t.Value, p.FunctionError]) {
@@ -375,8 +410,9 @@ func (e *exports) behaviour(hooks *hookTable) b.ProviderBehaviour {
 		for _, n := range sortedNames(table) {
 			if table[n].err == nil {
 				sb := schema(table[n].model)
-				// The plan hook: only resource types with a Plan or PlanDestroy are asked.
-				sb.PlanHook = table[n].plan != nil || table[n].planDestroy != nil
+				// The plan hook: only resource types with a Plan or PlanDestroy are asked,
+				// and those with an identity (the SDK plans it).
+				sb.PlanHook = table[n].plan != nil || table[n].planDestroy != nil || table[n].identity != nil
 				out = append(out, b.NamedBehaviour{Name: n, Behaviour: sb})
 			}
 		}
@@ -387,7 +423,7 @@ func (e *exports) behaviour(hooks *hookTable) b.ProviderBehaviour {
 		Resources:          named(d.resources),
 		DataSources:        named(d.dataSources),
 		EphemeralResources: named(d.ephemeralDefs()),
-		ListResources:      []b.NamedBehaviour{},
+		ListResources:      named(d.listDefs()),
 		Actions:            named(d.actionDefs()),
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
-	witTypes "go.bytecodealliance.org/pkg/wit/types"
-
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
-	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
 
 // ResourceMover is a resource type that a `moved` block can move another resource type's
@@ -46,7 +43,7 @@ func (m MoveSource) Decode(v any) error {
 }
 
 func (e *exports) MoveResourceState(r p.MoveResourceStateRequest) p.MoveResourceStateResponse {
-	var state *tree
+	var state, identity *tree
 	private := decodePrivate(nil)
 	ds := guard("move "+r.SourceTypeName+" to "+r.TargetTypeName, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TargetTypeName)
@@ -60,13 +57,17 @@ func (e *exports) MoveResourceState(r p.MoveResourceStateRequest) p.MoveResource
 		state, err = td.move(withPrivate(ctx, private), MoveSource{ProviderAddress: r.SourceProviderAddress,
 			TypeName: r.SourceTypeName, SchemaVersion: r.SourceSchemaVersion, Private: r.SourcePrivate,
 			state: fromWIT(r.SourceState)})
+		if err != nil {
+			return err
+		}
+		identity, err = td.knownIdentity(state, "MoveState")
 		return err
 	})
 	if ds.HasError() {
 		state = nullTree
 	}
 	return p.MoveResourceStateResponse{TargetState: toWIT(state), TargetPrivate: private.encode(),
-		TargetIdentity: witTypes.None[t.Value](), Diagnostics: witDiagnostics(ds)}
+		TargetIdentity: someIdentity(identity), Diagnostics: witDiagnostics(ds)}
 }
 
 // movesState tells whether a resource type takes moved state: the provider then declares

@@ -96,6 +96,10 @@ func (e *exports) PlanResource(r b.PlanResourceRequest) b.PlanResourceResponse {
 	if ds.HasError() {
 		planned = fromWIT(r.PlannedState)
 	}
+	plannedIdentity := r.PriorIdentity
+	if td, err := e.d.find("resource", e.d.resources, r.TypeName); err == nil && td.identity != nil && planned.kind != tNull {
+		plannedIdentity = td.plannedIdentity(fromWIT(r.PriorState), planned, r.PriorIdentity, len(r.RequiresReplace) > 0)
+	}
 	return b.PlanResourceResponse{PlannedState: toWIT(planned), RequiresReplace: r.RequiresReplace,
-		PlannedPrivate: private.encode(), Diagnostics: witDiagnostics(ds)}
+		PlannedPrivate: private.encode(), Diagnostics: witDiagnostics(ds), PlannedIdentity: plannedIdentity}
 }

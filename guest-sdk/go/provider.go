@@ -34,6 +34,9 @@ type Provider[C any] struct {
 	EphemeralResources []EphemeralResourceType
 	// Actions are what `action` blocks invoke.
 	Actions []ActionType
+	// ListResources list the objects of managed resource types that have an identity
+	// (`terraform query`): each has the name of the resource type it lists.
+	ListResources []ListResourceType
 }
 
 // ResourceImpl is the code of a managed resource type whose state is the schema struct S.
@@ -54,7 +57,7 @@ type ResourceImpl[S any] interface {
 }
 
 // ResourceImporter is a resource type that `terraform import` and `import` blocks can
-// import by id.
+// import by id. (Import by identity: IdentityImporter.)
 type ResourceImporter[S any] interface {
 	ImportState(ctx context.Context, id string) (S, error)
 }
@@ -113,6 +116,7 @@ type typeDef struct {
 	validate    func(context.Context, *tree) error
 	normalize   func(*tree) (*tree, error)
 	upgrade     func(ctx context.Context, version int64, raw map[string]any) (map[string]any, error)
+	identity    *identityDef // NewResourceWithIdentity
 }
 
 // NewResource is the managed resource type name whose state is S, run by impl.
@@ -274,6 +278,7 @@ type providerDef struct {
 	functions   map[string]*Function
 	ephemeral   map[string]*EphemeralResourceType
 	actions     map[string]*ActionType
+	lists       map[string]*ListResourceType
 	hookState
 }
 
@@ -285,6 +290,7 @@ func Export[C any](p Provider[C]) {
 		functions:   map[string]*Function{},
 		ephemeral:   map[string]*EphemeralResourceType{},
 		actions:     map[string]*ActionType{},
+		lists:       map[string]*ListResourceType{},
 	}
 	d.config, d.err = modelOf(reflect.TypeFor[C]())
 	d.configure = func(ctx context.Context, t *tree) error {
@@ -308,6 +314,9 @@ func Export[C any](p Provider[C]) {
 	}
 	for i := range p.Actions {
 		d.actions[p.Actions[i].def.name] = &p.Actions[i]
+	}
+	for i := range p.ListResources {
+		d.lists[p.ListResources[i].def.name] = &p.ListResources[i]
 	}
 	for i := range p.Functions {
 		d.functions[p.Functions[i].name] = &p.Functions[i]

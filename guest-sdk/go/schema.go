@@ -35,6 +35,8 @@ import (
 //	use_state_for_unknown          a computed value keeps its prior value in plans
 //	unknown_on_update              a computed value is unknown on every update
 //	requires_replace               a change replaces the resource
+//	required_for_import            identity attributes (ResourceIdentity): an `import { identity
+//	optional_for_import            = {...} }` block must, or may, give it
 //
 // Other tags: `doc:"..."` (the description), `default:"..."` (the value planned when the
 // configuration leaves the attribute unset: text for a string, JSON for anything else; it makes
@@ -67,6 +69,9 @@ type field struct {
 	unknownOnUp bool
 	replace     bool
 	validators  []validatorSpec
+	// Identity attributes only (see ResourceIdentity).
+	requiredForImport bool
+	optionalForImport bool
 }
 
 type validatorSpec struct {
@@ -170,6 +175,10 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 			f.unknownOnUp = true
 		case "requires_replace":
 			f.replace = true
+		case "required_for_import":
+			f.requiredForImport = true
+		case "optional_for_import":
+			f.optionalForImport = true
 		default:
 			return nil, fmt.Errorf("%s: unknown tf tag option %q", where, opt)
 		}

@@ -86,43 +86,43 @@ const CAPABILITIES: &[Capability] = &[
         name: "`moved` into another resource type (MoveResourceState)",
         test: "a_moved_block_changes_the_resource_type",
         check: moved_into_another_type,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Validators: a declared pattern refuses a bad value at plan time",
         test: "a_declared_validator_refuses_a_bad_value",
         check: validator_refuses_a_bad_value,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Defaults: an attribute left unset gets its declared default",
         test: "an_unset_attribute_gets_its_default",
         check: unset_attribute_gets_its_default,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Sensitive values are hidden in plans and marked in the state",
         test: "a_sensitive_value_is_hidden",
         check: sensitive_value_is_hidden,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Private state kept beside the state, written by create and read",
         test: "private_state_is_kept_and_handed_back",
         check: private_state_is_kept,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Resource identity in the state, and import by identity",
         test: "an_identity_is_stored_and_imports",
         check: identity_is_stored_and_imports,
-        gaps: &[("Go", NO_GO_IDENTITY)],
+        gaps: &[],
     },
     Capability {
         name: "List resources (`terraform query`), with `limit` and resource objects",
         test: "a_list_resource_lists_the_servers",
         check: list_resource_lists_servers,
-        gaps: &[("Go", NO_GO_IDENTITY)],
+        gaps: &[],
     },
     Capability {
         name: "Actions invoked with progress (`terraform apply -invoke`)",
@@ -140,33 +140,27 @@ const CAPABILITIES: &[Capability] = &[
         name: "Write-only attributes: given to create, never planned or stored",
         test: "a_write_only_value_is_never_stored",
         check: write_only_value_is_never_stored,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Integers beyond 2^53 stay exact, in the provider's arithmetic too",
         test: "integers_beyond_2_53_stay_exact",
         check: big_integers_stay_exact,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Unknowns in a nested set, defaults and kept values at depth",
         test: "a_nested_set_plans_unknowns_and_keeps_values_at_depth",
         check: nested_set_plans_at_depth,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
     Capability {
         name: "Requires-replace at depth: a nested block's attribute replaces the resource",
         test: "a_change_inside_a_block_replaces_the_resource",
         check: change_inside_a_block_replaces,
-        gaps: &[("Go", NO_GO_VM)],
+        gaps: &[],
     },
 ];
-
-/// Why the Go cells of the `slow_vm` rows are empty.
-const NO_GO_VM: &str = "tests/guests/slow/go has no `slow_vm` yet";
-
-/// Why the Go cells of the identity rows are empty.
-const NO_GO_IDENTITY: &str = "the Go SDK has no resource identity yet (issue 24)";
 
 /// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
 fn row(test: &str) -> anyhow::Result<()> {

@@ -1,14 +1,15 @@
 //! Go guests: guest-sdk/go/README.md as a newcomer follows it (its go.mod lines and main.go
 //! written into an empty directory, built with the README's three commands, installed with
-//! `terrarium install` and applied by a real terraform), the Go pets through terraform, and
-//! `moved` into a Go resource type.
+//! `terrarium install` and applied by a real terraform), the Go pets through terraform,
+//! `moved` into a Go resource type, hooks and actions, identities and list resources.
 
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::json::state_values;
+use serde_json::{Value, json};
+use terrarium_tests::json::{pretty, raw_state_instances, state_resource, state_values};
 use terrarium_tests::mirror::{allow_dir_rw, required_providers};
 use terrarium_tests::readme::install_and_apply;
 use terrarium_tests::workspace::hcl_string;
@@ -282,5 +283,193 @@ fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result
         anyhow::bail!("the output lacks the action's progress\n{invoked}");
     };
     ensure!(i < j, "progress out of order\n{invoked}");
+    Ok(())
+}
+
+/// The identity of the one instance of `type_name.name` in terraform.tfstate, with its
+/// identity schema version.
+fn stored_identity(ws: &Workspace, type_name: &str, name: &str) -> anyhow::Result<(Value, Value)> {
+    let tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
+    let instances = raw_state_instances(&tfstate, type_name, name)?;
+    ensure!(instances.len() == 1, "{type_name}.{name} instances: {}", pretty(&tfstate));
+    Ok((instances[0]["identity"].clone(), instances[0]["identity_schema_version"].clone()))
+}
+
+/// Resource identity in the Go SDK through terraform, with tests/guests/slow/go: the identity
+/// schema terraform sees, the identity an apply stores (`IdentityOf`), an `import` block by
+/// identity (`ImportByIdentity`), and an identity of an older identity schema version in the
+/// state upgraded by the provider (`IdentityVersion`, `UpgradeIdentity`) before a plan that
+/// then has nothing to do.
+#[test]
+fn go_identities_are_stored_imported_and_upgraded() -> anyhow::Result<()> {
+    const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
+    let ws = Workspace::new(&[Provider::SlowGo])?;
+    let required = required_providers(&[Provider::SlowGo]);
+    ws.write(
+        "main.tf",
+        &format!(
+            "{required}\nresource \"slow_server\" \"web\" {{\n  boot_seconds = 0\n}}\n\n\
+             resource \"slow_tag\" \"t\" {{\n  name = \"blue\"\n}}\n"
+        ),
+    )?;
+    ws.init()?;
+    let schemas = ws.json(&["providers", "schema", "-json"])?;
+    let identities =
+        &schemas["provider_schemas"][Provider::SlowGo.source()]["resource_identity_schemas"];
+    ensure!(
+        identities["slow_server"]["version"] == 0
+            && identities["slow_server"]["attributes"]["id"]["type"] == "string"
+            && identities["slow_server"]["attributes"]["id"]["required_for_import"] == true
+            && identities["slow_tag"]["version"] == 1,
+        "identity schemas: {}",
+        pretty(identities)
+    );
+    ws.ok(APPLY)?;
+    ensure!(
+        stored_identity(&ws, "slow_server", "web")? == (json!({ "id": "server-0" }), json!(0)),
+        "slow_server.web's identity: {:?}",
+        stored_identity(&ws, "slow_server", "web")?
+    );
+    ensure!(
+        stored_identity(&ws, "slow_tag", "t")? == (json!({ "name": "blue" }), json!(1)),
+        "slow_tag.t's identity: {:?}",
+        stored_identity(&ws, "slow_tag", "t")?
+    );
+
+    // An import block by identity.
+    ws.write(
+        "main.tf",
+        &format!(
+            "{required}\nresource \"slow_server\" \"web\" {{\n  boot_seconds = 0\n}}\n\n\
+             resource \"slow_tag\" \"t\" {{\n  name = \"blue\"\n}}\n\n\
+             import {{\n  to       = slow_server.imp\n  identity = {{\n    id = \"server-2\"\n  }}\n}}\n\n\
+             resource \"slow_server\" \"imp\" {{\n  boot_seconds = 2\n}}\n"
+        ),
+    )?;
+    let imported = ws.ok(APPLY)?;
+    ensure!(
+        imported.stdout.contains("1 imported, 0 added, 0 changed, 0 destroyed"),
+        "the import by identity did more (or less) than import\n{imported}"
+    );
+    let state = ws.state_json()?;
+    let imp = state_resource(&state, "slow_server.imp")?;
+    ensure!(
+        imp["identity"] == json!({ "id": "server-2" }) && imp["values"]["ready"] == true,
+        "slow_server.imp: {}",
+        pretty(imp)
+    );
+
+    // slow_tag.t's identity as version 0 wrote it.
+    let mut tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
+    let instance = tfstate["resources"]
+        .as_array_mut()
+        .and_then(|r| r.iter_mut().find(|r| r["type"] == "slow_tag"))
+        .and_then(|r| r["instances"].as_array_mut())
+        .and_then(|i| i.first_mut())
+        .context("no slow_tag.t instance in terraform.tfstate")?;
+    instance["identity_schema_version"] = json!(0);
+    instance["identity"] = json!({ "tag": "blue" });
+    tfstate["serial"] = json!(tfstate["serial"].as_u64().unwrap_or(0) + 1);
+    ws.write("terraform.tfstate", &serde_json::to_string_pretty(&tfstate)?)?;
+    let log = ws.root().join("upgrade.log");
+    let log_path = log.to_string_lossy().into_owned();
+    let upgraded = ws.run_with_env(APPLY, &[("TF_LOG", "trace"), ("TF_LOG_PATH", &log_path)])?;
+    ensure!(
+        upgraded.code == Some(0) && upgraded.stdout.contains("0 added, 0 changed, 0 destroyed"),
+        "{upgraded}"
+    );
+    ensure!(
+        fs::read_to_string(&log)?.contains("GRPCProvider.v6: UpgradeResourceIdentity"),
+        "terraform did not ask the provider to upgrade the identity (see {})",
+        log.display()
+    );
+    ensure!(
+        stored_identity(&ws, "slow_tag", "t")? == (json!({ "name": "blue" }), json!(1)),
+        "the upgraded identity: {:?}",
+        stored_identity(&ws, "slow_tag", "t")?
+    );
+    Ok(())
+}
+
+/// List resources in the Go SDK through terraform (`NewListResource`): `terraform query`
+/// lists tests/guests/slow/go's servers with their identities, `limit` and
+/// `include_resource` shape the answer, and `-generate-config-out` writes blocks that a plan
+/// imports.
+#[test]
+fn go_list_resources_answer_terraform_query() -> anyhow::Result<()> {
+    let ws = Workspace::new(&[Provider::SlowGo])?;
+    ws.write("main.tf", &required_providers(&[Provider::SlowGo]))?;
+    let list = |name: &str, extra: &str, count: u32| {
+        format!(
+            "list \"slow_server\" \"{name}\" {{\n  provider = slow\n{extra}  config {{\n    count = {count}\n  }}\n}}\n\n"
+        )
+    };
+    ws.write(
+        "list.tfquery.hcl",
+        &[
+            list("all", "", 3),
+            list("first", "  limit = 1\n", 3),
+            list("objects", "  include_resource = true\n", 1),
+        ]
+        .concat(),
+    )?;
+    ws.init()?;
+    let run = ws.run(&["query", "-json", "-no-color"])?;
+    ensure!(run.code == Some(0), "terraform query -json failed\n{run}");
+    let mut found: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for line in run.json_lines()? {
+        if line["type"] == "list_resource_found" {
+            let item = &line["list_resource_found"];
+            found.entry(item["address"].as_str().unwrap_or_default().to_owned()).or_default().push(
+                json!({
+                    "display_name": item["display_name"],
+                    "identity": item["identity"],
+                    "resource_object": item["resource_object"],
+                }),
+            );
+        }
+    }
+    let item = |n: u32, object: Value| {
+        json!({
+            "display_name": format!("server-{n}"),
+            "identity": { "id": format!("server-{n}") },
+            "resource_object": object,
+        })
+    };
+    let server_1 = json!({
+        "id": "server-1", "boot_seconds": 1, "ready": true,
+        "fail_boot": null, "protect": null, "report_url": null,
+    });
+    let expected: std::collections::BTreeMap<String, Vec<Value>> = [
+        (
+            "list.slow_server.all",
+            vec![item(1, Value::Null), item(2, Value::Null), item(3, Value::Null)],
+        ),
+        ("list.slow_server.first", vec![item(1, Value::Null)]),
+        ("list.slow_server.objects", vec![item(1, server_1)]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    ensure!(
+        found == expected,
+        "terraform query found\n{}\nexpected\n{}",
+        pretty(&json!(found)),
+        pretty(&json!(expected))
+    );
+
+    ws.write("list.tfquery.hcl", &list("all", "", 3))?;
+    ws.ok(&["query", "-generate-config-out=generated.tf", "-no-color"])?;
+    let generated = ws.read("generated.tf")?;
+    ensure!(
+        generated.matches("import {").count() == 3
+            && generated.matches("resource \"slow_server\"").count() == 3,
+        "generated.tf:\n{generated}"
+    );
+    let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    ensure!(
+        plan.stdout.contains("Plan: 3 to import, 0 to add, 0 to change, 0 to destroy."),
+        "the generated configuration does not just import\n{plan}"
+    );
     Ok(())
 }

@@ -1,6 +1,5 @@
-// `terrarium/slow` in Go: the slow_server of tests/guests/slow (Rust), for the conformance
-// rows the Go SDK can run: what each SDK does when a create fails or is stopped part of the
-// way.
+// `terrarium/slow` in Go: tests/guests/slow (Rust) in the Go SDK, for the conformance
+// table's Go column.
 //
 // slow_server stands for a cloud server: create "starts" it at once (its id exists from then
 // on) and then waits boot_seconds for it to boot (terrarium.Sleep). When Terraform is stopped
@@ -9,14 +8,18 @@
 // never comes up: create fails and keeps the started server with the error
 // (terrarium.WithState), so Terraform records it as tainted. A server with protect = true
 // refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
-// takes a terraform_data (Go only). The ephemeral slow_lease is a token on a lease of seconds,
-// renewed while Terraform uses it and closed when it is done; both are logged. slow_tag (Go
-// only) exercises the Go SDK's hooks; the action slow_reboot reboots a server in steps,
-// reporting each (the conformance row of actions). slow_server's
-// schema is at version 1: version 0 called boot_seconds `boot` (the state-upgrade row).
-// With report_url, create reports with a GET once it stops waiting (after a stop the SDK's
-// transport sends nothing), and slow_page fetches a URL through the sandbox's HTTP grants:
-// both are ordinary net/http.
+// takes a slow_vm, or a terraform_data (Go only). A server's identity is its id: `import {
+// identity = { id = "server-N" } }` imports it as import by id does, and `list "slow_server"`
+// (terraform query) lists server-1 to server-<count>. slow_vm is what servers were before
+// slow_server: a declared pattern, a default, a sensitive value, and its creates and reads
+// counted in its private state. The ephemeral slow_lease is a token on a lease of seconds,
+// renewed while Terraform uses it and closed when it is done; both are logged. The action
+// slow_reboot reboots a server in steps, reporting each. slow_tag (Go only) exercises the Go
+// SDK's hooks; its identity is its name, at identity schema version 1 (version 0 called it
+// tag). slow_server's schema is at version 1: version 0 called boot_seconds `boot` (the
+// state-upgrade row). With report_url, create reports with a GET once it stops waiting (after
+// a stop the SDK's transport sends nothing), and slow_page fetches a URL through the
+// sandbox's HTTP grants: both are ordinary net/http.
 package main
 
 import (
@@ -28,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"terrarium.dev/sdk"
 	// net/http goes through the sandbox's HTTP grants (http.DefaultTransport).
@@ -110,13 +114,24 @@ type terraformData struct {
 	ID string `tf:"id"`
 }
 
-// MoveState takes a terraform_data (`moved { from = terraform_data.x  to = slow_server.x }`):
-// a server that boots at once, named after the terraform_data's id. (Go only: the e2e test
-// of moved for the Go SDK.)
+// MoveState takes a slow_vm (`vm-N` becomes `server-N`, up), or a terraform_data (`moved {
+// from = terraform_data.x  to = slow_server.x }`): a server that boots at once, named after
+// the terraform_data's id. (The terraform_data is Go only: the e2e test of moved from another
+// provider.)
 func (serverResource) MoveState(_ context.Context, source terrarium.MoveSource) (Server, error) {
+	if source.TypeName == "slow_vm" {
+		var vm struct {
+			Seconds int64 `tf:"seconds"`
+		}
+		if err := source.Decode(&vm); err != nil {
+			return Server{}, err
+		}
+		return Server{ID: terrarium.StringValue(fmt.Sprintf("server-%d", vm.Seconds)), BootSeconds: vm.Seconds,
+			Ready: terrarium.BoolValue(true)}, nil
+	}
 	if source.TypeName != "terraform_data" {
 		return Server{}, terrarium.NewError("Cannot move resource state",
-			"slow_server takes the state of a terraform_data, not of a "+source.TypeName)
+			"slow_server takes the state of a slow_vm or a terraform_data, not of a "+source.TypeName)
 	}
 	var data terraformData
 	if err := source.Decode(&data); err != nil {
@@ -138,6 +153,115 @@ func (serverResource) Delete(context.Context, Server) error {
 	// The server is imaginary: nothing to delete.
 	return nil
 }
+
+// ServerIdentity is a server's identity: its id.
+type ServerIdentity struct {
+	ID string "tf:\"id,required_for_import\" doc:\"The server's ID, `server-N`.\""
+}
+
+// IdentityOf is the state's id: unknown in the plan of a create (known after apply).
+func (serverResource) IdentityOf(s Server) (ServerIdentity, bool) {
+	return ServerIdentity{ID: s.ID.Value()}, s.ID.IsKnown()
+}
+
+// ImportByIdentity imports `server-N` as ImportState does.
+func (r serverResource) ImportByIdentity(ctx context.Context, identity ServerIdentity) (Server, error) {
+	return r.ImportState(ctx, identity.ID)
+}
+
+// ServerFilter is the config block of `list "slow_server"`: which servers to list.
+type ServerFilter struct {
+	Count int64 "tf:\"count\" doc:\"Lists `server-1` to `server-<count>`.\""
+}
+
+// List lists server-1 to server-<count>: each is what importing it gives.
+func (r serverResource) List(ctx context.Context, filter ServerFilter, results *terrarium.ListResults[Server, ServerIdentity]) error {
+	for n := int64(1); n <= filter.Count; n++ {
+		id := fmt.Sprintf("server-%d", n)
+		if !results.Push(ServerIdentity{ID: id}, id, func() (Server, error) { return r.ImportState(ctx, id) }) {
+			break
+		}
+	}
+	return nil
+}
+
+// Vm is slow_vm: what servers were before slow_server.
+type Vm struct {
+	ID          terrarium.String `tf:"id,computed,use_state_for_unknown"`
+	Seconds     int64            `tf:"seconds,requires_replace" doc:"How long the VM takes to boot."`
+	Label       *string          `tf:"label" validate:"pattern(^[a-z][a-z0-9-]*$)" doc:"A name in lower case letters, digits and dashes."`
+	Cpus        *int64           `tf:"cpus" default:"2" doc:"How many CPUs. Defaults to 2."`
+	Password    *string          `tf:"password,sensitive" doc:"The console password, hidden in plans and output."`
+	Token       *string          `tf:"token,write_only" doc:"A token the VM is given at create, never stored."`
+	TokenLength terrarium.Number `tf:"token_length,computed" doc:"How many characters the token had."`
+	Serial      *int64           `tf:"serial" doc:"A serial number (any integer, also beyond 2^53)."`
+	NextSerial  terrarium.Number `tf:"next_serial,computed" doc:"The serial number after serial."`
+	Disks       []Disk           `tf:"disks,set" doc:"The VM's disks."`
+	Nic         []Nic            `tf:"nic,block,max_items=1" doc:"Its network interface."`
+}
+
+// Nic is slow_vm's `nic { ... }`: a nested block.
+type Nic struct {
+	Network string           `tf:"network,requires_replace" doc:"The network it is on; another network replaces the VM (requires-replace at depth)."`
+	Mac     terrarium.String `tf:"mac,computed,use_state_for_unknown" doc:"Given when the VM is made, kept while it lives."`
+}
+
+// Disk is one of slow_vm's disks: a nested attribute holding a set of objects.
+type Disk struct {
+	Size int64            `tf:"size" doc:"Its size in GB."`
+	Kind *string          `tf:"kind" default:"ssd" doc:"Its kind. Defaults to ssd."`
+	ID   terrarium.String `tf:"id,computed,use_state_for_unknown" doc:"Given when the disk is made; a disk keeps its id."`
+}
+
+// vmMade is the VM planned describes, made: what the provider computes set, an id for each
+// new disk and a MAC address for a new network interface.
+func vmMade(planned Vm) Vm {
+	planned.ID = terrarium.StringValue(fmt.Sprintf("vm-%d", planned.Seconds))
+	length := 0
+	if planned.Token != nil {
+		length = utf8.RuneCountInString(*planned.Token)
+	}
+	planned.TokenLength = terrarium.NumberInt(int64(length))
+	planned.NextSerial = terrarium.NumberNull()
+	if planned.Serial != nil {
+		planned.NextSerial = terrarium.NumberInt(*planned.Serial + 1)
+	}
+	for i, d := range planned.Disks {
+		if d.ID.IsUnknown() {
+			kind := ""
+			if d.Kind != nil {
+				kind = *d.Kind
+			}
+			planned.Disks[i].ID = terrarium.StringValue(fmt.Sprintf("disk-%d-%s", d.Size, kind))
+		}
+	}
+	for i, n := range planned.Nic {
+		if n.Mac.IsUnknown() {
+			planned.Nic[i].Mac = terrarium.StringValue("mac-" + n.Network)
+		}
+	}
+	return planned
+}
+
+// vmResource counts in its private state what happened to the VM: created once, read N times.
+type vmResource struct{}
+
+func (vmResource) Create(ctx context.Context, planned Vm) (Vm, error) {
+	return vmMade(planned), terrarium.Private(ctx).Set("created", 1)
+}
+
+func (vmResource) Read(ctx context.Context, current Vm) (*Vm, error) {
+	private := terrarium.Private(ctx)
+	var reads int64
+	if _, err := private.Get("reads", &reads); err != nil {
+		return nil, err
+	}
+	return &current, private.Set("reads", reads+1)
+}
+
+func (vmResource) Update(_ context.Context, _, planned Vm) (Vm, error) { return vmMade(planned), nil }
+
+func (vmResource) Delete(context.Context, Vm) error { return nil }
 
 // LeaseData is slow_lease: a token on a lease of seconds, renewed while Terraform uses it.
 type LeaseData struct {
@@ -204,6 +328,21 @@ func (tagResource) Update(_ context.Context, _, planned Tag) (Tag, error) {
 }
 func (tagResource) Delete(context.Context, Tag) error { return nil }
 
+// TagIdentity is a tag's identity: its name. Version 0 called it tag.
+type TagIdentity struct {
+	Name string `tf:"name,required_for_import" doc:"The tag's name."`
+}
+
+func (tagResource) IdentityOf(t Tag) (TagIdentity, bool) { return TagIdentity{Name: t.Name}, true }
+
+// IdentityVersion is 1: version 0 called name tag.
+func (tagResource) IdentityVersion() int64 { return 1 }
+
+// UpgradeIdentity renames version 0's tag to name.
+func (tagResource) UpgradeIdentity(_ context.Context, _ int64, raw map[string]any) (map[string]any, error) {
+	return map[string]any{"name": raw["tag"]}, nil
+}
+
 // Page is slow_page: a URL's status and text, fetched through the sandbox's HTTP grants.
 type Page struct {
 	URL    string  `tf:"url" doc:"What to fetch."`
@@ -230,19 +369,20 @@ func (pageData) Read(_ context.Context, config Page) (Page, error) {
 	return config, nil
 }
 
-// Reboot is the configuration of the action slow_reboot: it reboots a server in `steps`,
+// Reboot is the configuration of the action slow_reboot: it reboots a server in steps,
 // reporting each.
 type Reboot struct {
-	ServerID string           `tf:"server_id"`
-	Steps    terrarium.Number `tf:"steps"`
+	ServerID string `tf:"server_id" doc:"The server to reboot."`
+	Steps    int64  `tf:"steps" doc:"How many steps the reboot takes."`
 }
 
 type rebootAction struct{}
 
+func (rebootAction) Description() string { return "Reboots a server in steps." }
+
 func (rebootAction) Invoke(_ context.Context, config Reboot, progress terrarium.Progress) error {
-	n, _ := config.Steps.Int64()
-	for i := int64(1); i <= n; i++ {
-		progress.Report(fmt.Sprintf("rebooting %s: step %d/%d", config.ServerID, i, n))
+	for step := int64(1); step <= config.Steps; step++ {
+		progress.Report(fmt.Sprintf("rebooting %s: step %d/%d", config.ServerID, step, config.Steps))
 	}
 	return nil
 }
@@ -250,8 +390,12 @@ func (rebootAction) Invoke(_ context.Context, config Reboot, progress terrarium.
 func init() {
 	terrarium.Export(terrarium.Provider[struct{}]{
 		Resources: []terrarium.ResourceType{
-			terrarium.NewResource[Server]("slow_server", serverResource{}),
-			terrarium.NewResource[Tag]("slow_tag", tagResource{}),
+			terrarium.NewResourceWithIdentity[Server, ServerIdentity]("slow_server", serverResource{}),
+			terrarium.NewResource[Vm]("slow_vm", vmResource{}),
+			terrarium.NewResourceWithIdentity[Tag, TagIdentity]("slow_tag", tagResource{}),
+		},
+		ListResources: []terrarium.ListResourceType{
+			terrarium.NewListResource[ServerFilter, Server, ServerIdentity]("slow_server", serverResource{}),
 		},
 		DataSources: []terrarium.DataSourceType{terrarium.NewDataSource[Page]("slow_page", pageData{})},
 		Actions:     []terrarium.ActionType{terrarium.NewAction[Reboot]("slow_reboot", rebootAction{})},
