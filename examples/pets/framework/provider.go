@@ -91,7 +91,10 @@ func (p *petsProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 }
 
 func (p *petsProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &petResource{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return &petResource{} },
+		func() resource.Resource { return tagResource{} }, // tags.go
+	}
 }
 
 func (p *petsProvider) DataSources(context.Context) []func() datasource.DataSource {

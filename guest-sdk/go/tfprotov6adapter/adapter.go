@@ -590,7 +590,22 @@ func (a *adapter) MoveResourceState(request p.MoveResourceStateRequest) (out p.M
 
 func (a *adapter) GenerateResourceConfig(typeName string, state t.Value) (out p.GenerateResourceConfigResponse) {
 	out.Config = nullValue()
-	out.Diagnostics = []t.Diagnostic{unsupported("generating configuration (GenerateResourceConfig)")}
+	out.Diagnostics = call("GenerateResourceConfig", func(ctx context.Context) ([]*tfprotov6.Diagnostic, error) {
+		typ, err := a.typeOf(kindResource, typeName)
+		if err != nil {
+			return nil, err
+		}
+		dv, err := dynamicValue(state, typ)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := a.server.GenerateResourceConfig(ctx, &tfprotov6.GenerateResourceConfigRequest{TypeName: typeName, State: dv})
+		if err != nil || resp == nil {
+			return nil, err
+		}
+		out.Config, err = fromDynamicValue(resp.Config, typ)
+		return resp.Diagnostics, err
+	})
 	return out
 }
 

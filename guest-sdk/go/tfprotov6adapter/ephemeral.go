@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
-	s "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_streams"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
 
@@ -94,31 +93,4 @@ func (a *adapter) CloseEphemeralResource(typeName string, private witTypes.Optio
 		}
 		return resp.Diagnostics, nil
 	})
-}
-
-// List resources and actions are not served yet: tfprotov6's ListResourceServer and
-// ActionServer stream their answers, which the adapter would forward to the WIT streams.
-
-func (a *adapter) ValidateListResourceConfig(typeName string, config t.Value) []t.Diagnostic {
-	return []t.Diagnostic{unsupported("list resources")}
-}
-
-func (a *adapter) ListResource(request p.ListResourceRequest, results *s.ListResults) []t.Diagnostic {
-	// Borrowed for this call: the canonical ABI wants the borrow dropped before the call
-	// returns (else the host traps), and wit-bindgen's Go bindings leave that to the callee.
-	results.Drop()
-	return []t.Diagnostic{unsupported("list resources")}
-}
-
-func (a *adapter) ValidateActionConfig(typeName string, config t.Value) []t.Diagnostic {
-	return []t.Diagnostic{unsupported("actions")}
-}
-
-func (a *adapter) PlanAction(request p.ActionRequest) p.PlanActionResponse {
-	return p.PlanActionResponse{Diagnostics: []t.Diagnostic{unsupported("actions")}}
-}
-
-func (a *adapter) InvokeAction(request p.ActionRequest, progress *s.ActionProgress) []t.Diagnostic {
-	progress.Drop() // borrowed for this call (see ListResource)
-	return []t.Diagnostic{unsupported("actions")}
 }

@@ -183,7 +183,9 @@ struct Seen {
 }
 
 /// The pets provider `provider` in a workspace of its own, granted a fresh directory.
-fn pets_workspace(provider: Provider) -> anyhow::Result<(tempfile::TempDir, PathBuf, Workspace)> {
+pub(crate) fn pets_workspace(
+    provider: Provider,
+) -> anyhow::Result<(tempfile::TempDir, PathBuf, Workspace)> {
     let scratch = tempfile::tempdir()?;
     let dir = scratch.path().canonicalize()?.join("pets");
     fs::create_dir(&dir)?;
@@ -195,7 +197,12 @@ fn pets_workspace(provider: Provider) -> anyhow::Result<(tempfile::TempDir, Path
     Ok((scratch, dir, ws))
 }
 
-fn write_config(ws: &Workspace, provider: Provider, dir: &Path, body: &str) -> anyhow::Result<()> {
+pub(crate) fn write_config(
+    ws: &Workspace,
+    provider: Provider,
+    dir: &Path,
+    body: &str,
+) -> anyhow::Result<()> {
     ws.write(
         "main.tf",
         &format!(
