@@ -118,12 +118,17 @@ struct Served {
 
 /// Reads `state` of `type_name` ROUND_TRIPS times one after the other (after 20 unmeasured),
 /// then AT_ONCE times at once, on a configured provider; stops it.
-async fn serve(mut plugin: RunningPlugin, type_name: &str, state: &[u8]) -> anyhow::Result<Served> {
-    for _ in 0..20 {
+async fn serve(
+    setup: &Setup,
+    mut plugin: RunningPlugin,
+    type_name: &str,
+    state: &[u8],
+) -> anyhow::Result<Served> {
+    for _ in 0..setup.times(20) {
         plugin.read_resource(type_name, state).await?;
     }
     let mut samples = Vec::with_capacity(ROUND_TRIPS);
-    for _ in 0..ROUND_TRIPS {
+    for _ in 0..setup.times(ROUND_TRIPS) {
         let started = Instant::now();
         plugin.read_resource(type_name, state).await?;
         samples.push(started.elapsed().as_secs_f64() * 1e6);
@@ -155,7 +160,7 @@ async fn serve_pets(
     launch.args.extend(["--grants".into(), pets.grants.as_os_str().to_owned()]);
     let mut plugin = RunningPlugin::start(&launch).await?.ready().await?;
     plugin.configure(pets_configuration(&pets.data)?).await?;
-    serve(plugin, "pets_pet", &state).await
+    serve(setup, plugin, "pets_pet", &state).await
 }
 
 /// examples/null, reading 4 KB null_resource states: the baseline.
@@ -168,7 +173,7 @@ async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> 
             .ready()
             .await?;
     plugin.configure_empty().await?;
-    serve(plugin, "null_resource", &state).await
+    serve(setup, plugin, "null_resource", &state).await
 }
 
 pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
@@ -197,7 +202,7 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
         launches.push(launch);
     }
     starts.resize_with(launches.len(), Samples::default);
-    for i in 0..setup.runs.max(5) * 2 {
+    for i in 0..setup.times(setup.runs.max(5) * 2) {
         let order: Vec<usize> = if i % 2 == 0 {
             (0..launches.len()).collect()
         } else {
@@ -280,8 +285,9 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
                 ),
                 row(
                     format!(
-                        "ReadResource round trip (median of {ROUND_TRIPS}; pets_pet from its file, \
-                         null_resource with a 4 KB state)"
+                        "ReadResource round trip (median of {}; pets_pet from its file, \
+                         null_resource with a 4 KB state)",
+                        setup.times(ROUND_TRIPS)
                     ),
                     served.round_trip_us,
                     null_served.round_trip_us,

@@ -34,9 +34,19 @@ pub struct ListSetup {
     pub hostile_component: PathBuf,
     pub dir: PathBuf,
     pub runs: usize,
+    /// A smoke run: each case with a thousandth of its items.
+    pub smoke: bool,
+}
+
+impl ListSetup {
+    /// `n` items, or a thousandth of them in a smoke run.
+    fn scaled(&self, n: i64) -> i64 {
+        if self.smoke { (n / 1000).max(1) } else { n }
+    }
 }
 
 /// One listing to measure.
+#[derive(Clone, Copy)]
 struct Case {
     count: i64,
     bytes: i64,
@@ -338,11 +348,14 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
     let types = &HostileTypes::of(&setup.hostile_component).await?;
 
     let mut lines = Vec::new();
-    for case in CASES.iter().map(Some).chain([None]) {
+    let cases: Vec<Case> =
+        CASES.iter().map(|c| Case { count: setup.scaled(c.count), ..*c }).collect();
+    let reports = setup.scaled(REPORTS);
+    for case in cases.iter().map(Some).chain([None]) {
         let (what, expected) = match case {
             Some(case) => (format!("ListResource, {}", case.describe()), case.count),
             None => {
-                (format!("InvokeAction, {} progress reports", thousands(REPORTS as u64)), REPORTS)
+                (format!("InvokeAction, {} progress reports", thousands(reports as u64)), reports)
             }
         };
         eprintln!("== {what} ({} runs)", setup.runs);
@@ -359,7 +372,7 @@ pub async fn run(setup: &ListSetup) -> anyhow::Result<()> {
                     )?;
                     one_listing(setup, types, cache.path(), request).await?
                 }
-                None => one_invocation(setup, types, cache.path(), REPORTS).await?,
+                None => one_invocation(setup, types, cache.path(), reports).await?,
             };
             if sample.items != expected as u64 {
                 bail!("{what}: {} items arrived, expected {expected}", sample.items);

@@ -7,18 +7,26 @@
 //! change in machine load hits both alike, and reports medians.
 //!
 //! Arguments: sections to run (default: all of them, in this order): `start`, `round-trip`,
-//! `concurrent`, `terraform`, `scale`, `reload`, `languages`, `list-stream`; `--runs N` (default 5),
-//! `--sizes 1,100,1000,10000` (terraform plan/apply sizes).
+//! `concurrent`, `terraform`, `instances`, `scale`, `reload`, `dev-reload`, `languages`, `list-stream`; `--runs N` (default 5),
+//! `--sizes 1,100,1000,10000` (terraform plan/apply sizes); `--smoke` runs every section once
+//! at its smallest size, against whatever builds the environment names (debug builds too), so
+//! that `make test` proves each section still runs (bench/tests/smoke.rs): its figures mean
+//! nothing and nothing is asserted on them.
 //! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, NULL_COMPONENT,
 //! NULL_DEBUG_COMPONENT, FAULTY_COMPONENT, HOSTILE_COMPONENT, SLOW_COMPONENT, GO_NULL,
-//! FRAMEWORK_PROVIDER, TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO, and for `languages`
+//! TOFU (for `instances`' OpenTofu half), RELEASE_EXAMPLES (for `dev-reload`:
+//! the release example components, separated by `:`; examples/null's when unset), FRAMEWORK_PROVIDER (optional: without it the start section leaves the framework baseline
+//! out and says so), TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO, and for `languages`
 //! PETS_PY_COMPONENT and PETS_TS_COMPONENT. `list-stream` needs only
 //! the host and the hostile component, and finds them next to this executable when unset.
 
 mod author;
+mod dev_reload;
+mod instances;
 mod languages;
 mod list_stream;
 mod plugin_client;
+mod pss;
 mod reload;
 mod scale;
 mod start;
@@ -41,7 +49,7 @@ pub struct Setup {
     faulty_component: PathBuf,
     slow_component: PathBuf,
     go_null: PathBuf,
-    framework_provider: PathBuf,
+    framework_provider: Option<PathBuf>,
     terraform: PathBuf,
     dir: PathBuf,
     /// Where the author's crates (guest-sdk/README.md) are made and built; kept across runs.
@@ -49,6 +57,15 @@ pub struct Setup {
     repo: PathBuf,
     runs: usize,
     sizes: Vec<usize>,
+    /// `--smoke`: every section once, at its smallest size.
+    smoke: bool,
+}
+
+impl Setup {
+    /// `n` repetitions of something a section measures many times, or one in a smoke run.
+    pub fn times(&self, n: usize) -> usize {
+        if self.smoke { 1 } else { n }
+    }
 }
 
 fn env_path(key: &str) -> anyhow::Result<PathBuf> {
@@ -62,13 +79,15 @@ fn env_path(key: &str) -> anyhow::Result<PathBuf> {
 }
 
 /// The sections, in the order they run.
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 10] = [
     "start",
     "round-trip",
     "concurrent",
     "terraform",
+    "instances",
     "scale",
     "reload",
+    "dev-reload",
     "languages",
     "list-stream",
 ];
@@ -78,12 +97,14 @@ struct Args {
     runs: usize,
     sizes: Vec<usize>,
     sections: Vec<&'static str>,
+    smoke: bool,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
     let mut runs = 5;
     let mut sizes = vec![1, 100, 1000, 10_000];
     let mut sections = Vec::new();
+    let mut smoke = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -99,11 +120,12 @@ fn parse_args() -> anyhow::Result<Args> {
                     .collect::<Result<_, _>>()
                     .context("--sizes")?
             }
+            "--smoke" => smoke = true,
             other => match SECTIONS.iter().find(|s| **s == other) {
                 Some(section) => sections.push(*section),
                 None => bail!(
-                    "unknown argument {other:?} (known: --runs N, --sizes 1,100,1000,10000, and the \
-                     sections {})",
+                    "unknown argument {other:?} (known: --runs N, --sizes 1,100,1000,10000, --smoke, \
+                     and the sections {})",
                     SECTIONS.join(", ")
                 ),
             },
@@ -115,7 +137,11 @@ fn parse_args() -> anyhow::Result<Args> {
     if sections.is_empty() {
         sections = SECTIONS.to_vec();
     }
-    Ok(Args { runs, sizes, sections })
+    if smoke {
+        runs = 1;
+        sizes = vec![sizes.iter().copied().min().unwrap_or(1)];
+    }
+    Ok(Args { runs, sizes, sections, smoke })
 }
 
 /// A build artifact: `key` from the environment, else `default` (a path in the cargo target
@@ -139,7 +165,10 @@ fn artifact_path(
     Ok(p)
 }
 
-fn list_setup(runs: usize) -> anyhow::Result<(list_stream::ListSetup, Option<tempfile::TempDir>)> {
+fn list_setup(
+    runs: usize,
+    smoke: bool,
+) -> anyhow::Result<(list_stream::ListSetup, Option<tempfile::TempDir>)> {
     let terrarium = artifact_path("TERRARIUM_BIN", |dir| dir.join("terrarium"))?;
     let hostile_component = artifact_path("HOSTILE_COMPONENT", |dir| {
         dir.parent().unwrap_or(dir).join("wasm32-wasip2/release/hostile_provider.wasm")
@@ -151,7 +180,7 @@ fn list_setup(runs: usize) -> anyhow::Result<(list_stream::ListSetup, Option<tem
             (scratch.path().to_path_buf(), Some(scratch))
         }
     };
-    Ok((list_stream::ListSetup { terrarium, hostile_component, dir, runs }, scratch))
+    Ok((list_stream::ListSetup { terrarium, hostile_component, dir, runs, smoke }, scratch))
 }
 
 pub fn median(values: &mut [f64]) -> f64 {
@@ -177,7 +206,9 @@ pub struct Row {
 impl Row {
     fn ratio(&self) -> String {
         match self.baseline {
-            Some(baseline) if baseline > 0.0 => format!("{:.2}", self.ours / baseline),
+            Some(baseline) if baseline > 0.0 && !self.ours.is_nan() => {
+                format!("{:.2}", self.ours / baseline)
+            }
             _ => "-".into(),
         }
     }
@@ -203,7 +234,11 @@ impl Table {
     }
 }
 
+/// A figure with its unit; NaN (not measured on this side) as "-".
 fn fmt(v: f64, unit: &str) -> String {
+    if v.is_nan() {
+        return "-".into();
+    }
     match unit {
         "s" => format!("{v:.3} s"),
         "ms" => format!("{v:.1} ms"),
@@ -243,11 +278,11 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 fn main() -> anyhow::Result<()> {
-    let Args { runs, sizes, sections } = parse_args()?;
+    let Args { runs, sizes, sections, smoke } = parse_args()?;
     let tokio =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     if sections == ["list-stream"] {
-        let (list, _scratch) = list_setup(runs)?;
+        let (list, _scratch) = list_setup(runs, smoke)?;
         return tokio.block_on(list_stream::run(&list));
     }
     let setup = Setup {
@@ -257,7 +292,10 @@ fn main() -> anyhow::Result<()> {
         faulty_component: env_path("FAULTY_COMPONENT")?,
         slow_component: env_path("SLOW_COMPONENT")?,
         go_null: env_path("GO_NULL")?,
-        framework_provider: env_path("FRAMEWORK_PROVIDER")?,
+        framework_provider: match std::env::var_os("FRAMEWORK_PROVIDER") {
+            Some(_) => Some(env_path("FRAMEWORK_PROVIDER")?),
+            None => None,
+        },
         terraform: env_path("TERRAFORM")?,
         dir: PathBuf::from(std::env::var_os("BENCH_DIR").context("BENCH_DIR is not set")?),
         author_dir: PathBuf::from(
@@ -266,11 +304,21 @@ fn main() -> anyhow::Result<()> {
         repo: env_path("REPO")?,
         runs,
         sizes,
+        smoke,
     };
     // Checked before anything runs, so that a missing artifact does not cost a whole run.
-    let list = if sections.contains(&"list-stream") { Some(list_setup(runs)?) } else { None };
+    let list =
+        if sections.contains(&"list-stream") { Some(list_setup(runs, smoke)?) } else { None };
     std::fs::create_dir_all(&setup.dir)?;
-    println!("# terrarium-bench {}", sections.join(" "));
+    println!(
+        "# terrarium-bench {}{}",
+        sections.join(" "),
+        if smoke {
+            " (smoke run: one run at the smallest size; these figures mean nothing)"
+        } else {
+            ""
+        }
+    );
     println!();
     println!("- load average before: {}", load_average());
     let mut tables = Vec::new();
@@ -292,8 +340,10 @@ fn main() -> anyhow::Result<()> {
                 let rows = terraform::run_all(&setup)?;
                 tables.push(Table::against_go("terraform plan and apply, N null_resources", rows));
             }
+            "instances" => tables.extend(instances::run(&setup)?),
             "scale" => tables.extend(scale::run(&setup, &mut authors)?),
             "reload" => tables.extend(tokio.block_on(reload::run(&setup, &mut authors))?),
+            "dev-reload" => tables.extend(tokio.block_on(dev_reload::run(&setup))?),
             "languages" => tables.extend(tokio.block_on(languages::run(&setup))?),
             _ => {}
         }
@@ -358,12 +408,13 @@ async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     let mut go = RunningPlugin::start(&go_launch(setup)).await?.ready().await?;
     ours.configure_empty().await?;
     go.configure_empty().await?;
-    for _ in 0..20 {
+    for _ in 0..setup.times(20) {
         ours.read_resource("null_resource", &state).await?;
         go.read_resource("null_resource", &state).await?;
     }
-    let (mut ours_t, mut go_t) = (Vec::with_capacity(ROUND_TRIPS), Vec::with_capacity(ROUND_TRIPS));
-    for i in 0..ROUND_TRIPS {
+    let round_trips = setup.times(ROUND_TRIPS);
+    let (mut ours_t, mut go_t) = (Vec::with_capacity(round_trips), Vec::with_capacity(round_trips));
+    for i in 0..round_trips {
         // Alternate which goes first.
         for which in if i % 2 == 0 { [0, 1] } else { [1, 0] } {
             let started = Instant::now();
@@ -379,7 +430,7 @@ async fn read_resource_round_trip(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     ours.stop().await;
     go.stop().await;
     Ok(vec![Row {
-        what: format!("ReadResource round trip, 4 KB state (median of {ROUND_TRIPS})"),
+        what: format!("ReadResource round trip, 4 KB state (median of {round_trips})"),
         ours: median(&mut ours_t),
         baseline: Some(median(&mut go_t)),
         unit: "µs",
@@ -396,7 +447,7 @@ async fn concurrent_calls(setup: &Setup) -> anyhow::Result<Vec<Row>> {
             .await?;
     let mut batches = Vec::new();
     let mut first = None;
-    for _ in 0..=setup.runs.max(5) {
+    for _ in 0..=setup.times(setup.runs.max(5)) {
         let started = Instant::now();
         plugin.slow_applies(10).await?;
         let took = started.elapsed().as_secs_f64() * 1e3;

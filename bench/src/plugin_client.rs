@@ -49,7 +49,11 @@ pub struct RunningPlugin {
     channel: Channel,
 }
 
-const PATIENCE: Duration = Duration::from_secs(60);
+/// How long a start or a first schema answer may take before the run gives up: a guard against a
+/// hung provider, not a measurement. A cold cache compiles the component with Cranelift, which
+/// for a 30 MiB debug build takes minutes on a loaded two-core machine (the smoke run in
+/// `make test` meets exactly that).
+const PATIENCE: Duration = Duration::from_secs(600);
 
 impl RunningPlugin {
     /// Starts the process as Terraform does (terrarium-plugin-client) and returns once it has

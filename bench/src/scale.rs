@@ -16,6 +16,14 @@ use crate::terraform::{self, Prepared, Sample};
 use crate::{Row, Setup, Table, median, verdict};
 
 const TOYS: usize = 10_000;
+/// The pool's width (`-parallelism`) and the number of `slow_server`s applied at it.
+const WIDE: usize = 16;
+const WIDE_SERVERS: usize = 32;
+
+/// The set's size, or ten elements in a smoke run.
+fn toys(setup: &Setup) -> usize {
+    if setup.smoke { 10 } else { TOYS }
+}
 
 fn pets_config(toys: usize, name: &str) -> String {
     let mut text = String::from(
@@ -40,6 +48,7 @@ fn medians(samples: &mut [Sample]) -> Sample {
         provider_cpu_s: pick(|s| s.provider_cpu_s),
         peak_rss_mb: pick(|s| s.peak_rss_mb),
         processes: pick(|s| s.processes as f64) as usize,
+        ..Sample::default()
     }
 }
 
@@ -75,12 +84,13 @@ fn rows_for(what: &str, s: &Sample, cpu_target_s: Option<f64>) -> Vec<Row> {
 /// A plan, an apply and a plan with nothing to change, of one `pets_pet` with 10,000 toys.
 fn big_set(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Row>> {
     let component = authors.release()?;
-    eprintln!("== one pets_pet with a set of {TOYS} toys (objects), through terraform");
+    let toys = toys(setup);
+    eprintln!("== one pets_pet with a set of {toys} toys (objects), through terraform");
     let root = setup.dir.join("scale-set");
     let prepared = Prepared::ours(setup, &root, "example.com/you/pets", "pets", &component)?;
     let work = root.join("work");
     std::fs::create_dir_all(&work)?;
-    std::fs::write(work.join("main.tf"), pets_config(TOYS, "rex"))?;
+    std::fs::write(work.join("main.tf"), pets_config(toys, "rex"))?;
     // Fills the compiled-component cache.
     terraform::plan(setup, &prepared, &work)?;
     let (mut plans, mut applies, mut replans) = (Vec::new(), Vec::new(), Vec::new());
@@ -107,7 +117,7 @@ fn big_set(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Row>> {
         }
     }
     let mut rows = Vec::new();
-    let what = |c: &str| format!("{c}, one pets_pet with a set of {TOYS} objects");
+    let what = |c: &str| format!("{c}, one pets_pet with a set of {toys} objects");
     rows.extend(rows_for(&what("terraform plan"), &medians(&mut plans), Some(1.0)));
     rows.extend(rows_for(&what("terraform apply"), &medians(&mut applies), Some(1.0)));
     rows.extend(rows_for(
@@ -127,8 +137,10 @@ fn slow_config(servers: usize) -> String {
 
 /// Peak RSS of the provider during an apply of slow resources at two parallelisms.
 fn pool_memory(setup: &Setup) -> anyhow::Result<Vec<Row>> {
+    // A smoke run grows the pool to 2 with 2 servers.
+    let (wide_n, servers) = if setup.smoke { (2, 2) } else { (WIDE, WIDE_SERVERS) };
     eprintln!(
-        "== memory of an instance pool grown to 16: slow_server (1 s each), -parallelism=16 and 1"
+        "== memory of an instance pool grown to {wide_n}: slow_server (1 s each), -parallelism={wide_n} and 1"
     );
     let root = setup.dir.join("scale-pool");
     let prepared = Prepared::ours(setup, &root, "example/slow", "slow", &setup.slow_component)?;
@@ -150,11 +162,12 @@ fn pool_memory(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     // Fills the compiled-component cache.
     apply(&narrow, 1, 1)?;
     let (mut at16, mut at1) = (Vec::new(), Vec::new());
+    let narrow_servers = setup.times(4);
     for _ in 0..setup.runs.min(3) {
-        at16.push(apply(&wide, 32, 16)?);
-        at1.push(apply(&narrow, 4, 1)?);
+        at16.push(apply(&wide, servers, wide_n)?);
+        at1.push(apply(&narrow, narrow_servers, 1)?);
         eprintln!(
-            "   peak RSS {:.1} MB at -parallelism=16 (32 servers, {:.1} s), {:.1} MB at -parallelism=1 (4 servers)",
+            "   peak RSS {:.1} MB at -parallelism={wide_n} ({servers} servers, {:.1} s), {:.1} MB at -parallelism=1 ({narrow_servers} servers)",
             at16.last().map_or(0.0, |s| s.peak_rss_mb),
             at16.last().map_or(0.0, |s| s.wall_s),
             at1.last().map_or(0.0, |s| s.peak_rss_mb),
@@ -163,21 +176,29 @@ fn pool_memory(setup: &Setup) -> anyhow::Result<Vec<Row>> {
     let (wide, narrow) = (medians(&mut at16), medians(&mut at1));
     Ok(vec![
         Row {
-            what: "terraform apply, 32 slow_servers, -parallelism=16 (16 instances): peak RSS of the provider".into(),
+            what: format!(
+                "terraform apply, {servers} slow_servers, -parallelism={wide_n} ({wide_n} instances): peak RSS of the provider"
+            ),
             ours: wide.peak_rss_mb,
             baseline: Some(narrow.peak_rss_mb),
             unit: "MB",
             target: "-".into(),
         },
         Row {
-            what: "the same: each instance beyond the first, (RSS at 16 - RSS at 1) / 15".into(),
-            ours: (wide.peak_rss_mb - narrow.peak_rss_mb) / 15.0,
+            what: format!(
+                "the same: each instance beyond the first, (RSS at {wide_n} - RSS at 1) / {}",
+                wide_n - 1
+            ),
+            ours: (wide.peak_rss_mb - narrow.peak_rss_mb) / (wide_n - 1) as f64,
             baseline: None,
             unit: "MB",
             target: "-".into(),
         },
         Row {
-            what: "the same: wall time (32 × 1 s at 16 at once: 2 s of waiting)".into(),
+            what: format!(
+                "the same: wall time ({servers} × 1 s at {wide_n} at once: {} s of waiting)",
+                servers.div_ceil(wide_n)
+            ),
             ours: wide.wall_s,
             baseline: None,
             unit: "s",
@@ -190,15 +211,19 @@ pub fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Table>> {
     Ok(vec![
         Table {
             title: format!(
-                "A set of {TOYS} objects through terraform (the README's pets provider, release)"
+                "A set of {} objects through terraform (the README's pets provider, release)",
+                toys(setup)
             ),
             ours: "terrarium".into(),
             baseline: "-".into(),
             rows: big_set(setup, authors)?,
         },
         Table {
-            title: "An instance pool grown to 16 (tests/guests/slow, release)".into(),
-            ours: "-parallelism=16".into(),
+            title: format!(
+                "An instance pool grown to {} (tests/guests/slow, release)",
+                if setup.smoke { 2 } else { WIDE }
+            ),
+            ours: format!("-parallelism={}", if setup.smoke { 2 } else { WIDE }),
             baseline: "-parallelism=1".into(),
             rows: pool_memory(setup)?,
         },

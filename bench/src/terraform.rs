@@ -37,6 +37,11 @@ pub struct Sample {
     pub provider_cpu_s: f64,
     pub peak_rss_mb: f64,
     pub processes: usize,
+    /// With [`run_sampled`]: the largest sum, over the samples taken while the command ran, of
+    /// the proportional set sizes of every provider process alive at that sample (MiB).
+    pub peak_pss_mb: f64,
+    /// How many provider processes that largest sum was over.
+    pub pss_processes: usize,
 }
 
 /// A CLI configuration whose `dev_overrides` run a provider under `/usr/bin/time`.
@@ -133,11 +138,25 @@ pub fn run(
     dir: &Path,
     args: &[&str],
 ) -> anyhow::Result<Sample> {
+    run_sampled(&setup.terraform, prepared, dir, args, None)
+}
+
+/// Runs `CLIENT ARGS` (terraform or tofu) in `dir` with the provider `prepared` names; with
+/// `provider_exe`, samples the proportional set size of every process running that executable
+/// that descends from the client, every 50 ms, and keeps the largest sum.
+pub fn run_sampled(
+    client: &Path,
+    prepared: &Prepared,
+    dir: &Path,
+    args: &[&str],
+    provider_exe: Option<&Path>,
+) -> anyhow::Result<Sample> {
     for entry in std::fs::read_dir(&prepared.times_dir)? {
         std::fs::remove_file(entry?.path())?;
     }
+    let (out_path, err_path) = (dir.join("client.stdout"), dir.join("client.stderr"));
     let started = Instant::now();
-    let output = Command::new(&setup.terraform)
+    let mut child = Command::new(client)
         .args(args)
         .current_dir(dir)
         .env("TF_CLI_CONFIG_FILE", &prepared.cli_config)
@@ -146,19 +165,49 @@ pub fn run(
         .env("TERRARIUM_BENCH_TIMES", &prepared.times_dir)
         .env_remove("TF_LOG")
         .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run {}", setup.terraform.display()))?;
-    let wall_s = started.elapsed().as_secs_f64();
-    if !output.status.success() {
+        .stdout(std::fs::File::create(&out_path)?)
+        .stderr(std::fs::File::create(&err_path)?)
+        .spawn()
+        .with_context(|| format!("cannot run {}", client.display()))?;
+    let exe = provider_exe.map(std::fs::canonicalize).transpose()?;
+    let client_pid = child.id();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (status, wall_s, (peak_pss_kb, pss_processes)) = std::thread::scope(|scope| {
+        // The sampler runs beside the wait, so that the wall time is not rounded to its period.
+        let sampler = scope.spawn(|| {
+            let mut peak = (0u64, 0usize);
+            let Some(exe) = &exe else { return peak };
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let now = crate::pss::descendants_pss_kb(client_pid, exe);
+                if now.0 > peak.0 {
+                    peak = now;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            peak
+        });
+        let status = child.wait();
+        let wall_s = started.elapsed().as_secs_f64();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (status, wall_s, sampler.join().unwrap_or((0, 0)))
+    });
+    let status = status?;
+    if !status.success() {
         bail!(
-            "terraform {} failed in {}:\n{}{}",
+            "{} {} failed in {}:\n{}{}",
+            client.display(),
             args.join(" "),
             dir.display(),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
+            std::fs::read_to_string(&out_path).unwrap_or_default(),
+            std::fs::read_to_string(&err_path).unwrap_or_default()
         );
     }
-    let mut sample = Sample { wall_s, ..Sample::default() };
+    let mut sample = Sample {
+        wall_s,
+        peak_pss_mb: peak_pss_kb as f64 / 1024.0,
+        pss_processes,
+        ..Sample::default()
+    };
     for entry in std::fs::read_dir(&prepared.times_dir)? {
         let text = std::fs::read_to_string(entry?.path())?;
         // `time` may prefix a line such as "Command terminated by signal 9".
