@@ -58,6 +58,9 @@ fn took_ms(line: &str) -> Option<f64> {
 struct Reloads {
     total_ms: f64,
     inside_ms: f64,
+    /// CPU time the dev process spent from the rename to the answer: what a loaded machine
+    /// stretches into wall time, and about what an idle one would take.
+    cpu_ms: f64,
 }
 
 async fn reload_component(setup: &Setup, component: &Path) -> anyhow::Result<Reloads> {
@@ -113,11 +116,13 @@ async fn reload_component(setup: &Setup, component: &Path) -> anyhow::Result<Rel
     let channel = terrarium_plugin_client::connect(PluginConnector { socket, tls: None }).await?;
     let mut client = ProviderClient::new(channel);
     client.get_provider_schema(pb::get_provider_schema::Request {}).await?;
-    let (mut totals, mut insides) = (Vec::new(), Vec::new());
+    let (mut totals, mut insides, mut cpus) = (Vec::new(), Vec::new(), Vec::new());
+    let pid = child.id().context("terrarium dev exited")?;
     // One unmeasured reload first (the page cache, Winch's first use in the process).
     for round in 0..=setup.runs {
         let partial = path.with_extension("wasm.partial");
         std::fs::write(&partial, rebuilt(&bytes, &format!("dev-reload-{round}")))?;
+        let cpu_before = crate::start::cpu_ms(pid)?;
         let written = Instant::now();
         std::fs::rename(&partial, &path)?;
         let Ok(Some(swap)) = tokio::time::timeout(Duration::from_secs(300), logged.recv()).await
@@ -126,14 +131,16 @@ async fn reload_component(setup: &Setup, component: &Path) -> anyhow::Result<Rel
         };
         client.get_provider_schema(pb::get_provider_schema::Request {}).await?;
         let total = written.elapsed().as_secs_f64() * 1e3;
+        let cpu = crate::start::cpu_ms(pid)? - cpu_before;
         eprintln!(
-            "   reload {round}: {total:.1} ms file renamed → call answered (logged {:.1} ms in, host's took_ms {})",
+            "   reload {round}: {total:.1} ms file renamed → call answered, {cpu:.1} ms of the dev process's CPU (logged {:.1} ms in, host's took_ms {})",
             (swap.at - written).as_secs_f64() * 1e3,
             swap.took_ms.map_or("-".into(), |t| format!("{t:.0}"))
         );
         if round > 0 {
             totals.push(total);
             insides.push(swap.took_ms.unwrap_or(f64::NAN));
+            cpus.push(cpu);
         }
     }
     if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
@@ -144,7 +151,11 @@ async fn reload_component(setup: &Setup, component: &Path) -> anyhow::Result<Rel
         child.start_kill()?;
     }
     let _ = reader.await;
-    Ok(Reloads { total_ms: median(&mut totals), inside_ms: median(&mut insides) })
+    Ok(Reloads {
+        total_ms: median(&mut totals),
+        inside_ms: median(&mut insides),
+        cpu_ms: median(&mut cpus),
+    })
 }
 
 pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
@@ -180,6 +191,16 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
                  log's took_ms)"
             ),
             ours: r.inside_ms,
+            baseline: None,
+            unit: "ms",
+            target: "-".into(),
+        });
+        rows.push(Row {
+            what: format!(
+                "{name}: CPU time of the terrarium dev process from the rename to the answer \
+                 (every thread)"
+            ),
+            ours: r.cpu_ms,
             baseline: None,
             unit: "ms",
             target: "-".into(),

@@ -37,7 +37,7 @@ impl Samples {
 
 /// CPU time (user and system, every thread still alive) of a process, in milliseconds, from
 /// the scheduler's nanosecond counters.
-fn cpu_ms(pid: u32) -> anyhow::Result<f64> {
+pub fn cpu_ms(pid: u32) -> anyhow::Result<f64> {
     let mut total = 0u64;
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
         let stat = std::fs::read_to_string(task?.path().join("schedstat")).unwrap_or_default();
