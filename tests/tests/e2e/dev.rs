@@ -429,3 +429,170 @@ fn dev_with_a_component_that_was_never_built_says_what_to_do() -> anyhow::Result
     ensure!(!stderr.contains("No path was found"), "the watcher's error leaked: {stderr}");
     Ok(())
 }
+
+const GREET_CONFIG: &str = r#"
+terraform {
+  required_providers {
+    greet = { source = "example/greet" }
+  }
+}
+
+data "greet_message" "this" {}
+
+resource "greet_greeting" "this" {}
+
+output "message" {
+  value = data.greet_message.this.text
+}
+"#;
+
+/// A Python provider as an author writes it: a data source whose code the test edits, and a
+/// resource whose declared default it edits.
+const GREET_PY: &str = r#"
+from dataclasses import dataclass, replace
+
+import terrarium
+from terrarium import attribute
+
+GREETING = "hello from edit 1"
+
+
+@dataclass(kw_only=True)
+class Message:
+    text: str | None = attribute(computed=True)
+
+
+@dataclass(kw_only=True)
+class Greeting:
+    name: str | None = attribute(default="world")
+    id: str | None = attribute(computed=True)
+
+
+class Greet(terrarium.Provider):
+    pass
+
+
+class MessageSource(terrarium.DataSource[Message]):
+    type_name = "greet_message"
+    state = Message
+
+    def read(self, config: Message) -> Message:
+        return replace(config, text=GREETING)
+
+
+class GreetingResource(terrarium.Resource[Greeting]):
+    type_name = "greet_greeting"
+    state = Greeting
+
+    def create(self, planned: Greeting) -> Greeting:
+        return replace(planned, id="g")
+
+    def read(self, current: Greeting) -> Greeting:
+        return current
+
+    def update(self, prior: Greeting, planned: Greeting) -> Greeting:
+        return replace(planned, id="g")
+
+    def delete(self, prior: Greeting) -> None:
+        pass
+
+
+Greet.data_sources = [MessageSource]
+Greet.resources = [GreetingResource]
+Provider, Behaviour = terrarium.export(Greet)
+"#;
+
+/// `terrarium dev provider.py`: the Python development runtime (interpreter and SDK, built
+/// once by `python -m terrarium.dev_runtime` and cached) imports the module from its
+/// directory, granted read-only; a save is reloaded by starting new instances, with no
+/// componentize-py build (issue 29 item 4). An edit of the code shows in the next plan; an
+/// edit of a declared default shows too, and the reload line names it (issue 28 item 6); a
+/// module that does not import leaves the previous version serving, with a warning. No
+/// timing is asserted: bench/ measures the edit-to-plan time.
+#[test]
+fn python_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let repo = &artifacts.repo_root;
+    let python = repo.join(".venv/bin/python3");
+    ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
+    let author = tempfile::Builder::new().prefix("terrarium-greet-").tempdir()?;
+    let module = author.path().join("provider.py");
+    fs::write(&module, GREET_PY)?;
+    let edit = |from: &str, to: &str| -> anyhow::Result<()> {
+        let text = fs::read_to_string(&module)?;
+        ensure!(text.contains(from), "the module has no {from:?}");
+        fs::write(&module, text.replace(from, to))?;
+        Ok(())
+    };
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write("main.tf", GREET_CONFIG)?;
+
+    let mut command = Command::new(artifacts.terrarium()?);
+    command
+        .arg("dev")
+        .arg(&module)
+        .args(["--source", "example/greet"])
+        .env("TERRARIUM_PYTHON", &python)
+        .env("PYTHONPATH", repo.join("guest-sdk/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    let server = DevServer::spawn(command, "example/greet", ws.root().join("dev.log"))?;
+
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    let planned = |server: &DevServer| -> anyhow::Result<(String, String, Run)> {
+        let run =
+            server.terraform(&ws, &["plan", "-input=false", "-no-color", "-out", "tfplan"])?;
+        let show = server.terraform(&ws, &["show", "-json", "tfplan"])?;
+        let plan: Value = serde_json::from_str(&show.stdout).context("plan JSON")?;
+        let message = plan["planned_values"]["outputs"]["message"]["value"]
+            .as_str()
+            .with_context(|| format!("no planned message in {plan}"))?
+            .to_owned();
+        let name = plan["planned_values"]["root_module"]["resources"][0]["values"]["name"]
+            .as_str()
+            .with_context(|| format!("no planned name in {plan}"))?
+            .to_owned();
+        Ok((message, name, run))
+    };
+    let (message, name, _) = planned(&server)?;
+    assert_eq!((message.as_str(), name.as_str()), ("hello from edit 1", "world"));
+
+    // An edit of the code: the next plan runs it.
+    edit("hello from edit 1", "hello from edit 2")?;
+    server.wait_for_log("reloaded:", 1)?;
+    let log = server.log_text();
+    ensure!(
+        log.contains("reloaded: new code; schema and declared behaviour"),
+        "a reload of new code with the same schema and behaviour says so\n{log}"
+    );
+    ensure!(!log.contains("componentize"), "a save builds nothing\n{log}");
+    let (message, _, _) = planned(&server)?;
+    assert_eq!(message, "hello from edit 2");
+
+    // An edit of a declared default: the reload line says what changed, and the plan has it.
+    edit("default=\"world\"", "default=\"moon\"")?;
+    server.wait_for_log("reloaded:", 2)?;
+    let log = server.log_text();
+    ensure!(
+        log.contains("resource greet_greeting: attribute name: default changed"),
+        "the reload names the changed default\n{log}"
+    );
+    let (_, name, _) = planned(&server)?;
+    assert_eq!(name, "moon");
+
+    // A module that does not import: the previous version keeps serving, with a warning.
+    edit("GREETING = \"hello from edit 2\"", "GREETING = (")?;
+    server.wait_for_log("reload failed", 1)?;
+    let (message, _, run) = planned(&server)?;
+    assert_eq!(message, "hello from edit 2", "the previous version keeps serving");
+    ensure!(
+        run.warning_summaries().iter().any(|w| w == "Provider reload failed"),
+        "expected a \"Provider reload failed\" warning\n{run}"
+    );
+    edit("GREETING = (", "GREETING = \"hello from edit 3\"")?;
+    server.wait_for_log("reloaded:", 3)?;
+    let (message, _, run) = planned(&server)?;
+    assert_eq!(message, "hello from edit 3");
+    ensure!(run.warning_summaries().is_empty(), "no stale warning after a good save\n{run}");
+
+    stop_with_ctrl_c(server)
+}

@@ -41,6 +41,14 @@ impl Sandbox {
         Ok(Sandbox { grants, env, dirs })
     }
 
+    /// Sets an environment variable the guest sees, whatever the host's environment holds:
+    /// for what the host itself tells a guest (`terrarium dev` tells its Python development
+    /// runtime where the author's module is). Never from provider configuration.
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.retain(|(n, _)| n != name);
+        self.env.push((name.to_string(), value.to_string()));
+    }
+
     pub fn grants(&self) -> &Grants {
         &self.grants
     }

@@ -17,7 +17,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use terrarium_core::Dispatcher;
 use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
-use terrarium_runtime::sandbox::{Grants, ProtectedPath, Refuse};
+use terrarium_runtime::sandbox::{Access, DirGrant, Grants, ProtectedPath, Refuse};
 use terrarium_runtime::{DEV_COMPILER, Runtime, RuntimeSettings};
 use terrarium_tfplugin::plugin::{self, BoundSocket, Shutdown};
 
@@ -28,7 +28,8 @@ use terrarium_install::protected;
 #[command(group(clap::ArgGroup::new("consumer").required(true).args(["source", "pulumi"])))]
 pub struct DevArgs {
     /// The provider component to serve and to reload whenever it changes, e.g.
-    /// target/wasm32-wasip2/debug/my_provider.wasm.
+    /// target/wasm32-wasip2/debug/my_provider.wasm; or a Python provider module (provider.py),
+    /// served by the Python development runtime and reloaded on every save without a build.
     #[arg(value_name = "COMPONENT")]
     pub component: PathBuf,
     /// The provider's source address as configurations name it (`example/null`, or in full
@@ -66,7 +67,11 @@ pub struct DevArgs {
 impl DevArgs {
     /// The grants from `--grants FILE` or from the grant flags, checked by the rules
     /// `terrarium install` and a provider start apply (see `sandbox::dirs`).
-    fn apply_grants(&self, settings: &mut RuntimeSettings) -> anyhow::Result<()> {
+    fn apply_grants(
+        &self,
+        settings: &mut RuntimeSettings,
+        python: Option<&PythonDev>,
+    ) -> anyhow::Result<()> {
         let grants = match &self.grants {
             Some(file) => {
                 if !file.is_file() {
@@ -76,8 +81,24 @@ impl DevArgs {
             }
             None => self.grant_flags.grants()?,
         };
+        let mut grants = grants;
         let mut protected = protected::host(settings.cache_dir.as_deref());
         protected.extend(protected::dev(&self.component, &self.watch));
+        if let Some(python) = python {
+            // The module's directory, read-only and only here: the runtime imports the
+            // author's code from it. Protected, so no grant may make it writable.
+            grants.dirs.push(DirGrant { path: python.dir.clone(), access: Access::ReadOnly });
+            protected.push(
+                ProtectedPath::new(
+                    &python.dir,
+                    "the directory of the Python module terrarium dev serves",
+                    "a provider that can write there can change its own code, which is then \
+                     reloaded",
+                    Refuse::Write,
+                )
+                .and_inside(),
+            );
+        }
         protected.extend(protected::current_working_dir());
         if let Some(file) = &self.grants {
             protected.push(ProtectedPath::new(
@@ -88,7 +109,84 @@ impl DevArgs {
             ));
         }
         super::serve::apply_grants(settings, grants, &protected)?;
+        if let Some(python) = python {
+            let sandbox = Arc::get_mut(&mut settings.sandbox)
+                .context("the sandbox is shared before the grants are complete")?;
+            sandbox.set_env(PYTHON_DIR_VAR, &python.dir.to_string_lossy());
+            sandbox.set_env(PYTHON_MODULE_VAR, &python.module);
+        }
         Ok(())
+    }
+}
+
+/// The variables the Python development runtime (guest-sdk/python/terrarium/_devrt.py) reads:
+/// the directory of the author's module and its name.
+const PYTHON_DIR_VAR: &str = "TERRARIUM_DEV_PYTHON_DIR";
+const PYTHON_MODULE_VAR: &str = "TERRARIUM_DEV_PYTHON_MODULE";
+
+/// A Python provider module served by the Python development runtime: a component holding
+/// the interpreter and the SDK, built once by the SDK (`python -m terrarium.dev_runtime`) and
+/// cached outside the checkout, which imports the module from its directory (granted
+/// read-only) in every new instance. A save is then reloaded by starting new instances,
+/// without componentize-py.
+struct PythonDev {
+    /// The module's directory, absolute.
+    dir: PathBuf,
+    /// The module's name (`provider` for provider.py).
+    module: String,
+    /// The runtime component.
+    runtime: PathBuf,
+}
+
+impl PythonDev {
+    /// Finds the runtime (building it the first time) with `TERRARIUM_PYTHON`, else `python3`:
+    /// the Python the author installed the SDK and componentize-py in.
+    fn prepare(module: &Path) -> anyhow::Result<PythonDev> {
+        if !module.is_file() {
+            bail!("{}: no such Python module", module.display());
+        }
+        let dir = module
+            .parent()
+            .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d })
+            .context("the module has no directory")?
+            .canonicalize()
+            .with_context(|| format!("cannot resolve the directory of {}", module.display()))?;
+        let name = module
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .with_context(|| {
+                format!("{} is not named as a Python module (letters, digits, _)", module.display())
+            })?
+            .to_string();
+        let python = std::env::var("TERRARIUM_PYTHON").unwrap_or_else(|_| "python3".into());
+        tracing::info!(
+            "finding the Python development runtime (built once, then cached): `{python} -m terrarium.dev_runtime`"
+        );
+        let output = std::process::Command::new(&python)
+            .args(["-m", "terrarium.dev_runtime"])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| {
+                format!("cannot run {python}; set TERRARIUM_PYTHON to the Python that has the terrarium SDK")
+            })?;
+        if !output.status.success() {
+            bail!(
+                "`{python} -m terrarium.dev_runtime` failed ({}); its output is above. The Python \
+                 that runs it needs the terrarium SDK and componentize-py (set TERRARIUM_PYTHON \
+                 to choose another)",
+                output.status
+            );
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let runtime = stdout
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| PathBuf::from(l.trim()))
+            .context("`python -m terrarium.dev_runtime` printed no path")?;
+        Ok(PythonDev { dir, module: name, runtime })
     }
 }
 
@@ -119,9 +217,25 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = args.max_instances {
         settings.instance_pool_size = n.get();
     }
-    args.apply_grants(&mut settings)?;
+    let python = match args.component.extension() {
+        Some(ext) if ext == "py" => {
+            if args.build.is_some() {
+                bail!(
+                    "{} is served without a build: each save under its directory is reloaded; \
+                     leave out --build and --watch",
+                    args.component.display()
+                );
+            }
+            Some(PythonDev::prepare(&args.component)?)
+        }
+        _ => None,
+    };
+    args.apply_grants(&mut settings, python.as_ref())?;
     let runtime = crate::tokio_runtime()?;
-    let served = runtime.block_on(serve(args, settings));
+    let served = match &python {
+        Some(python) => runtime.block_on(serve_python(args, python, settings)),
+        None => runtime.block_on(serve(args, settings)),
+    };
     // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     served?;
@@ -196,6 +310,62 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
         None => None,
     };
 
+    serve_live(args, live).await
+}
+
+/// Serves a Python module through the Python development runtime: the runtime is loaded once;
+/// every save under the module's directory starts new instances, which import it afresh.
+async fn serve_python(
+    args: &DevArgs,
+    python: &PythonDev,
+    settings: RuntimeSettings,
+) -> anyhow::Result<()> {
+    let path = python.runtime.clone();
+    let (runtime, digest) = tokio::task::spawn_blocking(move || {
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let digest = reload::digest(&bytes);
+        let runtime = Runtime::from_bytes(&bytes, &path, settings)?;
+        anyhow::Ok((Arc::new(runtime), digest))
+    })
+    .await
+    .context("loading the Python development runtime was interrupted")??;
+    let module = python.dir.join(format!("{}.py", python.module));
+    let live = match Dispatcher::start(runtime.clone()).await {
+        Ok(provider) => {
+            let schema = provider.schema();
+            tracing::info!(
+                module = %module.display(),
+                resources = schema.resources.len(),
+                data_sources = schema.data_sources.len(),
+                functions = schema.functions.len(),
+                "loaded"
+            );
+            LiveProvider::new(Arc::new(provider), digest)
+        }
+        Err(error) => {
+            tracing::error!(
+                module = %module.display(),
+                "cannot load the module yet: {error}; it is served as soon as a save fixes it"
+            );
+            LiveProvider::failed(format!(
+                "terrarium dev has no working version of {} yet: {error}",
+                module.display()
+            ))
+        }
+    };
+    let reloader = Arc::new(Reloader::reinstantiating(live.clone(), module, runtime, digest));
+    let _source_watch = watch::watch_sources(
+        std::slice::from_ref(&python.dir),
+        None,
+        reloader,
+        watch::MODULE_QUIET,
+    )?;
+    serve_live(args, live).await
+}
+
+/// Serves `live` to Terraform (or Pulumi) until Ctrl-C.
+async fn serve_live(args: &DevArgs, live: Arc<LiveProvider>) -> anyhow::Result<()> {
     if let Some(name) = &args.pulumi {
         return serve_pulumi(name, live).await;
     }
@@ -438,7 +608,8 @@ mod tests {
         {
             let mut args = dev_args(&["--allow-dir", &grant]).unwrap();
             args.component = component.clone();
-            let err = args.apply_grants(&mut RuntimeSettings::default()).unwrap_err().to_string();
+            let err =
+                args.apply_grants(&mut RuntimeSettings::default(), None).unwrap_err().to_string();
             assert!(err.contains(needle), "{grant}: {err}");
         }
         let grants_file = root.join("grants.toml");
@@ -451,8 +622,40 @@ mod tests {
         let mut args = dev_args(&["--grants", &grants_file.to_string_lossy()]).unwrap();
         args.component = component;
         let mut settings = RuntimeSettings::default();
-        args.apply_grants(&mut settings).unwrap();
+        args.apply_grants(&mut settings, None).unwrap();
         assert_eq!(settings.sandbox.dirs().len(), 1);
+    }
+
+    /// A Python module's directory is granted read-only, with the runtime's variables, and a
+    /// read-write grant of it is refused.
+    #[test]
+    fn a_python_module_s_directory_is_granted_read_only_and_stays_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let python = PythonDev {
+            dir: root.clone(),
+            module: "provider".into(),
+            runtime: root.join("runtime.wasm"),
+        };
+        let mut args = dev_args(&[]).unwrap();
+        args.component = root.join("provider.py");
+        let mut settings = RuntimeSettings::default();
+        args.apply_grants(&mut settings, Some(&python)).unwrap();
+        let dirs = settings.sandbox.dirs();
+        assert_eq!(dirs.len(), 1);
+        assert_eq!(dirs[0].grant().path, root);
+        assert_eq!(dirs[0].grant().access, Access::ReadOnly);
+        let env = settings.sandbox.env();
+        assert!(env.contains(&(PYTHON_DIR_VAR.into(), root.to_string_lossy().into_owned())));
+        assert!(env.contains(&(PYTHON_MODULE_VAR.into(), "provider".into())));
+
+        let mut args = dev_args(&["--allow-dir", &format!("{}:rw", root.display())]).unwrap();
+        args.component = root.join("provider.py");
+        let err = args
+            .apply_grants(&mut RuntimeSettings::default(), Some(&python))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{}:rw", root.display())), "{err}");
     }
 
     #[test]
