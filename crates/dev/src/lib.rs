@@ -224,6 +224,8 @@ pub enum ReloadError {
     },
     #[error("loading {path} was interrupted: {message}")]
     Interrupted { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Prepare { path: PathBuf, message: String },
 }
 
 /// What a reload did.
@@ -242,36 +244,42 @@ pub enum ReloadOutcome {
     },
 }
 
+/// Makes the runtime of the next version of sources that a runtime reads itself (see
+/// [`Reloader::reinstantiating`]); an error says why there is none.
+pub type NextVersion = Box<dyn Fn() -> Result<Arc<Runtime>, String> + Send + Sync>;
+
 /// Loads new builds of one component file into a [`LiveProvider`]. Reloads run one at a time.
 pub struct Reloader {
     live: Arc<LiveProvider>,
     path: PathBuf,
     settings: RuntimeSettings,
-    /// The loaded component [`Reloader::reinstantiate`] starts new instances of.
-    runtime: Option<(Arc<Runtime>, [u8; 32])>,
+    /// What [`Reloader::reinstantiate`] starts new instances of, and its component's digest.
+    next_version: Option<(NextVersion, [u8; 32])>,
     serial: tokio::sync::Mutex<()>,
 }
 
 impl Reloader {
     pub fn new(live: Arc<LiveProvider>, path: PathBuf, settings: RuntimeSettings) -> Reloader {
-        Reloader { live, path, settings, runtime: None, serial: tokio::sync::Mutex::new(()) }
+        Reloader { live, path, settings, next_version: None, serial: tokio::sync::Mutex::new(()) }
     }
 
-    /// A reloader that starts new instances of `runtime` (whose bytes have `digest`) instead of
-    /// reading a new build: for a runtime that reads the provider's code from files when it
-    /// starts, such as the Python development runtime.
+    /// A reloader that starts instances of the runtime `next_version` makes (of a component
+    /// whose bytes have `digest`) instead of reading a new build: for a runtime that reads the
+    /// provider's code from files when it starts, such as the Python development runtime.
+    /// Each reload asks for a new runtime, so that every version keeps reading its own sources
+    /// (a copy), also in the instances it starts after a later save that did not load.
     pub fn reinstantiating(
         live: Arc<LiveProvider>,
         path: PathBuf,
-        runtime: Arc<Runtime>,
+        settings: RuntimeSettings,
+        next_version: NextVersion,
         digest: [u8; 32],
     ) -> Reloader {
-        let settings = runtime.settings().clone();
         Reloader {
             live,
             path,
             settings,
-            runtime: Some((runtime, digest)),
+            next_version: Some((next_version, digest)),
             serial: tokio::sync::Mutex::new(()),
         }
     }
@@ -315,11 +323,15 @@ impl Reloader {
     /// sources afresh) and swaps them in, with the checks and the carried configuration of a
     /// reload. Needs a reloader made by [`Reloader::reinstantiating`]; others reload the file.
     pub async fn reinstantiate(&self) -> Result<ReloadOutcome, ReloadError> {
-        let Some((runtime, digest)) = self.runtime.clone() else {
+        let Some((next_version, digest)) = &self.next_version else {
             return self.reload().await;
         };
         let _one_at_a_time = self.serial.lock().await;
-        self.swap_in(runtime, digest, Instant::now()).await
+        let started = Instant::now();
+        // Copies a few source files: quick enough for the watch task's thread.
+        let runtime = next_version()
+            .map_err(|message| ReloadError::Prepare { path: self.path.clone(), message })?;
+        self.swap_in(runtime, *digest, started).await
     }
 
     /// Starts `runtime`, configures it as the serving build was, and swaps it in.

@@ -234,8 +234,9 @@ fn changes_contents(kind: &EventKind) -> bool {
     }
 }
 
-/// Whether a changed path is a source a build should react to.
-fn is_source(path: &Path) -> bool {
+/// Whether a changed path is a source a build should react to (and, for the Python
+/// development runtime, one of the files each version copies).
+pub fn is_source(path: &Path) -> bool {
     let in_build_output = path.components().any(|c| match c {
         // Python's bytecode (componentize-py writes it beside the module it builds), its
         // virtualenv and npm's packages are tool state too.

@@ -626,6 +626,24 @@ impl Runtime {
         Ok(Runtime { engine, pre, settings, path, stop, memory, ticker })
     }
 
+    /// The same compiled and linked component under another sandbox: no compiling or linking
+    /// again, and calls, memory budget and stop signal of its own. `terrarium dev` serves each
+    /// version of a Python module's sources this way, every version granted its own copy.
+    pub fn with_sandbox(&self, sandbox: Arc<Sandbox>) -> Runtime {
+        let settings = RuntimeSettings { sandbox, ..self.settings.clone() };
+        Runtime {
+            engine: self.engine.clone(),
+            pre: self.pre.clone(),
+            stop: Arc::new(StopSignal::new(settings.stop_grace)),
+            memory: Arc::new(MemoryBudget::new(
+                settings.max_total_memory_bytes.max(settings.max_memory_bytes),
+            )),
+            ticker: self.ticker.clone(),
+            path: self.path.clone(),
+            settings,
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -717,6 +735,7 @@ impl Runtime {
 }
 
 /// A linked component and where its exported interfaces are.
+#[derive(Clone)]
 struct Linked {
     instance_pre: InstancePre<HostState>,
     provider: guest::GuestIndices,

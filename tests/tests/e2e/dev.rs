@@ -430,25 +430,34 @@ fn dev_with_a_component_that_was_never_built_says_what_to_do() -> anyhow::Result
     Ok(())
 }
 
-const GREET_CONFIG: &str = r#"
-terraform {
-  required_providers {
-    greet = { source = "example/greet" }
-  }
+/// The configuration of the Python dev test: `readers` copies of the data source (terraform
+/// reads them concurrently, so several need an instance each at once) and one resource.
+fn greet_config(readers: usize) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    greet = {{ source = "example/greet" }}
+  }}
+}}
+
+data "greet_message" "this" {{
+  count = {readers}
+}}
+
+resource "greet_greeting" "this" {{}}
+
+output "message" {{
+  value = data.greet_message.this[0].text
+}}
+"#
+    )
 }
-
-data "greet_message" "this" {}
-
-resource "greet_greeting" "this" {}
-
-output "message" {
-  value = data.greet_message.this.text
-}
-"#;
 
 /// A Python provider as an author writes it: a data source whose code the test edits, and a
 /// resource whose declared default it edits.
 const GREET_PY: &str = r#"
+import time
 from dataclasses import dataclass, replace
 
 import terrarium
@@ -477,6 +486,7 @@ class MessageSource(terrarium.DataSource[Message]):
     state = Message
 
     def read(self, config: Message) -> Message:
+        time.sleep(0.3)  # holds its instance, so concurrent reads need more instances
         return replace(config, text=GREETING)
 
 
@@ -525,7 +535,7 @@ fn python_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
         Ok(())
     };
     let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
-    ws.write("main.tf", GREET_CONFIG)?;
+    ws.write("main.tf", &greet_config(1))?;
 
     let mut command = Command::new(artifacts.terrarium()?);
     command
@@ -579,14 +589,22 @@ fn python_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
     let (_, name, _) = planned(&server)?;
     assert_eq!(name, "moon");
 
-    // A module that does not import: the previous version keeps serving, with a warning.
+    // A module that does not import: the previous version keeps serving, with a warning,
+    // also on instances it starts after the broken save (six concurrent reads need more
+    // instances than the plans so far started): each version runs the sources it was
+    // loaded from, never the file as it is now.
     edit("GREETING = \"hello from edit 2\"", "GREETING = (")?;
     server.wait_for_log("reload failed", 1)?;
+    ws.write("main.tf", &greet_config(6))?;
     let (message, _, run) = planned(&server)?;
     assert_eq!(message, "hello from edit 2", "the previous version keeps serving");
     ensure!(
         run.warning_summaries().iter().any(|w| w == "Provider reload failed"),
         "expected a \"Provider reload failed\" warning\n{run}"
+    );
+    ensure!(
+        run.error_summaries().is_empty(),
+        "new instances of the previous version failed\n{run}"
     );
     edit("GREETING = (", "GREETING = \"hello from edit 3\"")?;
     server.wait_for_log("reloaded:", 3)?;

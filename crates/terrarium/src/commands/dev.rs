@@ -17,7 +17,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use terrarium_core::Dispatcher;
 use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
-use terrarium_runtime::sandbox::{Access, DirGrant, Grants, ProtectedPath, Refuse};
+use terrarium_runtime::sandbox::{Access, DirGrant, Grants, ProtectedPath, Refuse, Sandbox};
 use terrarium_runtime::{DEV_COMPILER, Runtime, RuntimeSettings};
 use terrarium_tfplugin::plugin::{self, BoundSocket, Shutdown};
 
@@ -67,11 +67,14 @@ pub struct DevArgs {
 impl DevArgs {
     /// The grants from `--grants FILE` or from the grant flags, checked by the rules
     /// `terrarium install` and a provider start apply (see `sandbox::dirs`).
+    ///
+    /// For a Python module the result is what each version of its sources is served under
+    /// ([`PythonSandbox::version`] adds that version's directory).
     fn apply_grants(
         &self,
         settings: &mut RuntimeSettings,
         python: Option<&PythonDev>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<PythonSandbox> {
         let grants = match &self.grants {
             Some(file) => {
                 if !file.is_file() {
@@ -81,19 +84,27 @@ impl DevArgs {
             }
             None => self.grant_flags.grants()?,
         };
-        let mut grants = grants;
         let mut protected = protected::host(settings.cache_dir.as_deref());
         protected.extend(protected::dev(&self.component, &self.watch));
         if let Some(python) = python {
-            // The module's directory, read-only and only here: the runtime imports the
-            // author's code from it. Protected, so no grant may make it writable.
-            grants.dirs.push(DirGrant { path: python.dir.clone(), access: Access::ReadOnly });
+            // The module's directory and the copies of its versions: protected, so no grant
+            // may make them writable. Each version's copy is granted read-only, and only to
+            // that version (`PythonSandbox::version`).
             protected.push(
                 ProtectedPath::new(
                     &python.dir,
                     "the directory of the Python module terrarium dev serves",
                     "a provider that can write there can change its own code, which is then \
                      reloaded",
+                    Refuse::Write,
+                )
+                .and_inside(),
+            );
+            protected.push(
+                ProtectedPath::new(
+                    python.versions.path(),
+                    "the copies of the Python module's versions terrarium dev serves",
+                    "a provider that can write there can change the code it runs",
                     Refuse::Write,
                 )
                 .and_inside(),
@@ -108,14 +119,29 @@ impl DevArgs {
                 Refuse::Write,
             ));
         }
-        super::serve::apply_grants(settings, grants, &protected)?;
-        if let Some(python) = python {
-            let sandbox = Arc::get_mut(&mut settings.sandbox)
-                .context("the sandbox is shared before the grants are complete")?;
-            sandbox.set_env(PYTHON_DIR_VAR, &python.dir.to_string_lossy());
-            sandbox.set_env(PYTHON_MODULE_VAR, &python.module);
-        }
-        Ok(())
+        super::serve::apply_grants(settings, grants.clone(), &protected)?;
+        Ok(PythonSandbox { grants, protected })
+    }
+}
+
+/// The grants and protected paths of `terrarium dev`, to which each version of a Python
+/// module's sources adds its own directory.
+#[derive(Debug)]
+struct PythonSandbox {
+    grants: Grants,
+    protected: Vec<ProtectedPath>,
+}
+
+impl PythonSandbox {
+    /// The sandbox of the version whose sources were copied to `dir`: that directory granted
+    /// read-only, and the variables that tell the runtime where the module is.
+    fn version(&self, dir: &Path, module: &str) -> anyhow::Result<Sandbox> {
+        let mut grants = self.grants.clone();
+        grants.dirs.push(DirGrant { path: dir.to_path_buf(), access: Access::ReadOnly });
+        let mut sandbox = Sandbox::new(grants, &self.protected)?;
+        sandbox.set_env(PYTHON_DIR_VAR, &dir.to_string_lossy());
+        sandbox.set_env(PYTHON_MODULE_VAR, module);
+        Ok(sandbox)
     }
 }
 
@@ -136,6 +162,97 @@ struct PythonDev {
     module: String,
     /// The runtime component.
     runtime: PathBuf,
+    /// Where each version of the sources is copied (`gen-N`).
+    versions: VersionsDir,
+}
+
+/// A directory of this process's own, removed when it ends.
+struct VersionsDir(PathBuf);
+
+impl VersionsDir {
+    /// A new directory under the system's temporary directory, which must not be inside
+    /// `sources` (the copies would count as edits).
+    fn create(sources: &Path) -> anyhow::Result<VersionsDir> {
+        let base = std::env::temp_dir();
+        let base = base.canonicalize().unwrap_or(base);
+        if base.starts_with(sources) {
+            bail!(
+                "the temporary directory {} is inside {}, where terrarium dev copies each \
+                 version of the module from; set TMPDIR to a directory outside it",
+                base.display(),
+                sources.display()
+            );
+        }
+        for attempt in 0..100u32 {
+            let dir = base.join(format!("terrarium-dev-python-{}-{attempt}", std::process::id()));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(VersionsDir(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", dir.display()));
+                }
+            }
+        }
+        bail!("cannot create a directory for the module's versions in {}", base.display())
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for VersionsDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Copies the files under `from` that count as sources ([`watch::is_source`]: not tool state,
+/// not editor temporaries) to `to`, directories included.
+fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if watch::is_source(&path.join("x")) {
+                copy_sources(&path, &to.join(entry.file_name()))?;
+            }
+        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
+            && watch::is_source(&path)
+        {
+            std::fs::copy(&path, to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The versions of a Python module's sources, each served by its own [`Runtime`] of the one
+/// compiled development runtime: a save copies the sources to `gen-N` and grants that copy,
+/// read-only, to that version alone. A version's instances, also those it starts after a
+/// later save (more concurrent calls, an instance thrown away), import the code it was loaded
+/// from, so a save that does not import leaves the previous version working.
+struct PythonVersions {
+    base: Arc<Runtime>,
+    sandbox: PythonSandbox,
+    sources: PathBuf,
+    module: String,
+    root: PathBuf,
+    made: std::sync::atomic::AtomicU64,
+}
+
+impl PythonVersions {
+    /// Copies the sources as they are now and returns the runtime that serves that copy.
+    fn next(&self) -> anyhow::Result<Arc<Runtime>> {
+        let n = self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let dir = self.root.join(format!("gen-{n}"));
+        copy_sources(&self.sources, &dir).with_context(|| {
+            format!("cannot copy {} to {}", self.sources.display(), dir.display())
+        })?;
+        let sandbox = self.sandbox.version(&dir, &self.module)?;
+        Ok(Arc::new(self.base.with_sandbox(Arc::new(sandbox))))
+    }
 }
 
 impl PythonDev {
@@ -186,7 +303,8 @@ impl PythonDev {
             .find(|l| !l.trim().is_empty())
             .map(|l| PathBuf::from(l.trim()))
             .context("`python -m terrarium.dev_runtime` printed no path")?;
-        Ok(PythonDev { dir, module: name, runtime })
+        let versions = VersionsDir::create(&dir)?;
+        Ok(PythonDev { dir, module: name, runtime, versions })
     }
 }
 
@@ -230,10 +348,10 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    args.apply_grants(&mut settings, python.as_ref())?;
+    let sandbox = args.apply_grants(&mut settings, python.as_ref())?;
     let runtime = crate::tokio_runtime()?;
     let served = match &python {
-        Some(python) => runtime.block_on(serve_python(args, python, settings)),
+        Some(python) => runtime.block_on(serve_python(args, python, sandbox, settings)),
         None => runtime.block_on(serve(args, settings)),
     };
     // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
@@ -318,10 +436,12 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
 async fn serve_python(
     args: &DevArgs,
     python: &PythonDev,
+    sandbox: PythonSandbox,
     settings: RuntimeSettings,
 ) -> anyhow::Result<()> {
     let path = python.runtime.clone();
-    let (runtime, digest) = tokio::task::spawn_blocking(move || {
+    let reload_settings = settings.clone();
+    let (base, digest) = tokio::task::spawn_blocking(move || {
         let bytes =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let digest = reload::digest(&bytes);
@@ -331,7 +451,16 @@ async fn serve_python(
     .await
     .context("loading the Python development runtime was interrupted")??;
     let module = python.dir.join(format!("{}.py", python.module));
-    let live = match Dispatcher::start(runtime.clone()).await {
+    let versions = Arc::new(PythonVersions {
+        base,
+        sandbox,
+        sources: python.dir.clone(),
+        module: python.module.clone(),
+        root: python.versions.path().to_path_buf(),
+        made: std::sync::atomic::AtomicU64::new(0),
+    });
+    let first = versions.next()?;
+    let live = match Dispatcher::start(first).await {
         Ok(provider) => {
             let schema = provider.schema();
             tracing::info!(
@@ -354,7 +483,15 @@ async fn serve_python(
             ))
         }
     };
-    let reloader = Arc::new(Reloader::reinstantiating(live.clone(), module, runtime, digest));
+    let next_version: reload::NextVersion =
+        Box::new(move || versions.next().map_err(|e| format!("{e:#}")));
+    let reloader = Arc::new(Reloader::reinstantiating(
+        live.clone(),
+        module,
+        reload_settings,
+        next_version,
+        digest,
+    ));
     let _source_watch = watch::watch_sources(
         std::slice::from_ref(&python.dir),
         None,
@@ -626,36 +763,61 @@ mod tests {
         assert_eq!(settings.sandbox.dirs().len(), 1);
     }
 
-    /// A Python module's directory is granted read-only, with the runtime's variables, and a
-    /// read-write grant of it is refused.
+    /// Each version of a Python module's sources is a copy of the sources (not of tool state)
+    /// granted read-only to that version alone, with the runtime's variables; the module's
+    /// directory itself is granted to none, and a read-write grant of it, or of the copies, is
+    /// refused.
     #[test]
-    fn a_python_module_s_directory_is_granted_read_only_and_stays_so() {
+    fn each_python_version_is_granted_its_own_copy_read_only() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("provider.py"), "GREETING = 1\n").unwrap();
+        std::fs::create_dir(root.join("helpers")).unwrap();
+        std::fs::write(root.join("helpers/names.py"), "NAME = 'x'\n").unwrap();
+        std::fs::create_dir(root.join(".terraform")).unwrap();
+        std::fs::write(root.join(".terraform/state"), "tool state").unwrap();
+        std::fs::write(root.join("terraform.tfstate"), "{}").unwrap();
+        let versions = tempfile::tempdir().unwrap();
         let python = PythonDev {
             dir: root.clone(),
             module: "provider".into(),
             runtime: root.join("runtime.wasm"),
+            versions: VersionsDir(versions.path().canonicalize().unwrap()),
         };
         let mut args = dev_args(&[]).unwrap();
         args.component = root.join("provider.py");
         let mut settings = RuntimeSettings::default();
-        args.apply_grants(&mut settings, Some(&python)).unwrap();
-        let dirs = settings.sandbox.dirs();
+        let sandbox = args.apply_grants(&mut settings, Some(&python)).unwrap();
+        assert!(settings.sandbox.dirs().is_empty(), "the module's directory is granted to none");
+
+        let gen1 = python.versions.path().join("gen-1");
+        copy_sources(&root, &gen1).unwrap();
+        assert!(gen1.join("provider.py").is_file() && gen1.join("helpers/names.py").is_file());
+        assert!(!gen1.join(".terraform").exists() && !gen1.join("terraform.tfstate").exists());
+        // A later save changes the sources, never a copy already made.
+        std::fs::write(root.join("provider.py"), "GREETING = (\n").unwrap();
+        assert_eq!(std::fs::read_to_string(gen1.join("provider.py")).unwrap(), "GREETING = 1\n");
+
+        let version = sandbox.version(&gen1, "provider").unwrap();
+        let dirs = version.dirs();
         assert_eq!(dirs.len(), 1);
-        assert_eq!(dirs[0].grant().path, root);
+        assert_eq!(dirs[0].grant().path, gen1);
         assert_eq!(dirs[0].grant().access, Access::ReadOnly);
-        let env = settings.sandbox.env();
-        assert!(env.contains(&(PYTHON_DIR_VAR.into(), root.to_string_lossy().into_owned())));
+        let env = version.env();
+        assert!(env.contains(&(PYTHON_DIR_VAR.into(), gen1.to_string_lossy().into_owned())));
         assert!(env.contains(&(PYTHON_MODULE_VAR.into(), "provider".into())));
 
-        let mut args = dev_args(&["--allow-dir", &format!("{}:rw", root.display())]).unwrap();
-        args.component = root.join("provider.py");
-        let err = args
-            .apply_grants(&mut RuntimeSettings::default(), Some(&python))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains(&format!("{}:rw", root.display())), "{err}");
+        for writable in [root.clone(), python.versions.path().to_path_buf()] {
+            let flag = format!("{}:rw", writable.display());
+            let mut args = dev_args(&["--allow-dir", &flag]).unwrap();
+            args.component = root.join("provider.py");
+            let err = args
+                .apply_grants(&mut RuntimeSettings::default(), Some(&python))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(err.contains(&flag), "{flag}: {err}");
+        }
     }
 
     #[test]
