@@ -234,6 +234,10 @@ async fn dev_start_ms(
 }
 
 pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Table>> {
+    // A smoke run proves the section runs, not what each compiler costs: `terrarium dev`'s
+    // compiler alone, on examples/null alone (each Cranelift compile of a debug build takes
+    // seconds to minutes, and the README profile's crate is a cold build of its own).
+    let compilers: &[Compiler] = if setup.smoke { &[DEV_COMPILER] } else { &Compiler::ALL };
     let mut reloads = Vec::new();
     let mut compiles = Vec::new();
     let mut subjects = vec![
@@ -248,7 +252,12 @@ pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Tabl
             target_ms: Some(250.0),
         },
     ];
-    for profiles in [Profiles::Readme, Profiles::CargoNew] {
+    let author_profiles: &[Profiles] =
+        if setup.smoke { &[] } else { &[Profiles::Readme, Profiles::CargoNew] };
+    if setup.smoke {
+        subjects.truncate(1);
+    }
+    for &profiles in author_profiles {
         let build = authors.debug(profiles)?;
         reloads.push(Row {
             what: format!(
@@ -273,7 +282,7 @@ pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Tabl
         eprintln!("== reload: {label}");
         let mut by_compiler = BTreeMap::new();
         let mut compile_by_compiler = BTreeMap::new();
-        for compiler in Compiler::ALL {
+        for &compiler in compilers {
             let scratch = tempfile::tempdir_in(&setup.dir)?;
             let compile = compile_ms(&bytes, &subject.path, compiler, setup.runs)?;
             let reload = reload_ms(scratch.path(), &bytes, compiler, setup.runs).await?;
@@ -285,23 +294,23 @@ pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Tabl
             compile_by_compiler.insert(compiler.name(), compile);
         }
         let ours = by_compiler[DEV_COMPILER.name()];
-        let before = by_compiler[Compiler::Unoptimized.name()];
+        let before = by_compiler.get(Compiler::Unoptimized.name()).copied();
         reloads.push(Row {
             what: format!("reload, {label}: file written → first call on the new build"),
             ours,
-            baseline: Some(before),
+            baseline: before,
             unit: "ms",
             target: match subject.target_ms {
                 Some(t) => format!("≤ {t:.0} ms: {}", verdict(ours <= t)),
                 None => "-".into(),
             },
         });
-        let optimizing = compile_by_compiler[Compiler::Optimizing.name()];
-        for compiler in Compiler::ALL {
+        let optimizing = compile_by_compiler.get(Compiler::Optimizing.name()).copied();
+        for compiler in compilers {
             compiles.push(Row {
                 what: format!("{label}, {}: compile", compiler.name()),
                 ours: compile_by_compiler[compiler.name()],
-                baseline: Some(optimizing),
+                baseline: optimizing,
                 unit: "ms",
                 target: "-".into(),
             });
@@ -319,12 +328,15 @@ pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Tabl
         "== the code each compiler makes: PlanResourceChange, null_resource, 10,000 triggers"
     );
     let mut code = Vec::new();
-    let optimizing = plan_ms(&setup.null_component, Compiler::Optimizing, setup.runs).await?;
-    for compiler in Compiler::ALL {
-        let took = if compiler == Compiler::Optimizing {
-            optimizing
-        } else {
-            plan_ms(&setup.null_component, compiler, setup.runs).await?
+    let optimizing = if compilers.contains(&Compiler::Optimizing) {
+        Some(plan_ms(&setup.null_component, Compiler::Optimizing, setup.runs).await?)
+    } else {
+        None
+    };
+    for &compiler in compilers {
+        let took = match optimizing {
+            Some(optimizing) if compiler == Compiler::Optimizing => optimizing,
+            _ => plan_ms(&setup.null_component, compiler, setup.runs).await?,
         };
         eprintln!("   {:<48} {took:>8.1} ms", compiler.name());
         code.push(Row {
@@ -333,14 +345,18 @@ pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Tabl
                 compiler.name()
             ),
             ours: took,
-            baseline: Some(optimizing),
+            baseline: optimizing,
             unit: "ms",
             target: "-".into(),
         });
     }
 
     {
-        let component = &authors.debug(Profiles::CargoNew)?.component;
+        let component = &if setup.smoke {
+            setup.null_debug_component.clone()
+        } else {
+            authors.debug(Profiles::CargoNew)?.component.clone()
+        };
         let size = size_text(std::fs::metadata(component)?.len() as usize);
         eprintln!("== terrarium dev start on {} ({size})", component.display());
         let (mut cold, mut warm) = (Vec::new(), Vec::new());

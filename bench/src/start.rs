@@ -89,7 +89,13 @@ fn forget_records(cache_home: &Path) -> anyhow::Result<()> {
 }
 
 pub async fn run(setup: &Setup, authors: &mut Builds) -> anyhow::Result<Vec<Table>> {
-    let big = authors.debug(Profiles::CargoNew)?.component.clone();
+    // A smoke run starts examples/null as "the big one" too: the author's debug build is a
+    // cold crate build and a long optimising compile, which prove nothing about the section.
+    let big = if setup.smoke {
+        setup.null_debug_component.clone()
+    } else {
+        authors.debug(Profiles::CargoNew)?.component.clone()
+    };
     let big_size = std::fs::metadata(&big)?.len() as f64 / f64::from(1 << 20);
     eprintln!("== provider starts (exec to handshake line, to the first GetProviderSchema answer)");
     let warm_cache = tempfile::tempdir_in(&setup.dir)?;
