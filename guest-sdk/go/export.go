@@ -10,20 +10,33 @@ import (
 
 	exb "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_behaviour"
 	exp "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_provider"
+	exr "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_replacement"
 	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
 	b "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_behaviour"
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
 
-// exports answers the component's exported interfaces (provider and behaviour) from the
-// provider given to Export.
+// exports answers the component's exported interfaces (provider, behaviour and replacement)
+// from the provider given to Export.
 type exports struct{ d *providerDef }
 
 func install(d *providerDef) {
 	e := &exports{d}
 	exp.Impl = e
 	exb.Impl = e
+	exr.Impl = e
+}
+
+// DeleteBeforeReplace names the resource types whose replacement deletes first.
+func (e *exports) DeleteBeforeReplace() []string {
+	names := []string{}
+	for _, n := range sortedNames(e.d.resources) {
+		if e.d.resources[n].deleteBeforeReplace {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // guard runs provider code: the diagnostics it returned or raised (a panic becomes an error

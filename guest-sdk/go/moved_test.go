@@ -67,3 +67,18 @@ func TestMovedStateIsReadFromTheSourceType(tt *testing.T) {
 		tt.Fatalf("a type without MoveState: %+v", r.Diagnostics)
 	}
 }
+
+// fixedServer is a server whose objects cannot exist twice: a replacement deletes first.
+type fixedServer struct{ server }
+
+func (fixedServer) DeleteBeforeReplace() bool { return true }
+
+func TestTheReplacementExportNamesTheTypesThatDeleteFirst(tt *testing.T) {
+	e := &exports{&providerDef{resources: map[string]*typeDef{
+		"x_server": NewResource[testPet]("x_server", server{}).def,
+		"x_fixed":  NewResource[testPet]("x_fixed", fixedServer{}).def,
+	}}}
+	if got := e.DeleteBeforeReplace(); len(got) != 1 || got[0] != "x_fixed" {
+		tt.Fatalf("DeleteBeforeReplace() = %q, want [x_fixed]", got)
+	}
+}

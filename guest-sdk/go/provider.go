@@ -85,6 +85,15 @@ type Describer interface {
 	Description() string
 }
 
+// DeletesBeforeReplace is implemented by a resource whose replacement must delete the old
+// object before it creates the new one, because two cannot exist at once (a fixed file name,
+// a name unique in a remote system). Terraform deletes first anyway unless a configuration
+// asks for create_before_destroy; Pulumi creates first unless told, and the host tells it for
+// the types whose DeleteBeforeReplace returns true.
+type DeletesBeforeReplace interface {
+	DeleteBeforeReplace() bool
+}
+
 // DataSourceImpl is the code of a data source whose configuration and result are the schema
 // struct S: Read gets the configuration (computed attributes null) and returns it completed.
 type DataSourceImpl[S any] interface {
@@ -104,6 +113,8 @@ type typeDef struct {
 	version     int64 // the schema version (StateUpgrader)
 	err         error
 	description string
+	// deleteBeforeReplace: a replacement deletes the old object first (DeletesBeforeReplace).
+	deleteBeforeReplace bool
 	// create and update return the state a failed call reached (WithState) with its error.
 	create      func(context.Context, *tree) (*tree, error)
 	read        func(context.Context, *tree) (*tree, error)
@@ -214,6 +225,9 @@ func newTypeDef[S any](name string, impl any) *typeDef {
 	d.model, d.err = modelOf(reflect.TypeFor[S]())
 	if desc, ok := impl.(Describer); ok {
 		d.description = desc.Description()
+	}
+	if r, ok := impl.(DeletesBeforeReplace); ok {
+		d.deleteBeforeReplace = r.DeleteBeforeReplace()
 	}
 	if v, ok := impl.(Validator[S]); ok {
 		d.validate = func(ctx context.Context, config *tree) error {

@@ -119,6 +119,8 @@ pub struct Dispatcher {
     /// The behaviour the component declared, as it declared it (for `terrarium dev` to say
     /// what a reload changed).
     behaviour: Option<runtime::ProviderBehaviour>,
+    /// The resource types whose replacement deletes the old object first.
+    delete_before_replace: std::collections::BTreeSet<String>,
     pool: InstancePool,
 }
 
@@ -167,6 +169,16 @@ impl Dispatcher {
         } else {
             None
         };
+        let delete_before_replace: std::collections::BTreeSet<String> =
+            instance.delete_before_replace().await?.into_iter().collect();
+        if let Some(unknown) = delete_before_replace
+            .iter()
+            .find(|t| !schemas.provider_schema().resources.contains_key(*t))
+        {
+            return Err(StartError::Schema(format!(
+                "`delete-before-replace` names {unknown:?}, which is not one of its resource types"
+            )));
+        }
         let pool = InstancePool::new(runtime.settings().instance_pool_size, instance);
         Ok(Dispatcher {
             runtime,
@@ -174,6 +186,7 @@ impl Dispatcher {
             schema_diagnostics,
             declared,
             behaviour: declared_behaviour,
+            delete_before_replace,
             pool,
         })
     }
@@ -187,6 +200,12 @@ impl Dispatcher {
     /// declares any.
     pub fn declared_behaviour(&self) -> Option<&runtime::ProviderBehaviour> {
         self.behaviour.as_ref()
+    }
+
+    /// Whether a replacement of `type_name` must delete the old object before it creates the
+    /// new one (the component's `replacement` export says so).
+    pub fn deletes_before_replace(&self, type_name: &str) -> bool {
+        self.delete_before_replace.contains(type_name)
     }
 
     pub fn schema(&self) -> &ProviderSchema {

@@ -59,12 +59,14 @@ use terrarium_runtime::sandbox::Grants;
 /// Note for the parent command: this defines its own `--version`, so the top-level command must
 /// not propagate clap's automatic `--version` flag into subcommands.
 #[derive(clap::Args, Debug, Clone)]
-#[command(group(clap::ArgGroup::new("target").required(true).args(["source", "pulumi"])))]
+#[command(group(
+    clap::ArgGroup::new("target").required(true).args(["source", "pulumi", "pulumi_base"])
+))]
 pub struct InstallArgs {
     /// The provider component to install: a WebAssembly component (.wasm), for instance one
     /// built with `cargo build --target wasm32-wasip2`, or a release zip of `terrarium
     /// package` (only its component is taken: its executable and grants are the publisher's).
-    #[arg(required_unless_present = "from_registry")]
+    #[arg(required_unless_present_any = ["from_registry", "pulumi_base"])]
     pub component: Option<PathBuf>,
 
     /// Fetch the release of --source at --version from its registry (Terraform's provider
@@ -83,9 +85,19 @@ pub struct InstallArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["source", "mirror"])]
     pub pulumi: Option<String>,
 
-    /// Provider version to install it as, a semantic version such as 1.2.3.
-    #[arg(long, value_name = "X.Y.Z")]
-    pub version: String,
+    /// Install the Pulumi base plugin `terrarium` (no component): it serves any component a
+    /// Pulumi program adds as a package, `pulumi package add terrarium COMPONENT.wasm`, with
+    /// the grants beside that component once you approve them.
+    #[arg(
+        long,
+        conflicts_with_all = ["component", "source", "mirror", "from_registry"]
+    )]
+    pub pulumi_base: bool,
+
+    /// Provider version to install it as, a semantic version such as 1.2.3 (with
+    /// --pulumi-base: the plugin's version [default: this terrarium's]).
+    #[arg(long, value_name = "X.Y.Z", required_unless_present = "pulumi_base")]
+    pub version: Option<String>,
 
     /// Mirror directory to install into [default: $XDG_DATA_HOME/terrarium/mirror, i.e.
     /// ~/.local/share/terrarium/mirror].
@@ -249,6 +261,9 @@ fn grants_summary(grants: &Grants, file: &Path) -> String {
 /// can be redirected into a file) and guidance on stderr. A release zip or `--from-registry` is
 /// read or fetched through `releases`.
 pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
+    if args.pulumi_base {
+        return run_pulumi_base(args);
+    }
     if let Some(name) = &args.pulumi {
         return run_pulumi(args, name, releases);
     }
@@ -258,7 +273,7 @@ pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
         );
     }
     let source: ProviderSource = args.source.as_deref().unwrap_or_default().parse()?;
-    let version: ProviderVersion = args.version.parse()?;
+    let version: ProviderVersion = args.version.as_deref().unwrap_or_default().parse()?;
     let grants = args.grants()?;
     let component = Component::resolve(args, Some(&source), &version, releases)?;
     check_component(component.path())?;
@@ -340,7 +355,7 @@ pub fn run(args: &InstallArgs, releases: &dyn Releases) -> anyhow::Result<()> {
 /// `terrarium install --pulumi NAME`: the same checks, Pulumi's plugin layout.
 fn run_pulumi(args: &InstallArgs, name: &str, releases: &dyn Releases) -> anyhow::Result<()> {
     pulumi::check_package_name(name)?;
-    let version: ProviderVersion = args.version.parse()?;
+    let version: ProviderVersion = args.version.as_deref().unwrap_or_default().parse()?;
     let grants = args.grants()?;
     let component = Component::resolve(args, None, &version, releases)?;
     check_component(component.path())?;
@@ -378,6 +393,41 @@ fn run_pulumi(args: &InstallArgs, name: &str, releases: &dyn Releases) -> anyhow
         layout.executable.display()
     );
     println!("{}", layout.package_dir.display());
+    Ok(())
+}
+
+/// `terrarium install --pulumi-base`: the base plugin alone, no component and no grants (each
+/// component's come from beside it).
+fn run_pulumi_base(args: &InstallArgs) -> anyhow::Result<()> {
+    if args.grants()? != Grants::default() {
+        anyhow::bail!(
+            "the base plugin has no grants of its own: each component it serves runs with the \
+             grants.toml beside it, once you approve them (`terrarium grants approve DIR`); drop \
+             the grant flags"
+        );
+    }
+    let version: ProviderVersion = args.version.as_deref().unwrap_or_default().parse()?;
+    let plugin_dir = match &args.plugin_dir {
+        Some(dir) => dir.clone(),
+        None => pulumi::default_plugin_dir()?,
+    };
+    let (executable, outcome) =
+        pulumi::install_base(&plugin_dir, version.as_str(), &served_executable()?, args.force)?;
+    let name = pulumi::BASE_PLUGIN;
+    eprintln!(
+        "{}: Pulumi base plugin {name} {version}\n  in {}\n",
+        outcome.verb(),
+        executable.display()
+    );
+    eprintln!(
+        "Add a component to a Pulumi program as a package, in the program's directory:\n\n  \
+         pulumi package add {name} PATH/TO/COMPONENT.wasm [NAME [X.Y.Z]]\n\n\
+         (for a YAML program, `pulumi package gen-sdk {name} PATH/TO/COMPONENT.wasm --language \
+         yaml --out sdks`: pulumi-yaml cannot link what `package add` generates). It runs with \
+         the grants.toml beside the component once you approve them (`terrarium grants approve \
+         DIR`); without one, with no grants."
+    );
+    println!("{}", executable.display());
     Ok(())
 }
 
@@ -849,7 +899,7 @@ mod tests {
         let args = InstallArgs::from_arg_matches(&matches).expect("args");
         assert_eq!(args.component.as_deref(), Some(Path::new("p.wasm")));
         assert_eq!(args.source.as_deref(), Some("acme/w"));
-        assert_eq!(args.version, "1.0.0");
+        assert_eq!(args.version.as_deref(), Some("1.0.0"));
         assert_eq!(args.mirror.as_deref(), Some(Path::new("/m")));
         assert!(!args.force);
 
@@ -867,6 +917,18 @@ mod tests {
         assert!(parse(&[]).is_err(), "neither --source nor --pulumi");
         assert!(parse(&["--pulumi", "random", "--source", "acme/w"]).is_err());
         assert!(parse(&["--pulumi", "random", "--mirror", "/m"]).is_err());
+
+        // The base plugin: no component, no version needed, nothing of Terraform's.
+        let base = |args: &[&str]| {
+            command.clone().try_get_matches_from([&["install", "--pulumi-base"], args].concat())
+        };
+        let args = InstallArgs::from_arg_matches(&base(&[]).expect("parse")).expect("args");
+        assert!(args.pulumi_base && args.component.is_none() && args.version.is_none());
+        assert!(base(&["p.wasm"]).is_err(), "a component with --pulumi-base");
+        assert!(base(&["--source", "acme/w"]).is_err());
+        let no_version =
+            command.clone().try_get_matches_from(["install", "p.wasm", "--pulumi", "r"]);
+        assert!(no_version.is_err(), "a version is needed without --pulumi-base");
     }
 
     #[test]

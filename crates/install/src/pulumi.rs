@@ -12,9 +12,10 @@
 //!     grants.toml             what the component may do (deny by default)
 //! ```
 
+use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::layout::PackageLayout;
+use super::layout::{InstallOutcome, PackageLayout};
 use super::{COMPONENT_FILE_NAME, InstallError};
 use terrarium_runtime::sandbox::GRANTS_FILE_NAME;
 
@@ -31,6 +32,54 @@ pub fn pulumi_layout(plugin_dir: &Path, name: &str, version: &str) -> PackageLay
         grants: package_dir.join(GRANTS_FILE_NAME),
         package_dir,
     }
+}
+
+/// The base plugin's name: `pulumi-resource-terrarium` serves whatever component a package
+/// names through `Parameterize` (the Pulumi front end's `parameterize`).
+pub const BASE_PLUGIN: &str = "terrarium";
+
+/// Installs the base plugin at `version` under `plugin_dir`: the served-only executable
+/// `host_executable` alone, in `resource-terrarium-vVERSION/`. A different executable already
+/// there is replaced only with `force`. Returns the installed executable.
+pub fn install_base(
+    plugin_dir: &Path,
+    version: &str,
+    host_executable: &Path,
+    force: bool,
+) -> Result<(PathBuf, InstallOutcome), InstallError> {
+    let layout = pulumi_layout(plugin_dir, BASE_PLUGIN, version);
+    let bytes = fs::read(host_executable).map_err(InstallError::CurrentExe)?;
+    let existing = layout.package_dir.exists();
+    if existing {
+        if fs::read(&layout.executable).is_ok_and(|b| b == bytes) {
+            return Ok((layout.executable, InstallOutcome::AlreadyUpToDate));
+        }
+        if !force {
+            return Err(InstallError::AlreadyInstalled {
+                dir: layout.package_dir,
+                source_address: format!("pulumi plugin {BASE_PLUGIN}"),
+                version: version.to_string(),
+            });
+        }
+    }
+    let write_error = |path: &Path| {
+        let path = path.to_owned();
+        move |cause| InstallError::Write { path, cause }
+    };
+    fs::create_dir_all(&layout.package_dir).map_err(write_error(&layout.package_dir))?;
+    // Written beside, then renamed: an engine starting the plugin meanwhile never runs half
+    // an executable.
+    let staged = layout.package_dir.join(format!(".{EXECUTABLE_PREFIX}{BASE_PLUGIN}.new"));
+    fs::write(&staged, &bytes).map_err(write_error(&staged))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&staged, fs::Permissions::from_mode(0o755))
+            .map_err(write_error(&staged))?;
+    }
+    fs::rename(&staged, &layout.executable).map_err(write_error(&layout.executable))?;
+    let outcome = if existing { InstallOutcome::Replaced } else { InstallOutcome::Installed };
+    Ok((layout.executable, outcome))
 }
 
 /// `$PULUMI_HOME/plugins`, else `~/.pulumi/plugins`: where Pulumi's engine looks.
@@ -77,6 +126,28 @@ mod tests {
             Some(("random".to_string(), Some("1.2.3".to_string())))
         );
         assert_eq!(installed_plugin(Path::new("/x/terraform-provider-random_v1")), None);
+    }
+
+    #[test]
+    fn the_base_plugin_is_the_executable_alone_and_a_different_one_needs_force() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let exe = dir.path().join("terrarium-provider");
+        fs::write(&exe, b"one").expect("write");
+        let plugins = dir.path().join("plugins");
+        let (installed, outcome) = install_base(&plugins, "0.1.0", &exe, false).expect("install");
+        assert_eq!(outcome, InstallOutcome::Installed);
+        assert!(installed.ends_with("resource-terrarium-v0.1.0/pulumi-resource-terrarium"));
+        assert_eq!(installed_plugin(&installed), Some(("terrarium".into(), Some("0.1.0".into()))));
+        let files: Vec<_> = fs::read_dir(installed.parent().expect("dir")).expect("read").collect();
+        assert_eq!(files.len(), 1, "only the executable");
+        let again = install_base(&plugins, "0.1.0", &exe, false).expect("again").1;
+        assert_eq!(again, InstallOutcome::AlreadyUpToDate);
+        fs::write(&exe, b"two").expect("write");
+        let refused = install_base(&plugins, "0.1.0", &exe, false).expect_err("different");
+        assert!(matches!(refused, InstallError::AlreadyInstalled { .. }), "{refused}");
+        let forced = install_base(&plugins, "0.1.0", &exe, true).expect("force").1;
+        assert_eq!(forced, InstallOutcome::Replaced);
+        assert_eq!(fs::read(&installed).expect("read"), b"two");
     }
 
     #[test]

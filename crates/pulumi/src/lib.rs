@@ -18,6 +18,7 @@
 
 mod change;
 pub mod names;
+pub mod parameterize;
 pub mod plugin;
 pub mod schema;
 pub mod values;
@@ -107,11 +108,27 @@ impl PulumiService {
         }
     }
 
+    /// The base plugin [`parameterize::BASE_PLUGIN`] at `version`: it serves the component a
+    /// package names through `Parameterize`, loaded with `loader`.
+    pub fn parameterized(loader: parameterize::Loader, version: impl Into<String>) -> Self {
+        PulumiService {
+            provider: Source::Parameterized(Arc::new(parameterize::Slot::new(loader))),
+            package: parameterize::BASE_PLUGIN.to_string(),
+            version: version.into(),
+            engine: EngineLink::default(),
+        }
+    }
+
     /// The tonic service with Pulumi's message limits.
     pub fn into_server(self) -> pb::resource_provider_server::ResourceProviderServer<Self> {
         pb::resource_provider_server::ResourceProviderServer::new(self)
             .max_decoding_message_size(MAX_MESSAGE_SIZE)
             .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// The name the plugin was started as (the package, or the base plugin's name).
+    pub fn package_name(&self) -> &str {
+        &self.package
     }
 
     /// The engine this plugin serves (its address once known, where logs go).
@@ -127,15 +144,33 @@ impl PulumiService {
         let provider = match &self.provider {
             Source::Loading(loading) => loading.clone().await,
             Source::Current(current) => current(),
+            Source::Parameterized(slot) => {
+                return match slot.served() {
+                    Some(served) => Ok(served.provider.clone()),
+                    None => Err(parameterize::Slot::not_parameterized()),
+                };
+            }
         };
         provider.map_err(|message| {
             Status::failed_precondition(format!("failed to load the provider component: {message}"))
         })
     }
 
+    /// The package served: its name and version (a parameterized package's own, not the base
+    /// plugin's).
+    fn package(&self) -> (&str, &str) {
+        match &self.provider {
+            Source::Parameterized(slot) => match slot.served() {
+                Some(served) => (&served.parameter.name, &served.parameter.version),
+                None => (&self.package, &self.version),
+            },
+            _ => (&self.package, &self.version),
+        }
+    }
+
     /// The package's tokens; an error for every call when two types would share one.
     fn tokens(&self, p: &Dispatcher) -> Result<Tokens, Status> {
-        tokens_of(p, &self.package).map_err(|e| {
+        tokens_of(p, self.package().0).map_err(|e| {
             Status::failed_precondition(format!(
                 "this provider's schema cannot be served to Pulumi: {e}"
             ))
@@ -189,6 +224,8 @@ enum Source {
     /// The build serving now, asked for at the start of every call (`terrarium dev`'s hot
     /// reload: a call keeps the build it started with).
     Current(Arc<dyn Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync>),
+    /// The component a package names, once `Parameterize` has loaded it (the base plugin).
+    Parameterized(Arc<parameterize::Slot>),
 }
 
 /// The tokens of the package `package` served from `p`'s schema; an error naming both
@@ -641,12 +678,36 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
 
     async fn parameterize(
         &self,
-        _: Request<pb::ParameterizeRequest>,
+        request: Request<pb::ParameterizeRequest>,
     ) -> Reply<pb::ParameterizeResponse> {
-        Err(unimplemented(
-            "Parameterize",
-            "a component is one fixed provider; install another component as another plugin",
-        ))
+        use pb::parameterize_request::Parameters;
+        let Source::Parameterized(slot) = &self.provider else {
+            return Err(unimplemented(
+                "Parameterize",
+                &format!(
+                    "this plugin serves one component, as the package {}; the base plugin `{}`                      serves any component a package names (`terrarium install --pulumi-base`)",
+                    self.package,
+                    parameterize::BASE_PLUGIN
+                ),
+            ));
+        };
+        let parameter = match request.into_inner().parameters {
+            Some(Parameters::Args(args)) => parameterize::Parameter::from_args(&args.args)?,
+            Some(Parameters::Value(value)) => parameterize::Parameter::from_value(&value)?,
+            None => {
+                return Err(Status::invalid_argument(format!(
+                    "Parameterize without parameters; use: {}",
+                    parameterize::USAGE
+                )));
+            }
+        };
+        let served = slot.parameterize(parameter).await?;
+        // The schema must be servable now, not at the first resource.
+        self.tokens(&served.provider)?;
+        ok(pb::ParameterizeResponse {
+            name: served.parameter.name.clone(),
+            version: served.parameter.version.clone(),
+        })
     }
 
     async fn get_schema(
@@ -661,7 +722,27 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             )));
         }
         let p = self.provider().await?;
-        let schema = schema::package_schema(p.schema(), &self.tokens(&p)?, &self.version);
+        let (package, version) = self.package();
+        if !request.subpackage_name.is_empty() && request.subpackage_name != package {
+            return Err(Status::invalid_argument(format!(
+                "the schema of {} was asked for, but this plugin serves {package}",
+                request.subpackage_name
+            )));
+        }
+        let mut schema = schema::package_schema(p.schema(), &self.tokens(&p)?, version);
+        if let (Source::Parameterized(slot), Some(object)) =
+            (&self.provider, schema.as_object_mut())
+            && let Some(served) = slot.served()
+        {
+            object.insert(
+                "parameterization".into(),
+                serde_json::json!({
+                    "baseProvider": { "name": parameterize::BASE_PLUGIN, "version": self.version },
+                    "parameter": base64::engine::general_purpose::STANDARD
+                        .encode(served.parameter.value()),
+                }),
+            );
+        }
         ok(pb::GetSchemaResponse { schema: schema.to_string() })
     }
 
@@ -713,7 +794,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         let ty = p.schema().provider.block.implied_type();
         let args = match request.args {
             Some(args) => args,
-            None => variables_to_struct(&request.variables, &self.package),
+            None => variables_to_struct(&request.variables, self.package().0),
         };
         let args = provider_properties(Some(&args));
         let config = decode_or_status("provider configuration", Some(&args), &ty)?;
@@ -951,10 +1032,14 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             } else {
                 pb::diff_response::DiffChanges::DiffSome
             };
+            // Pulumi creates the replacement first unless told; an object that cannot exist
+            // twice (the component says which) would be deleted with the old one.
+            let delete_before_replace =
+                !replaces.is_empty() && p.deletes_before_replace(&resource.name);
             ok(pb::DiffResponse {
                 replaces: replaces.into_iter().collect(),
                 stables: Vec::new(),
-                delete_before_replace: false,
+                delete_before_replace,
                 changes: changes as i32,
                 diffs: diffs.into_iter().collect(),
                 detailed_diff: detailed,
@@ -1121,7 +1206,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
     ) -> Reply<pb::GetMappingResponse> {
         let request = request.into_inner();
         if request.key != TERRAFORM_MAPPING_KEY
-            || !(request.provider.is_empty() || request.provider == self.package)
+            || !(request.provider.is_empty() || request.provider == self.package().0)
         {
             return ok(pb::GetMappingResponse::default());
         }
@@ -1136,13 +1221,13 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                     .collect()
             };
         let data = serde_json::json!({
-            "name": self.package,
-            "version": self.version,
+            "name": self.package().0,
+            "version": self.package().1,
             "resources": map(s.resources.keys().map(|n| (n, tokens.resource(n))).collect()),
             "dataSources": map(s.data_sources.keys().map(|n| (n, tokens.data_source(n))).collect()),
         });
         ok(pb::GetMappingResponse {
-            provider: self.package.clone(),
+            provider: self.package().0.to_string(),
             data: data.to_string().into_bytes(),
         })
     }
@@ -1152,7 +1237,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         request: Request<pb::GetMappingsRequest>,
     ) -> Reply<pb::GetMappingsResponse> {
         let providers = if request.get_ref().key == TERRAFORM_MAPPING_KEY {
-            vec![self.package.clone()]
+            vec![self.package().0.to_string()]
         } else {
             Vec::new()
         };

@@ -33,8 +33,8 @@ use wasmtime::{
 pub use behaviour::{BehaviourLimits, BoundError, ProviderBehaviour, provider_behaviour_from_wit};
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
-    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION,
-    client_capabilities, diagnostics_from_wit, guest, path_from_wit, path_to_wit,
+    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, REPLACEMENT_EXPORT, WORLD_LINE, WORLD_PACKAGE,
+    WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest, path_from_wit, path_to_wit,
     provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour,
     wit_streams,
 };
@@ -719,7 +719,11 @@ impl Runtime {
                     Some(indices) => Some(indices.load(&mut *store, &instance)?),
                     None => None,
                 };
-                Ok(Bindings { provider, behaviour })
+                let replacement = match &pre.replacement {
+                    Some(indices) => Some(indices.load(&mut *store, &instance)?),
+                    None => None,
+                };
+                Ok(Bindings { provider, behaviour, replacement })
             },
         )
         .await?;
@@ -741,12 +745,15 @@ struct Linked {
     provider: guest::GuestIndices,
     /// Set when the component declares its behaviour, so that the host plans for it.
     behaviour: Option<wit_behaviour::GuestIndices>,
+    /// Set when the component says how its types are replaced (0.2.2 and later).
+    replacement: Option<bindings::wit_replacement::GuestIndices>,
 }
 
 /// The exported interfaces of one instance.
 struct Bindings {
     provider: guest::Guest,
     behaviour: Option<wit_behaviour::Guest>,
+    replacement: Option<bindings::wit_replacement::Guest>,
 }
 
 /// Compiles (or loads from the cache) with `settings.compiler`; when that compiler cannot
@@ -828,7 +835,19 @@ fn link(engine: &Engine, component: &Component, path: &Path) -> Result<Linked, L
             }
         })?),
     };
-    Ok(Linked { instance_pre, provider, behaviour })
+    let replacement = match component.get_export_index(None, REPLACEMENT_EXPORT) {
+        None => None,
+        Some(_) => {
+            Some(bindings::wit_replacement::GuestIndices::new(&instance_pre).map_err(|e| {
+                LoadError::NotAProvider {
+                    path: path.to_path_buf(),
+                    export: REPLACEMENT_EXPORT,
+                    exports: format!("{e:#}"),
+                }
+            })?)
+        }
+    };
+    Ok(Linked { instance_pre, provider, behaviour, replacement })
 }
 
 fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
@@ -941,6 +960,15 @@ impl GuestInstance {
     /// plans and validates for it.
     pub fn declares_behaviour(&self) -> bool {
         self.bindings.as_ref().is_some_and(|b| b.behaviour.is_some())
+    }
+
+    /// The resource types whose replacement must delete the old object first (the
+    /// `replacement` export); none when the component was built before 0.2.2.
+    pub async fn delete_before_replace(&mut self) -> Result<Vec<String>, GuestError> {
+        let Some(Some(replacement)) = self.bindings.as_ref().map(|b| b.replacement.clone()) else {
+            return Ok(Vec::new());
+        };
+        self.call(async |_, store| replacement.call_delete_before_replace(store).await).await
     }
 
     /// Runs one call of the `behaviour` interface (a hook), as [`call`](Self::call) does;

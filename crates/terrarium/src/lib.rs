@@ -115,7 +115,11 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         None => serve::run(&serve::ServeArgs::default()),
         Some(Command::Serve(args)) => serve::run(&args),
         #[cfg(feature = "install")]
-        Some(Command::Install(args)) => {
+        Some(Command::Install(mut args)) => {
+            // The base plugin is this release's unless the person says otherwise.
+            if args.pulumi_base && args.version.is_none() {
+                args.version = Some(env!("CARGO_PKG_VERSION").to_string());
+            }
             for_people(|| install::run(&args, &terrarium_registry::fetch::ReleaseClient))
         }
         Some(Command::ServePulumi(args)) => pulumi::run(&args),

@@ -191,6 +191,9 @@ fn read_file(filename: &str) -> Result<Option<String>> {
 impl Resource for FileResource {
     const TYPE_NAME: &'static str = "files_file";
     type State = FileState;
+    /// A replacement with the same file name is the same file: written first, it would be
+    /// deleted with the old object.
+    const DELETE_BEFORE_REPLACE: bool = true;
 
     fn schema(&self) -> terrarium_sdk::schema::Schema {
         FileState::schema().description(

@@ -42,6 +42,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	exp "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_provider"
+	exr "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_replacement"
 	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
@@ -50,7 +51,15 @@ import (
 // Serve makes server answer the component's exported calls. Call it from an init function.
 func Serve(server tfprotov6.ProviderServer) {
 	exp.Impl = &adapter{server: server}
+	exr.Impl = replacement{}
 }
+
+// replacement answers the WIT replacement interface: a tfprotov6 provider cannot say that a
+// type must be deleted before its replacement (Terraform leaves the order to the
+// configuration), so no type does.
+type replacement struct{}
+
+func (replacement) DeleteBeforeReplace() []string { return []string{} }
 
 type adapter struct {
 	server tfprotov6.ProviderServer

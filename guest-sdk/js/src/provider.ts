@@ -99,6 +99,14 @@ export abstract class Resource<S extends Schema = Schema> {
   upgrade?(version: number, raw: TfValue): MaybePromise<State<S>>;
 
   /**
+   * Whether a replacement must delete the old object before it creates the new one, because
+   * two cannot exist at once (a fixed file name, a name unique in a remote system). Terraform
+   * deletes first anyway unless a configuration asks for `create_before_destroy`; Pulumi
+   * creates first unless told, and the host tells it.
+   */
+  readonly deleteBeforeReplace?: boolean;
+
+  /**
    * Resource types whose state a `moved { from = <other type>  to = <this type> }` block may
    * move into this one, by type name; `moveState` converts it. When any resource type has
    * some, the provider declares the `move_resource_state` capability.

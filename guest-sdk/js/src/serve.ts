@@ -186,8 +186,22 @@ async function validateWith(
  * `provider` answers Terraform's calls; `behaviour` tells the host how to plan and validate
  * (the schemas' defaults, plan modifiers and validators) and runs their hooks.
  */
+/** The resource types of the provider `serve` made last whose replacement deletes first. */
+let deletingFirst: string[] = [];
+
+/**
+ * The WIT `replacement` export. The build exports it beside the entry module's `provider`
+ * and `behaviour`, so that an author's entry names only those two.
+ */
+export const replacement = {
+  deleteBeforeReplace(): string[] {
+    return deletingFirst;
+  },
+};
+
 export function serve(p: Provider<any>): { provider: ProviderExports; behaviour: BehaviourExports } {
   installFetch(stopping);
+  deletingFirst = p.resources.filter((r) => r.deleteBeforeReplace).map((r) => r.typeName);
   const resource = (typeName: string): Resource<Schema> => find('resource', p.resources, typeName);
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>

@@ -1,4 +1,4 @@
-"""The development runtime's exports: the WIT ``provider`` and ``behaviour`` interfaces
+"""The development runtime's exports: the WIT ``provider``, ``behaviour`` and ``replacement`` interfaces
 answered by the author's module, imported from the directory ``terrarium dev`` grants
 read-only (see :mod:`terrarium.dev_runtime`).
 
@@ -109,3 +109,17 @@ def _forwarder(interface: type, index: int) -> type:
 
 Provider = _forwarder(exports.Provider, 0)
 Behaviour = _forwarder(exports.Behaviour, 1) if hasattr(exports, "Behaviour") else None
+
+if hasattr(exports, "Replacement"):
+
+    class Replacement(exports.Replacement):
+        """The ``replacement`` export of the author's provider (``terrarium.export`` made it
+        while the module was imported)."""
+
+        def delete_before_replace(self) -> list[str]:
+            _load()
+            made = _guest.exported_replacement()
+            return made().delete_before_replace() if made is not None else []
+
+else:
+    Replacement = None

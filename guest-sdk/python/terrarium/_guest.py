@@ -534,11 +534,32 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             identity,
         )
 
+    global _replacement
+    if hasattr(exports, "Replacement"):
+        deleting_first = [n for n, r in sorted(resources.items()) if r.delete_before_replace]
+
+        class Replacement(exports.Replacement):
+            def delete_before_replace(self) -> list[str]:
+                return deleting_first
+
+        _replacement = Replacement
+
     try:
         from . import _behaviour
     except ImportError:  # a WIT without the behaviour interface: the guest plans (proposal)
         return Export, None
     return Export, _behaviour.make_behaviour(provider_cls, plan_resource)
+
+
+#: The ``replacement`` export of the provider :func:`make_export` made last.
+_replacement: type | None = None
+
+
+def exported_replacement() -> type | None:
+    """The class componentize-py exports as the WIT ``replacement`` interface: the build's
+    app module takes it from here, so that a provider module names only ``Provider`` and
+    ``Behaviour``."""
+    return _replacement
 
 
 def _overrides(cls: type, method: str) -> bool:

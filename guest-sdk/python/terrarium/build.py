@@ -117,14 +117,32 @@ def packages() -> tuple[list[str], dict[str, str]]:
     return [a for p in paths for a in ("-p", p)], env
 
 
+#: The module componentize-py builds: the provider module's exports, plus what the SDK exports
+#: on its own (a provider module names only ``Provider`` and ``Behaviour``).
+APP_MODULE = "terrarium_component"
+
+
+def write_app(module: Path, into: Path) -> Path:
+    """Writes the app module for the provider module ``module`` into the directory ``into``."""
+    into.mkdir(parents=True)
+    app = into / f"{APP_MODULE}.py"
+    app.write_text(
+        f"from {module.stem} import Provider, Behaviour  # noqa: F401\n"
+        "from terrarium._guest import exported_replacement\n\n"
+        "Replacement = exported_replacement()\n"
+    )
+    return app
+
+
 def build(module: Path, output: Path) -> None:
     if not module.is_file() or module.suffix != ".py":
         raise BuildError(f"{module} is not a Python file")
     with tempfile.TemporaryDirectory(prefix="terrarium-wit-") as scratch:
         world = componentize_args(wit_dir(), Path(scratch) / "wit")
         site_args, env = packages()
+        app = write_app(module, Path(scratch) / "app")
         command = [
-            componentize_py(), *world, "componentize", module.stem,
+            componentize_py(), *world, "componentize", app.stem, "-p", str(app.parent),
             "-p", str(module.resolve().parent), "-p", str(SDK_DIR), *site_args, "-o", str(output),
         ]  # fmt: skip
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -147,7 +165,7 @@ def what_failed(module: Path, output: str) -> str:
     if len(caused) < 2:
         return f"componentize-py failed for {module}:\n{output}"
     error = " ".join(line.strip() for line in caused[1].split("Stack backtrace:", 1)[0].splitlines() if line.strip())
-    missing = re.search(r"module '\w+' has no attribute '(Provider|Behaviour)'", error)
+    missing = re.search(r"(module '\w+' has no attribute|cannot import name) '(Provider|Behaviour)'", error)
     if missing:
         classes = re.findall(r"^class (\w+)\((?:terrarium\.)?Provider\)", module.read_text(), re.M)
         provider = classes[0] if classes else "YourProvider"

@@ -87,6 +87,12 @@ class Resource(Generic[T]):
             "Cannot upgrade state", f"The provider cannot upgrade {self.type_name} state from schema version {version}."
         )
 
+    #: Whether a replacement must delete the old object before it creates the new one,
+    #: because two cannot exist at once (a fixed file name, a name unique in a remote
+    #: system). Terraform deletes first anyway unless a configuration asks for
+    #: ``create_before_destroy``; Pulumi creates first unless told, and the host tells it.
+    delete_before_replace: ClassVar[bool] = False
+
     #: Resource types whose state a ``moved { from = <other type>  to = <this type> }`` block
     #: may move into this one, by type name; :meth:`move_state` converts it. When any resource
     #: type has some, the provider declares the ``move_resource_state`` capability.

@@ -126,8 +126,8 @@ def test_the_export_creates_updates_deletes_and_turns_errors_into_diagnostics(bi
 
 
 def test_the_declared_behaviour_is_data_for_the_host(bindings):
-    if bindings != "terrarium-provider-with-behaviour":
-        pytest.skip("this WIT has no behaviour interface")
+    # The repository's WIT has the behaviour interface: these tests must run, never skip.
+    assert bindings != "terrarium-provider", "the bindings lack the behaviour interface"
     import terrarium
 
     class PetResource(terrarium.Resource[Pet]):
@@ -148,8 +148,8 @@ def test_the_declared_behaviour_is_data_for_the_host(bindings):
 
 
 def test_code_in_the_schema_is_answered_through_the_hooks(bindings):
-    if bindings != "terrarium-provider-with-behaviour":
-        pytest.skip("this WIT has no behaviour interface")
+    # The repository's WIT has the behaviour interface: these tests must run, never skip.
+    assert bindings != "terrarium-provider", "the bindings lack the behaviour interface"
     import terrarium
     from terrarium import _wire
     from wit_world.exports import behaviour as b
@@ -187,3 +187,23 @@ def test_code_in_the_schema_is_answered_through_the_hooks(bindings):
     assert check.description == "an even number"
     (odd,) = hooks.validate_values([b.ValidateRequest(check.id, _wire.encode(3, number), _wire.encode(Box(size=3), ty), _wire.path(("size",)))])
     assert (odd.detail, odd.attribute) == ("3 is odd", _wire.path(("size",)))
+
+
+def test_the_replacement_export_names_the_types_that_delete_first(bindings):
+    import terrarium
+    from terrarium._guest import exported_replacement
+
+    class Kept(terrarium.Resource[Pet]):
+        type_name = "shop_kept"
+        state = Pet
+
+    class Fixed(terrarium.Resource[Pet]):
+        type_name = "shop_fixed"
+        state = Pet
+        delete_before_replace = True
+
+    class ShopProvider(terrarium.Provider):
+        resources = [Kept, Fixed]
+
+    terrarium.export(ShopProvider)
+    assert exported_replacement()().delete_before_replace() == ["shop_fixed"]

@@ -81,6 +81,12 @@ fn validate_decoded(
     }
 }
 
+impl<E: Export> crate::__private::bindings::exports::terrarium::provider::replacement::Guest for E {
+    fn delete_before_replace() -> Vec<String> {
+        with_server::<E, _>(|s| s.delete_before_replace())
+    }
+}
+
 impl<E: Export> api::Guest for E {
     fn get_schema() -> wit::ProviderSchema {
         let (schema, identities, diagnostics) = with_server::<E, _>(|s| s.schema_with_identities());

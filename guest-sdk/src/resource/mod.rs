@@ -244,6 +244,13 @@ pub trait Resource {
         Ok(generated_config(&self.schema(), state))
     }
 
+    /// Whether a replacement must delete the old object before it creates the new one,
+    /// because two cannot exist at once (a fixed file name, a name unique in a remote system).
+    /// Terraform deletes first anyway unless a configuration asks for
+    /// `create_before_destroy`; Pulumi creates first unless told, and the host tells it for
+    /// the types that set this.
+    const DELETE_BEFORE_REPLACE: bool = false;
+
     /// Whether [`plan_destroy`](Self::plan_destroy) wants to see destroy plans; when any
     /// resource type does, the provider declares the `plan_destroy` capability.
     const PLAN_DESTROY: bool = false;
@@ -285,6 +292,8 @@ pub trait AnyResource {
     fn moves_from(&self) -> &'static [&'static str];
     /// Whether it plans destroys, as in [`Resource::PLAN_DESTROY`].
     fn plans_destroy(&self) -> bool;
+    /// Whether a replacement deletes first, as in [`Resource::DELETE_BEFORE_REPLACE`].
+    fn deletes_before_replace(&self) -> bool;
     /// `ValidateResourceConfig`: the resource's own checks.
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic>;
     /// `PlanResourceChange`: the default plan, then [`Resource::plan`].
@@ -324,6 +333,10 @@ impl<R: Resource> AnyResource for R {
 
     fn plans_destroy(&self) -> bool {
         R::PLAN_DESTROY
+    }
+
+    fn deletes_before_replace(&self) -> bool {
+        R::DELETE_BEFORE_REPLACE
     }
 
     fn validate_config(&self, config: &Value) -> Vec<Diagnostic> {

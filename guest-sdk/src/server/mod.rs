@@ -180,6 +180,17 @@ impl<P: Provider> Server<P> {
         (schema, identities, diagnostics)
     }
 
+    /// The resource types whose replacement deletes the old object first
+    /// ([`crate::Resource::DELETE_BEFORE_REPLACE`]).
+    pub fn delete_before_replace(&self) -> Vec<String> {
+        let resources = self.provider.resources();
+        resources
+            .iter()
+            .filter(|r| r.deletes_before_replace())
+            .map(|r| r.type_name().to_string())
+            .collect()
+    }
+
     /// The identity schemas of the resource types that have one, by type name
     /// (`GetResourceIdentitySchemas`); [`get_schema`](Self::get_schema) reports their
     /// mistakes.

@@ -156,7 +156,7 @@ fn a_component_newer_than_the_host_is_refused_naming_both_versions() -> anyhow::
     for expected in [
         "Failed to load the provider component",
         "was built for terrarium:provider version 0.9.0",
-        "speaks version 0.2.1",
+        "speaks version 0.2.2",
         "rebuild the provider against terrarium-sdk",
         "or use a terrarium release that",
     ] {

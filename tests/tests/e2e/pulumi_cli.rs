@@ -217,6 +217,24 @@ fn files_are_refreshed_after_drift_imported_and_destroyed() -> anyhow::Result<()
     project.ok(&["up", "--yes"])?;
     ensure!(fs::read_to_string(&note)? == "one", "the file was not written again");
 
+    // A replacement of a file by one of the same name: Pulumi creates replacements first
+    // unless told otherwise, and then deleting the old file would delete the new one. The
+    // component says files_file deletes first.
+    project.write_program(&format!(
+        "resources:\n  note:\n    type: files:index/file:File\n    properties:\n      \
+         filename: {}\n      content: two\noutputs:\n  sha: ${{note.contentSha256}}\n",
+        serde_json::to_string(&note.to_string_lossy())?
+    ))?;
+    let replace = project.ok(&["preview"])?;
+    replace.shows(&[" +- files:index:File note replace [diff: ~content]", "    +-1 to replace"])?;
+    let replaced = project.ok(&["up", "--yes"])?;
+    replaced.shows(&["    +-1 replaced"])?;
+    ensure!(
+        fs::read_to_string(&note).ok().as_deref() == Some("two"),
+        "the replacement's file is gone or stale: the old file was deleted after the new one \
+         was written\n{replaced}"
+    );
+
     // Import: a file made outside, by its path; the CLI prints the program that matches it.
     let other = out.join("other.txt");
     fs::write(&other, "made by hand")?;
@@ -498,5 +516,116 @@ fn a_plugin_archive_installs_with_pulumi_and_its_grants_wait_for_approval() -> a
     up.shows(&[" +  files:index:File note created"])?;
     ensure!(fs::read_to_string(&note)? == "one", "the file was not written");
     project.ok(&["destroy", "--yes"])?;
+    Ok(())
+}
+
+/// One plugin for every component: `terrarium install --pulumi-base` installs the base plugin
+/// `terrarium`, and `pulumi package add terrarium COMPONENT` makes the component a package of
+/// the program through `Parameterize`. What the component may do comes from the grants file
+/// beside it, in force only once the person approves it (the program names the component, so
+/// it must not decide its grants), and a component that changed since it was added is refused
+/// with the command that adds it again.
+#[test]
+fn a_component_added_as_a_package_is_served_by_the_base_plugin() -> anyhow::Result<()> {
+    let project = Project::new("base-plugin-e2e")?;
+    let terrarium = Artifacts::get()?.terrarium()?;
+    let installed = Command::new(terrarium)
+        .env("XDG_CONFIG_HOME", project.config_home())
+        .args(["install", "--pulumi-base", "--plugin-dir"])
+        .arg(project.plugin_dir())
+        .output()?;
+    let said = String::from_utf8_lossy(&installed.stderr).into_owned();
+    ensure!(installed.status.success(), "terrarium install --pulumi-base failed\n{said}");
+    let executable = String::from_utf8_lossy(&installed.stdout).trim().to_owned();
+    ensure!(
+        executable.ends_with("/pulumi-resource-terrarium") && fs::metadata(&executable)?.is_file(),
+        "install did not print the base plugin it wrote: {executable:?}\n{said}"
+    );
+    ensure!(said.contains("pulumi package add terrarium PATH/TO/COMPONENT.wasm"), "{said}");
+
+    // The component and the grants it asks for, in the program's directory.
+    let out = project.root().join("out");
+    fs::create_dir(&out)?;
+    let out = out.canonicalize()?;
+    let provider = project.project_dir().join("provider");
+    fs::create_dir(&provider)?;
+    let component = provider.join("files_provider.wasm");
+    fs::copy(Artifacts::get()?.component("files_provider")?, &component)?;
+    fs::write(provider.join("grants.toml"), format!("allow_dir = [\"{}:rw\"]\n", out.display()))?;
+
+    // `pulumi package add` for YAML ends in "method Link not implemented" (pulumi-yaml 1.25);
+    // gen-sdk writes the same sdks/files-0.0.0.yaml, through the same Parameterize.
+    let add = [
+        "package",
+        "gen-sdk",
+        "terrarium",
+        "provider/files_provider.wasm",
+        "--language",
+        "yaml",
+        "--out",
+        "sdks",
+    ];
+    let refused = project.run(&add)?;
+    ensure!(refused.code != Some(0), "the grants beside the component were in force\n{refused}");
+    let text = format!("{}{}", refused.stdout, refused.stderr);
+    let approve = text
+        .split('`')
+        .find(|part| part.starts_with("terrarium grants approve "))
+        .with_context(|| format!("the error does not say how to approve\n{refused}"))?
+        .to_owned();
+    let approved = Command::new(terrarium)
+        .current_dir(project.project_dir())
+        .env("XDG_CONFIG_HOME", project.config_home())
+        .args(approve.split(' ').skip(1))
+        .output()?;
+    ensure!(
+        approved.status.success(),
+        "`{approve}` failed: {}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    project.ok(&add)?;
+    // gen-sdk writes OUT/LANGUAGE/; pulumi-yaml finds lock files anywhere under the program.
+    let lock = fs::read_to_string(project.project_dir().join("sdks/yaml/files-0.0.0.yaml"))
+        .with_context(|| {
+            let written: Vec<String> = fs::read_dir(project.project_dir().join("sdks"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().display().to_string())
+                .collect();
+            format!("gen-sdk wrote no sdks/yaml/files-0.0.0.yaml, but {written:?}")
+        })?;
+    ensure!(
+        lock.contains("name: terrarium") && lock.contains("name: files"),
+        "the package lock does not name the base plugin and the package:\n{lock}"
+    );
+    let pulumi_yaml = fs::read_to_string(project.project_dir().join("Pulumi.yaml"))?;
+
+    let note = out.join("note.txt");
+    let program = format!(
+        "{pulumi_yaml}resources:\n  note:\n    type: files:index/file:File\n    properties:\n      \
+         filename: {}\n      content: one\n",
+        serde_json::to_string(&note.to_string_lossy())?
+    );
+    fs::write(project.project_dir().join("Pulumi.yaml"), &program)?;
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&[" +  files:index:File note created", "    + 2 created"])?;
+    ensure!(fs::read_to_string(&note)? == "one", "the file was not written");
+    project.ok(&["preview", "--expect-no-changes"])?;
+
+    // Another build at the same path is not what the program was written against.
+    let original = fs::read(&component)?;
+    fs::copy(Artifacts::get()?.component("random_provider")?, &component)?;
+    let changed = project.run(&["preview"])?;
+    ensure!(changed.code != Some(0), "a changed component was served\n{changed}");
+    changed.shows(&[
+        "changed since the package files 0.0.0 was added",
+        "`pulumi package add terrarium provider/files_provider.wasm files 0.0.0`",
+    ])?;
+    fs::write(&component, original)?;
+
+    let destroy = project.ok(&["destroy", "--yes"])?;
+    destroy.shows(&[" -  files:index:File note deleted"])?;
+    ensure!(!note.exists(), "destroy left the file");
     Ok(())
 }

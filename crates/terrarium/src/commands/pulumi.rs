@@ -15,6 +15,7 @@ use anyhow::Context as _;
 use futures::FutureExt as _;
 
 use terrarium_pulumi::PulumiService;
+use terrarium_pulumi::parameterize::{BASE_PLUGIN, Loader};
 use terrarium_pulumi::plugin::{
     ENGINE_CHECK_VAR, LISTEN_ADDRESS_VAR, bind_and_announce, engine_check_interval, engine_gone,
     listen_address, serve_pulumi,
@@ -72,12 +73,16 @@ pub fn run_installed(
         }
     }
     let dir = exe.parent().context("this executable has no parent directory")?;
+    let no_cache = std::env::var_os("TERRARIUM_NO_CACHE").is_some_and(|v| v == "1");
+    if name == BASE_PLUGIN && !dir.join(COMPONENT_FILE_NAME).exists() {
+        return run_base(version.unwrap_or_else(|| UNVERSIONED.to_string()), no_cache, engine);
+    }
     run(&ServePulumiArgs {
         name,
         plugin_version: version,
         component: dir.join(COMPONENT_FILE_NAME),
         grants: None,
-        no_cache: std::env::var_os("TERRARIUM_NO_CACHE").is_some_and(|v| v == "1"),
+        no_cache,
         max_instances: None,
         engine,
     })
@@ -85,15 +90,7 @@ pub fn run_installed(
 
 pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
     terrarium_runtime::logging::init_human();
-    let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
-    let check_interval = engine_check_interval(std::env::var(ENGINE_CHECK_VAR).ok().as_deref())?;
-    let mut settings = RuntimeSettings {
-        log_module: format!("provider.pulumi-resource-{}", args.name),
-        ..RuntimeSettings::default()
-    };
-    if args.no_cache {
-        settings.cache_dir = None;
-    }
+    let mut settings = settings_for(&args.name, args.no_cache);
     if let Some(n) = args.max_instances {
         settings.instance_pool_size = n.get();
     }
@@ -101,28 +98,74 @@ pub fn run(args: &ServePulumiArgs) -> anyhow::Result<ExitCode> {
     let grants_file = super::serve::GrantsFile::of(args.grants.clone(), &component);
     let version = args.plugin_version.clone().unwrap_or_else(|| UNVERSIONED.to_string());
     let name = args.name.clone();
-    let engine = args.engine.clone();
+    serve(args.engine.clone(), move || {
+        let loading = tokio::spawn(load(component, grants_file, settings));
+        PulumiService::loading(
+            async move {
+                loading.await.unwrap_or_else(|e| {
+                    Err(Arc::from(format!("loading the provider component failed: {e}")))
+                })
+            },
+            name,
+            version,
+        )
+    })
+}
 
+/// The base plugin `pulumi-resource-terrarium` at `version`: the component comes from
+/// `Parameterize`, with the grants beside it (a request the person approves, never the
+/// program's).
+fn run_base(version: String, no_cache: bool, engine: Option<String>) -> anyhow::Result<ExitCode> {
+    terrarium_runtime::logging::init_human();
+    let settings = settings_for(BASE_PLUGIN, no_cache);
+    serve(engine, move || {
+        let loader: Loader = Arc::new(move |component: PathBuf| {
+            let grants_file = super::serve::GrantsFile::of(None, &component);
+            load(component, grants_file, settings.clone()).boxed()
+        });
+        PulumiService::parameterized(loader, version)
+    })
+}
+
+fn settings_for(name: &str, no_cache: bool) -> RuntimeSettings {
+    let mut settings = RuntimeSettings {
+        log_module: format!("provider.pulumi-resource-{name}"),
+        ..RuntimeSettings::default()
+    };
+    if no_cache {
+        settings.cache_dir = None;
+    }
+    settings
+}
+
+async fn load(
+    component: PathBuf,
+    grants_file: super::serve::GrantsFile,
+    settings: RuntimeSettings,
+) -> Result<Arc<terrarium_core::Dispatcher>, Arc<str>> {
+    super::serve::load(&component, grants_file, settings).await.map(Arc::new).map_err(|failure| {
+        // The whole failure, grants file included: Pulumi has no schema-only use for a
+        // component whose grants are wrong.
+        tracing::error!(component = %component.display(), "{}", failure.message);
+        failure.message
+    })
+}
+
+/// Serves the service `make` builds (inside the async runtime) to the engine at `engine`, or
+/// in attach mode without one.
+fn serve(
+    engine: Option<String>,
+    make: impl FnOnce() -> PulumiService + Send + 'static,
+) -> anyhow::Result<ExitCode> {
+    let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
+    let check_interval = engine_check_interval(std::env::var(ENGINE_CHECK_VAR).ok().as_deref())?;
     let runtime = crate::tokio_runtime()?;
     let served = runtime.block_on(async move {
         // The port line first: the engine waits for it, and loading runs meanwhile.
         let listener = bind_and_announce(address, &mut std::io::stdout()).await?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
-        let loading = tokio::spawn(async move {
-            super::serve::load(&component, grants_file, settings).await.map(Arc::new).map_err(|failure| {
-                // The whole failure, grants file included: Pulumi has no schema-only use for
-                // a component whose grants are wrong.
-                tracing::error!(component = %component.display(), "{}", failure.message);
-                failure.message
-            })
-        });
-        let service = PulumiService::loading(
-            async move {
-                loading.await.unwrap_or_else(|e| Err(Arc::from(format!("loading the provider component failed: {e}"))))
-            },
-            name.clone(),
-            version,
-        );
+        let service = make();
+        let name = service.package_name().to_string();
         // The component's log records go to the engine once it is known.
         service.engine().forward_logs();
         // The engine that started the plugin is watched: when it is gone, so is the plugin.

@@ -437,4 +437,11 @@ fn leaf(node: Node) -> Value {
     Value { nodes: vec![node] }
 }
 
+// WIT 0.2.2: no type here must be deleted before its replacement is created.
+impl exports::terrarium::provider::replacement::Guest for Declaring {
+    fn delete_before_replace() -> Vec<String> {
+        Vec::new()
+    }
+}
+
 export!(Declaring);

@@ -260,4 +260,11 @@ impl Guest for Devloop {
     }
 }
 
+// WIT 0.2.2: no type here must be deleted before its replacement is created.
+impl exports::terrarium::provider::replacement::Guest for Devloop {
+    fn delete_before_replace() -> Vec<String> {
+        Vec::new()
+    }
+}
+
 export!(Devloop);

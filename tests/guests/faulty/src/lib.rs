@@ -496,4 +496,11 @@ impl Guest for Faulty {
     }
 }
 
+// WIT 0.2.2: no type here must be deleted before its replacement is created.
+impl exports::terrarium::provider::replacement::Guest for Faulty {
+    fn delete_before_replace() -> Vec<String> {
+        Vec::new()
+    }
+}
+
 export!(Faulty);

@@ -853,4 +853,11 @@ impl Guest for Hostile {
     }
 }
 
+// WIT 0.2.2: no type here must be deleted before its replacement is created.
+impl exports::terrarium::provider::replacement::Guest for Hostile {
+    fn delete_before_replace() -> Vec<String> {
+        Vec::new()
+    }
+}
+
 export!(Hostile);

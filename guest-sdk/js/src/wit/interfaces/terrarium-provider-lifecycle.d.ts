@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/lifecycle@0.2.1' {
+declare module 'terrarium:provider/lifecycle@0.2.2' {
   /**
    * Whether Terraform has asked the provider to stop since the running call began.
    */

@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/log@0.2.1' {
+declare module 'terrarium:provider/log@0.2.2' {
   /**
    * Whether a message at `level` would be written; lets a guest skip building it.
    */
