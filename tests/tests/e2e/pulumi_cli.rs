@@ -9,7 +9,7 @@ use std::process::Command;
 use anyhow::{Context as _, ensure};
 use serde_json::Value;
 use terrarium_tests::Artifacts;
-use terrarium_tests::pulumi::Project;
+use terrarium_tests::pulumi::{Project, PulumiRun};
 
 const VERSION: &str = "0.1.0";
 
@@ -497,21 +497,7 @@ fn a_plugin_archive_installs_with_pulumi_and_its_grants_wait_for_approval() -> a
     let refused = project.run(&["up", "--yes"])?;
     ensure!(refused.code != Some(0), "a publisher's grants were in force\n{refused}");
     ensure!(!note.exists(), "the file was written without the person's approval");
-    let text = format!("{}{}", refused.stdout, refused.stderr);
-    let approve = text
-        .split('`')
-        .find(|part| part.starts_with("terrarium grants approve "))
-        .with_context(|| format!("the error does not say how to approve\n{refused}"))?
-        .to_owned();
-    let approved = Command::new(terrarium)
-        .env("XDG_CONFIG_HOME", project.config_home())
-        .args(approve.split(' ').skip(1))
-        .output()?;
-    ensure!(
-        approved.status.success(),
-        "`{approve}` failed: {}",
-        String::from_utf8_lossy(&approved.stderr)
-    );
+    approve_as_advised(&project, &refused)?;
     let up = project.ok(&["up", "--yes"])?;
     up.shows(&[" +  files:index:File note created"])?;
     ensure!(fs::read_to_string(&note)? == "one", "the file was not written");
@@ -567,22 +553,7 @@ fn a_component_added_as_a_package_is_served_by_the_base_plugin() -> anyhow::Resu
     ];
     let refused = project.run(&add)?;
     ensure!(refused.code != Some(0), "the grants beside the component were in force\n{refused}");
-    let text = format!("{}{}", refused.stdout, refused.stderr);
-    let approve = text
-        .split('`')
-        .find(|part| part.starts_with("terrarium grants approve "))
-        .with_context(|| format!("the error does not say how to approve\n{refused}"))?
-        .to_owned();
-    let approved = Command::new(terrarium)
-        .current_dir(project.project_dir())
-        .env("XDG_CONFIG_HOME", project.config_home())
-        .args(approve.split(' ').skip(1))
-        .output()?;
-    ensure!(
-        approved.status.success(),
-        "`{approve}` failed: {}",
-        String::from_utf8_lossy(&approved.stderr)
-    );
+    approve_as_advised(&project, &refused)?;
     project.ok(&add)?;
     // gen-sdk writes OUT/LANGUAGE/; pulumi-yaml finds lock files anywhere under the program.
     let lock = fs::read_to_string(project.project_dir().join("sdks/yaml/files-0.0.0.yaml"))
@@ -627,5 +598,27 @@ fn a_component_added_as_a_package_is_served_by_the_base_plugin() -> anyhow::Resu
     let destroy = project.ok(&["destroy", "--yes"])?;
     destroy.shows(&[" -  files:index:File note deleted"])?;
     ensure!(!note.exists(), "destroy left the file");
+    Ok(())
+}
+
+/// Runs the `terrarium grants approve ...` command the refusal `refused` names, as a person
+/// in the program's directory would copy it.
+fn approve_as_advised(project: &Project, refused: &PulumiRun) -> anyhow::Result<()> {
+    let text = format!("{}{}", refused.stdout, refused.stderr);
+    let approve = text
+        .split('`')
+        .find(|part| part.starts_with("terrarium grants approve "))
+        .with_context(|| format!("the error does not say how to approve\n{refused}"))?
+        .to_owned();
+    let approved = Command::new(Artifacts::get()?.terrarium()?)
+        .current_dir(project.project_dir())
+        .env("XDG_CONFIG_HOME", project.config_home())
+        .args(approve.split(' ').skip(1))
+        .output()?;
+    ensure!(
+        approved.status.success(),
+        "`{approve}` failed: {}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
     Ok(())
 }
