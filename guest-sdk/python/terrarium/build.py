@@ -141,9 +141,12 @@ def build(module: Path, output: Path) -> None:
         world = componentize_args(wit_dir(), Path(scratch) / "wit")
         site_args, env = packages()
         app = write_app(module, Path(scratch) / "app")
+        # The module's directory first and the SDK second: componentize-py names them /0/ and
+        # /1/ in tracebacks (see what_failed); the app module is found last.
         command = [
-            componentize_py(), *world, "componentize", app.stem, "-p", str(app.parent),
-            "-p", str(module.resolve().parent), "-p", str(SDK_DIR), *site_args, "-o", str(output),
+            componentize_py(), *world, "componentize", app.stem,
+            "-p", str(module.resolve().parent), "-p", str(SDK_DIR), *site_args, "-p", str(app.parent),
+            "-o", str(output),
         ]  # fmt: skip
         output.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
