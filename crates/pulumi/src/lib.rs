@@ -17,6 +17,7 @@
 //! * The provider's private state travels in the output property [`PRIVATE_PROPERTY`].
 
 mod change;
+mod defaults;
 pub mod names;
 pub mod parameterize;
 pub mod plugin;
@@ -1503,12 +1504,8 @@ fn json_to_pb(json: &serde_json::Value) -> Pb {
     Pb { kind: Some(kind) }
 }
 
-/// `news` with the defaults the plan filled in: every optional attribute the inputs leave null
-/// that the planned state holds wholly known and not null (a secret where the schema marks it
-/// sensitive), at every depth: inside a nested block or nested attribute object the inputs
-/// give, element by element in lists of the same length and in maps key by key (a set's
-/// elements cannot be matched, so a set keeps what was given). A property that gets a default
-/// inside is written again whole, its secrets (`secrets`) and unknowns kept.
+/// `news` with the defaults the plan filled in ([`defaults::fill`]): a property that gets a
+/// default inside is written again whole, its secrets (`secrets`) and unknowns kept.
 fn with_defaults(
     news: Struct,
     config: &Value,
@@ -1518,7 +1515,7 @@ fn with_defaults(
     ty: &Type,
 ) -> Struct {
     let Value::Object(given) = config else { return news };
-    let filled = fill_defaults(config, planned, block);
+    let filled = defaults::fill(config, planned, block);
     let Value::Object(filled) = filled else { return news };
     let changed: BTreeMap<String, Value> =
         filled.into_iter().filter(|(k, v)| given.get(k).is_none_or(|g| g != v)).collect();
@@ -1533,64 +1530,6 @@ fn with_defaults(
         news.fields.insert(k, v);
     }
     news
-}
-
-/// `config` (an object of `block`) with the planned defaults filled in ([`with_defaults`]).
-fn fill_defaults(config: &Value, planned: &Value, block: &Block) -> Value {
-    let Value::Object(given) = config else { return config.clone() };
-    let mut out = given.clone();
-    for a in &block.attributes {
-        let (c, p) = (config.attr(&a.name), planned.attr(&a.name));
-        let c_null = c.is_none_or(Value::is_null);
-        if c_null {
-            if a.optional
-                && !a.write_only
-                && let Some(p) = p.filter(|p| !p.is_null() && !p.contains_unknown())
-            {
-                out.insert(a.name.clone(), p.clone());
-            }
-            continue;
-        }
-        if let (Some(c), Some(p), AttributeType::Nested { nesting, attributes }) = (c, p, &a.ty) {
-            let inner = Block { attributes: attributes.clone(), ..Block::default() };
-            let map = *nesting == ObjectNesting::Map;
-            let single = *nesting == ObjectNesting::Single;
-            out.insert(a.name.clone(), fill_nested(c, p, &inner, single, map));
-        }
-    }
-    for b in &block.block_types {
-        if let (Some(c), Some(p)) = (config.attr(&b.type_name), planned.attr(&b.type_name))
-            && !c.is_null()
-        {
-            let single = matches!(b.nesting, BlockNesting::Single | BlockNesting::Group);
-            let map = b.nesting == BlockNesting::Map;
-            out.insert(b.type_name.clone(), fill_nested(c, p, &b.block, single, map));
-        }
-    }
-    Value::Object(out)
-}
-
-/// A nested value (one object when `single`, a map of them when `map`, else a list or set)
-/// with the planned defaults filled in where its elements can be matched.
-fn fill_nested(config: &Value, planned: &Value, block: &Block, single: bool, map: bool) -> Value {
-    match (config, planned) {
-        (Value::Object(_), _) if single => fill_defaults(config, planned, block),
-        (Value::Map(c), Value::Map(p)) if map => Value::Map(
-            c.iter()
-                .map(|(k, v)| {
-                    let filled = match p.get(k) {
-                        Some(pv) => fill_defaults(v, pv, block),
-                        None => v.clone(),
-                    };
-                    (k.clone(), filled)
-                })
-                .collect(),
-        ),
-        (Value::List(c), Value::List(p)) if c.len() == p.len() => {
-            Value::List(c.iter().zip(p).map(|(c, p)| fill_defaults(c, p, block)).collect())
-        }
-        _ => config.clone(),
-    }
 }
 
 /// The inputs a resource read from the provider stands for: its configurable attributes. On a
