@@ -86,12 +86,7 @@ pub fn run(args: &NewArgs) -> anyhow::Result<()> {
         }
     }
     println!("  make build   # the component");
-    match args.lang {
-        Language::Rust | Language::Go => {
-            println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)")
-        }
-        _ => println!("  make test    # the Harness tests (terrarium on PATH)"),
-    }
+    println!("  make test    # unit and acceptance tests (terraform and terrarium on PATH)");
     println!("  make dev     # hot reload while you edit");
     Ok(())
 }
@@ -269,6 +264,7 @@ fn python_files() -> Vec<TemplateFile> {
     vec![
         ("provider.py", include_str!("python/provider.py.tmpl")),
         ("test_provider.py", include_str!("python/test_provider.py.tmpl")),
+        ("test_acceptance.py", include_str!("python/test_acceptance.py.tmpl")),
         ("README.md", include_str!("python/README.md.tmpl")),
         ("Makefile", include_str!("python/Makefile.tmpl")),
         (".gitignore", include_str!("python/gitignore.tmpl")),
@@ -282,6 +278,7 @@ fn typescript_files() -> Vec<TemplateFile> {
     vec![
         ("src/provider.ts", include_str!("typescript/provider.ts.tmpl")),
         ("test/provider.test.ts", include_str!("typescript/provider.test.ts.tmpl")),
+        ("test/acceptance.test.ts", include_str!("typescript/acceptance.test.ts.tmpl")),
         ("package.json", include_str!("typescript/package.json.tmpl")),
         ("tsconfig.json", include_str!("typescript/tsconfig.json.tmpl")),
         ("README.md", include_str!("typescript/README.md.tmpl")),

@@ -185,6 +185,7 @@ function componentizeFailure(entry, shown, message) {
 /** Where `@terrarium/sdk` and its subpaths come from in a bundle: this very SDK's sources. */
 const sdkAliases = {
   '@terrarium/sdk/harness': join(sdkDir, 'src', 'harness.ts'),
+  '@terrarium/sdk/acctest': join(sdkDir, 'src', 'acctest.ts'),
   '@terrarium/sdk': join(sdkDir, 'src', 'index.ts'),
 };
 

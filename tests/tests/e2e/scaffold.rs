@@ -322,8 +322,9 @@ fn a_new_typescript_provider_goes_through_a_registry_to_terraform_apply() -> any
 }
 
 /// `terrarium new --lang python`, outside the repository: the project builds with this
-/// checkout's Python SDK (`--sdk-path`, put on PYTHONPATH by its Makefile) and its Harness
-/// tests pass through this build's `terrarium harness`, as generated. Uses the repository's
+/// checkout's Python SDK (`--sdk-path`, put on PYTHONPATH by its Makefile), its Harness tests
+/// pass through this build's `terrarium harness` and its acceptance test through a real
+/// terraform (`terrarium.acctest`), as generated. Uses the repository's
 /// `.venv` (componentize-py and pytest), as the Python SDK's own tests do.
 #[test]
 fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository()
@@ -331,42 +332,59 @@ fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository(
     let artifacts = Artifacts::get()?;
     let python = artifacts.repo_root.join(".venv/bin/python3");
     ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
-    let files = ["provider.py", "test_provider.py", "README.md", "Makefile"];
+    let files = ["provider.py", "test_provider.py", "test_acceptance.py", "README.md", "Makefile"];
     let (_root, dir) = new_project("python", &files)?;
     let stdout = make_test(&dir, |make| {
-        make.arg(format!("PYTHON={}", python.display())).env_remove("PYTHONPATH");
+        make.arg(format!("PYTHON={}", python.display()))
+            .arg(format!("TERRAFORM={}", artifacts.terraform.display()))
+            .env_remove("PYTHONPATH");
     })?;
-    // All four Harness tests ran against the built component.
-    ensure!(stdout.contains("4 passed"), "no \"4 passed\" in make test's output:\n{stdout}");
+    // The four Harness tests and the acceptance test (a real terraform, three steps) passed.
+    ensure!(stdout.contains("5 passed"), "no \"5 passed\" in make test's output:\n{stdout}");
+    ensure!(stdout.contains("test_acceptance.py ."), "the acceptance test did not run:\n{stdout}");
     Ok(())
 }
 
 /// `terrarium new --lang typescript`, outside the repository: the project depends on this
 /// checkout's guest-sdk/js (a `file:` dependency, which `npm install` links, offline: nothing
 /// is downloaded), `make test` type-checks and builds the component with the checkout's
-/// toolchain (componentize-js, most of this test's minute) and its Harness tests pass through
-/// this build's `terrarium harness`, as generated.
+/// toolchain (componentize-js, most of this test's minute), its Harness tests pass through
+/// this build's `terrarium harness` and its acceptance test through a real terraform
+/// (`@terrarium/sdk/acctest`), as generated.
 #[test]
 fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_repository()
 -> anyhow::Result<()> {
     let artifacts = Artifacts::get()?;
     let toolchain = artifacts.repo_root.join("guest-sdk/js/node_modules/.bin/componentize-js");
     ensure!(toolchain.is_file(), "{} is missing; run scripts/setup", toolchain.display());
-    let files =
-        ["src/provider.ts", "test/provider.test.ts", "package.json", "README.md", "Makefile"];
+    let files = [
+        "src/provider.ts",
+        "test/provider.test.ts",
+        "test/acceptance.test.ts",
+        "package.json",
+        "README.md",
+        "Makefile",
+    ];
     let (_root, dir) = new_project("typescript", &files)?;
     let stdout = make_test(&dir, |make| {
-        make.env("npm_config_offline", "true");
+        make.arg(format!("TERRAFORM={}", artifacts.terraform.display()))
+            .env("npm_config_offline", "true");
     })?;
     ensure!(
         dir.join("node_modules/@terrarium/sdk").canonicalize()?
             == artifacts.repo_root.join("guest-sdk/js").canonicalize()?,
         "npm install did not link @terrarium/sdk to the checkout"
     );
-    // node's test runner reports in TAP when its output is not a terminal: all four passed.
-    for line in ["# pass 4", "# fail 0"] {
+    // node's test runner reports in TAP when its output is not a terminal: the four Harness
+    // tests and the acceptance test (a real terraform, three steps) passed.
+    for line in ["# pass 5", "# fail 0"] {
         ensure!(stdout.contains(line), "no {line:?} in make test's output:\n{stdout}");
     }
+    let acceptance = "- the example resource, data source and function through terraform";
+    ensure!(
+        stdout.lines().any(|l| l.trim_start().starts_with("ok ") && l.ends_with(acceptance)),
+        "the acceptance test did not pass:\n{stdout}"
+    );
     Ok(())
 }
 
