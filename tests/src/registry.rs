@@ -133,8 +133,23 @@ pub fn terrarium_package(
     config_home: &Path,
     extra: &[String],
 ) -> anyhow::Result<Output> {
+    let terrarium = Artifacts::get()?.terrarium()?;
+    terrarium_package_by(terrarium, component, source, version, out, config_home, extra)
+}
+
+/// [`terrarium_package`] run by the `terrarium` executable at `terrarium` (e.g. one laid out
+/// as a release: [`terrarium_release`]).
+pub fn terrarium_package_by(
+    terrarium: &Path,
+    component: &Path,
+    source: &str,
+    version: &str,
+    out: &Path,
+    config_home: &Path,
+    extra: &[String],
+) -> anyhow::Result<Output> {
     let artifacts = Artifacts::get()?;
-    Command::new(artifacts.terrarium()?)
+    Command::new(terrarium)
         .arg("package")
         .arg(component)
         .args(["--source", source, "--version", version, "--out"])
@@ -144,6 +159,30 @@ pub fn terrarium_package(
         .env("XDG_CACHE_HOME", artifacts.scratch_root.join("cache"))
         .output()
         .context("running terrarium package")
+}
+
+/// This build's `terrarium` laid out in `dir` as a Terrarium release ships it: `terrarium` and
+/// `terrarium-provider`, and the linux_arm64 `terrarium-provider` in
+/// `hosts/linux_arm64/` beside them (hard links where the file system allows, else copies).
+/// Returns the path of its `terrarium`.
+pub fn terrarium_release(dir: &Path) -> anyhow::Result<PathBuf> {
+    let artifacts = Artifacts::get()?;
+    let terrarium = artifacts.terrarium()?;
+    let place = |from: &Path, to: &Path| -> anyhow::Result<()> {
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        if std::fs::hard_link(from, to).is_err() {
+            std::fs::copy(from, to)
+                .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        }
+        Ok(())
+    };
+    let released = dir.join("terrarium");
+    place(terrarium, &released)?;
+    place(&terrarium.with_file_name("terrarium-provider"), &dir.join("terrarium-provider"))?;
+    place(artifacts.terrarium_arm64()?, &dir.join("hosts/linux_arm64/terrarium-provider"))?;
+    Ok(released)
 }
 
 /// The `hashes` of `source`'s block in a `.terraform.lock.hcl` (or in `terrarium package`'s

@@ -566,13 +566,44 @@ pub const SERVED_EXECUTABLE_NAME: &str = "terrarium-provider";
 /// both). The running executable itself is never copied: it carries the author's commands,
 /// with pgp, zip, the registry server and the file watcher, which Terraform never needs.
 pub fn served_executable() -> Result<PathBuf, InstallError> {
-    let running = std::env::current_exe().map_err(InstallError::CurrentExe)?;
-    let path =
-        running.with_file_name(format!("{SERVED_EXECUTABLE_NAME}{}", std::env::consts::EXE_SUFFIX));
+    served_executable_in(&running_dir()?)
+}
+
+/// [`served_executable`] in `dir` (the running terrarium's directory).
+pub fn served_executable_in(dir: &Path) -> Result<PathBuf, InstallError> {
+    let path = dir.join(format!("{SERVED_EXECUTABLE_NAME}{}", std::env::consts::EXE_SUFFIX));
     if !path.is_file() {
         return Err(InstallError::NoServedExecutable { path });
     }
     Ok(path)
+}
+
+/// The directory of the running `terrarium`.
+pub fn running_dir() -> Result<PathBuf, InstallError> {
+    let running = std::env::current_exe().map_err(InstallError::CurrentExe)?;
+    Ok(running.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// Where a Terrarium release ships the served-only executable built for another platform,
+/// beside `terrarium` in `dir`: `hosts/OS_ARCH/terrarium-provider` (`.exe` for Windows). With
+/// them, `terrarium package` reaches those platforms without the author cross-compiling.
+pub fn shipped_host_path(dir: &Path, platform: Platform) -> PathBuf {
+    let suffix = if platform.os == "windows" { ".exe" } else { "" };
+    dir.join("hosts").join(platform.to_string()).join(format!("{SERVED_EXECUTABLE_NAME}{suffix}"))
+}
+
+/// Every platform a release in `dir` ships a served-only executable for
+/// ([`shipped_host_path`]), in name order; directories that name no platform are left alone.
+pub fn shipped_hosts(dir: &Path) -> Vec<(Platform, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir.join("hosts")) else { return Vec::new() };
+    let mut found: Vec<(Platform, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| Platform::parse(&entry.file_name().to_string_lossy()).ok())
+        .map(|platform| (platform, shipped_host_path(dir, platform)))
+        .filter(|(_, path)| path.is_file())
+        .collect();
+    found.sort_by_key(|(platform, _)| platform.to_string());
+    found
 }
 
 /// The tokio runtime every command uses. Two worker threads: a provider process mostly waits

@@ -13,7 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, ensure};
-use terrarium_tests::registry::{RegistryServer, lock_hashes, terrarium_package};
+use terrarium_tests::registry::{
+    RegistryServer, lock_hashes, terrarium_package, terrarium_package_by, terrarium_release,
+};
 use terrarium_tests::{Artifacts, Workspace};
 
 const VERSION: &str = "1.0.0";
@@ -30,20 +32,25 @@ fn package_null(
     config_home: &Path,
     arm64: bool,
 ) -> anyhow::Result<(String, String)> {
-    let mut platforms = vec!["--platform".to_owned(), "linux_amd64".to_owned()];
-    if arm64 {
-        let arm64_host = Artifacts::get()?.terrarium_arm64()?;
-        platforms.push("--platform".to_owned());
-        platforms.push(format!("linux_arm64={}", arm64_host.display()));
-    }
-    let output = terrarium_package(
-        &null_component()?,
-        &format!("{host}/acme/null"),
-        VERSION,
-        out,
-        config_home,
-        &platforms,
-    )?;
+    let source = format!("{host}/acme/null");
+    let output = if arm64 {
+        // A Terrarium release ships the linux_arm64 host beside itself: `package` with no
+        // --platform packages both platforms, with nothing cross-compiled by the author.
+        let release = config_home.with_file_name("terrarium-release");
+        let terrarium = terrarium_release(&release)?;
+        terrarium_package_by(
+            &terrarium,
+            &null_component()?,
+            &source,
+            VERSION,
+            out,
+            config_home,
+            &[],
+        )?
+    } else {
+        let platforms = ["--platform".to_owned(), "linux_amd64".to_owned()];
+        terrarium_package(&null_component()?, &source, VERSION, out, config_home, &platforms)?
+    };
     let stdout = String::from_utf8(output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     ensure!(output.status.success(), "terrarium package failed:\n{stdout}{stderr}");
@@ -241,8 +248,9 @@ fn unzip(zip: &Path, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A release for linux_amd64 and linux_arm64: `terraform providers lock` for both platforms
-/// downloads and verifies both zips and locks exactly what `terrarium package` printed. Then the
+/// A release for linux_amd64 and linux_arm64, packaged by a terrarium laid out as a Terrarium
+/// release (the arm64 host beside it) with no --platform: `terraform providers lock` for both
+/// platforms downloads and verifies both zips and locks exactly what `terrarium package` printed. Then the
 /// linux_arm64 package's executable, run by Terraform through qemu-aarch64-static (user-mode
 /// emulation), starts, completes go-plugin's handshake with AutoMTLS, and serves a plan and an
 /// apply.

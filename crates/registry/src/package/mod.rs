@@ -20,7 +20,7 @@ pub mod pulumi;
 pub mod release;
 pub mod signing;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use release::{PlatformHost, ReleaseRequest};
 use signing::SigningKey;
@@ -58,9 +58,10 @@ pub struct PackageArgs {
     pub signing_key: Option<PathBuf>,
 
     /// A platform to package, OS_ARCH, with the served-only executable built for it:
-    /// OS_ARCH=PATH (this machine's platform needs no PATH: the terrarium-provider beside this
-    /// terrarium is used).
-    /// Repeatable [default: this machine's platform].
+    /// OS_ARCH=PATH, or OS_ARCH alone for this machine's platform (the terrarium-provider beside
+    /// this terrarium) and for those a Terrarium release ships (hosts/OS_ARCH/terrarium-provider
+    /// beside this terrarium).
+    /// Repeatable [default: this machine's platform and every platform the release ships].
     #[arg(long = "platform", value_name = "OS_ARCH[=PATH]", value_parser = parse_platform_arg)]
     pub platforms: Vec<PlatformArg>,
 
@@ -94,12 +95,13 @@ fn parse_platform_arg(text: &str) -> Result<PlatformArg, String> {
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
     #[error(
-        "no terrarium-provider executable for {platform}: pass --platform {platform}=PATH with \
-         a terrarium-provider built for it (e.g. `cargo build --release --target TRIPLE -p \
-         terrarium --no-default-features --bin terrarium-provider`; docs/distribution.md says \
-         which TRIPLE)"
+        "no terrarium-provider executable for {platform}: a Terrarium release ships it as {}; \
+         or pass --platform {platform}=PATH with a terrarium-provider built for it (e.g. `cargo \
+         build --release --target TRIPLE -p terrarium --no-default-features --bin \
+         terrarium-provider`; docs/distribution.md says which TRIPLE)",
+        shipped.display()
     )]
-    NoExecutable { platform: Platform },
+    NoExecutable { platform: Platform, shipped: PathBuf },
 
     #[error("--platform {platform} is given twice; give each platform once")]
     DuplicatePlatform { platform: Platform },
@@ -190,12 +192,28 @@ fn run_pulumi(args: &PackageArgs, name: &str) -> anyhow::Result<()> {
 }
 
 /// The executable for each platform: given, or the served-only one beside the running terrarium
-/// for this machine's platform;
-/// each checked to be built for its platform.
+/// for this machine's platform, or the one its release ships for another platform; with no
+/// `--platform`, this machine's and every one the release ships. Each is checked to be built
+/// for its platform.
 fn platform_hosts(args: &[PlatformArg]) -> anyhow::Result<Vec<PlatformHost>> {
-    let current = Platform::current()?;
+    platform_hosts_in(args, Platform::current()?, &terrarium_install::running_dir()?)
+}
+
+/// [`platform_hosts`] for a terrarium in `dir` running on `current`.
+fn platform_hosts_in(
+    args: &[PlatformArg],
+    current: Platform,
+    dir: &Path,
+) -> anyhow::Result<Vec<PlatformHost>> {
     let wanted = if args.is_empty() {
-        vec![PlatformArg { platform: current, executable: None }]
+        let shipped = terrarium_install::shipped_hosts(dir).into_iter();
+        std::iter::once(PlatformArg { platform: current, executable: None })
+            .chain(
+                shipped
+                    .filter(|(platform, _)| *platform != current)
+                    .map(|(platform, path)| PlatformArg { platform, executable: Some(path) }),
+            )
+            .collect()
     } else {
         args.to_vec()
     };
@@ -208,8 +226,16 @@ fn platform_hosts(args: &[PlatformArg]) -> anyhow::Result<Vec<PlatformHost>> {
     for arg in wanted {
         let executable = match arg.executable {
             Some(path) => path,
-            None if arg.platform == current => terrarium_install::served_executable()?,
-            None => return Err(PackageError::NoExecutable { platform: arg.platform }.into()),
+            None if arg.platform == current => terrarium_install::served_executable_in(dir)?,
+            None => {
+                let shipped = terrarium_install::shipped_host_path(dir, arg.platform);
+                if !shipped.is_file() {
+                    return Err(
+                        PackageError::NoExecutable { platform: arg.platform, shipped }.into()
+                    );
+                }
+                shipped
+            }
         };
         let kind = executable::executable_kind(&executable)
             .map_err(|cause| PackageError::ReadExecutable { path: executable.clone(), cause })?;
@@ -271,5 +297,64 @@ mod tests {
             PlatformArg { platform: current, executable: None },
         ];
         assert!(platform_hosts(&twice).unwrap_err().to_string().contains("given twice"));
+    }
+
+    /// This machine's platform, and another Linux one with its ELF machine number.
+    fn this_and_another() -> (Platform, Platform, u16) {
+        let current = Platform::current().unwrap();
+        let (arch, machine) =
+            if current.arch == "arm64" { ("amd64", 0x3e) } else { ("arm64", 0xb7) };
+        (current, Platform { os: "linux", arch }, machine)
+    }
+
+    /// A Terrarium release as `terrarium package` finds it beside itself: `terrarium-provider`
+    /// for this machine (this test binary), `hosts/linux_OTHER/terrarium-provider` for another
+    /// platform (an ELF header is all the check reads).
+    fn release_dir(with_other: bool) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(std::env::current_exe().unwrap(), dir.path().join("terrarium-provider"))
+            .unwrap();
+        if with_other {
+            let (_, other, machine) = this_and_another();
+            let hosts = dir.path().join("hosts").join(other.to_string());
+            std::fs::create_dir_all(&hosts).unwrap();
+            let mut header = b"\x7fELF\x02\x01\x01".to_vec();
+            header.resize(18, 0);
+            header.extend(machine.to_le_bytes());
+            header.resize(64, 0);
+            std::fs::write(hosts.join("terrarium-provider"), header).unwrap();
+            // Not a platform: left alone.
+            std::fs::create_dir_all(dir.path().join("hosts/notes")).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn without_platforms_every_platform_the_release_ships_is_packaged() {
+        let (current, other, _) = this_and_another();
+        let release = release_dir(true);
+        let hosts = platform_hosts_in(&[], current, release.path()).unwrap();
+        let platforms: Vec<Platform> = hosts.iter().map(|h| h.platform).collect();
+        assert_eq!(platforms, [current, other]);
+        let shipped = release.path().join(format!("hosts/{other}/terrarium-provider"));
+        assert_eq!(hosts[1].executable, shipped);
+        // Named alone, the shipped one is used too.
+        let named = [PlatformArg { platform: other, executable: None }];
+        let hosts = platform_hosts_in(&named, current, release.path()).unwrap();
+        assert_eq!(hosts.len(), 1);
+        assert_eq!(hosts[0].executable, shipped);
+    }
+
+    #[test]
+    fn a_platform_the_release_does_not_ship_says_where_it_looked() {
+        let (current, other, _) = this_and_another();
+        let release = release_dir(false);
+        let hosts = platform_hosts_in(&[], current, release.path()).unwrap();
+        assert_eq!(hosts.len(), 1, "only this machine's platform");
+        let named = [PlatformArg { platform: other, executable: None }];
+        let err = platform_hosts_in(&named, current, release.path()).unwrap_err().to_string();
+        let shipped = release.path().join(format!("hosts/{other}/terrarium-provider"));
+        assert!(err.contains(&format!("ships it as {}", shipped.display())), "{err}");
+        assert!(err.contains(&format!("--platform {other}=PATH")), "{err}");
     }
 }
