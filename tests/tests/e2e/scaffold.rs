@@ -281,50 +281,27 @@ fn make_in(
     Ok(format!("{stdout}\n{stderr}"))
 }
 
-/// `make package` of the project `terrarium new --lang LANG` wrote in `dir` (`configure` sets
-/// what the language's build needs) into a registry this test serves, then
-/// [`init_and_apply_from_registry`]: the whole path of a Python or TypeScript author.
-fn package_and_apply(dir: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result<()> {
+/// `make package` of the project `terrarium new --lang LANG` wrote in `dir`, with the component
+/// its `make test` built (`-o build`: not built again), into a registry this test serves, then
+/// [`init_and_apply_from_registry`]: the whole path of an author, after their own tests.
+fn package_and_apply(dir: &Path) -> anyhow::Result<()> {
     let dist = dir.join("dist");
     std::fs::create_dir(&dist)?;
     let server = RegistryServer::start(&dist)?;
     let source = format!("{}/example/{NAME}", server.host);
     let config_home = dir.join("config");
-    let packaged = make_in(dir, &["package", &format!("SOURCE={source}")], |make| {
+    let args = ["-o", "build", "package", &format!("SOURCE={source}")];
+    let packaged = make_in(dir, &args, |make| {
         make.env("XDG_CONFIG_HOME", &config_home);
-        configure(make);
     })?;
     init_and_apply_from_registry(&server, &source, &packaged)
-}
-
-/// `terrarium new --lang python` to `terraform apply` through a registry, outside the
-/// repository: `make package` builds the component with the repository's `.venv` and packages
-/// it, `terrarium registry serve` serves it, terraform installs and applies it.
-#[test]
-fn a_new_python_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result<()> {
-    let artifacts = Artifacts::get()?;
-    let python = artifacts.repo_root.join(".venv/bin/python3");
-    ensure!(python.is_file(), "{} is missing; run scripts/setup", python.display());
-    let (_root, dir) = new_project("python", &["Makefile"])?;
-    package_and_apply(&dir, |make| {
-        make.arg(format!("PYTHON={}", python.display())).env_remove("PYTHONPATH");
-    })
-}
-
-/// `terrarium new --lang typescript` to `terraform apply` through a registry, outside the
-/// repository (npm offline: the SDK is the checkout's, linked by `npm install`).
-#[test]
-fn a_new_typescript_provider_goes_through_a_registry_to_terraform_apply() -> anyhow::Result<()> {
-    let (_root, dir) = new_project("typescript", &["Makefile"])?;
-    package_and_apply(&dir, |make| {
-        make.env("npm_config_offline", "true");
-    })
 }
 
 /// `terrarium new --lang python`, outside the repository: the project builds with this
 /// checkout's Python SDK (`--sdk-path`, put on PYTHONPATH by its Makefile), its Harness tests
 /// pass through this build's `terrarium harness` and its acceptance test through a real
-/// terraform (`terrarium.acctest`), as generated. Uses the repository's
+/// terraform (`terrarium.acctest`), as generated. Then the component goes through a registry
+/// to `terraform apply` ([`package_and_apply`]). Uses the repository's
 /// `.venv` (componentize-py and pytest), as the Python SDK's own tests do.
 #[test]
 fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository()
@@ -342,7 +319,7 @@ fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository(
     // The four Harness tests and the acceptance test (a real terraform, three steps) passed.
     ensure!(stdout.contains("5 passed"), "no \"5 passed\" in make test's output:\n{stdout}");
     ensure!(stdout.contains("test_acceptance.py ."), "the acceptance test did not run:\n{stdout}");
-    Ok(())
+    package_and_apply(&dir)
 }
 
 /// `terrarium new --lang typescript`, outside the repository: the project depends on this
@@ -350,7 +327,8 @@ fn a_new_python_provider_builds_and_passes_its_own_tests_outside_the_repository(
 /// is downloaded), `make test` type-checks and builds the component with the checkout's
 /// toolchain (componentize-js, most of this test's minute), its Harness tests pass through
 /// this build's `terrarium harness` and its acceptance test through a real terraform
-/// (`@terrarium/sdk/acctest`), as generated.
+/// (`@terrarium/sdk/acctest`), as generated. Then the component goes through a registry to
+/// `terraform apply` ([`package_and_apply`]).
 #[test]
 fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_repository()
 -> anyhow::Result<()> {
@@ -385,7 +363,7 @@ fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_reposit
         stdout.lines().any(|l| l.trim_start().starts_with("ok ") && l.ends_with(acceptance)),
         "the acceptance test did not pass:\n{stdout}"
     );
-    Ok(())
+    package_and_apply(&dir)
 }
 
 /// `terrarium new --lang go`, outside the repository: the module replaces terrarium.dev/sdk
@@ -393,8 +371,8 @@ fn a_new_typescript_provider_builds_and_passes_its_own_tests_outside_the_reposit
 /// scripts/go-component (stock Go for wasip1, wasm-tools, the reactor adapter) and runs `go
 /// test` as generated: the Harness tests through this build's `terrarium harness`, and the
 /// acceptance test, a real terraform applying its three steps through `terrarium install`.
-/// Then `make package` writes the registry files. Most of its minute is the acceptance test's
-/// first load of the component (Cranelift).
+/// Then the component goes through a registry to `terraform apply` ([`package_and_apply`]).
+/// Most of its minute is the acceptance test's first load of the component (Cranelift).
 #[test]
 fn a_new_go_provider_builds_and_passes_its_own_tests_outside_the_repository() -> anyhow::Result<()>
 {
@@ -414,23 +392,7 @@ fn a_new_go_provider_builds_and_passes_its_own_tests_outside_the_repository() ->
     ] {
         ensure!(stdout.contains(&format!("--- PASS: {test} ")), "{test} did not pass:\n{stdout}");
     }
-    let mut package = Command::new("make");
-    package
-        .args(["package", "VERSION=0.2.0"])
-        .arg(format!("TERRARIUM={}", artifacts.terrarium()?.display()))
-        .current_dir(&dir)
-        .env("TMPDIR", &artifacts.scratch_root)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .stdin(Stdio::null());
-    let (code, out, err) = run_with_timeout(&mut package, TERRAFORM_TIMEOUT * 2)?;
-    ensure!(code == Some(0), "make package exited {code:?}\n{out}\n{err}");
-    let released = dir.join("dist/registry.terraform.io/example").join(NAME);
-    for suffix in ["linux_amd64.zip", "SHA256SUMS", "SHA256SUMS.sig"] {
-        let file = released.join(format!("terraform-provider-{NAME}_0.2.0_{suffix}"));
-        ensure!(file.is_file(), "make package wrote no {}\n{out}\n{err}", file.display());
-    }
-    ensure!(out.contains("\"h1:"), "make package printed no lock hashes\n{out}");
-    Ok(())
+    package_and_apply(&dir)
 }
 
 /// `make dev`'s recipe in a new Go provider, as generated: `terrarium dev` builds it with the
