@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use terrarium_core::Dispatcher;
-use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
+use terrarium_dev::{self as reload, LiveProvider, Reloader, watch};
 use terrarium_model::{Type, Value};
 use terrarium_plugin_client::rebuilt;
 use terrarium_proto::tfplugin6 as pb;
@@ -74,7 +74,7 @@ fn compile_ms(bytes: &[u8], path: &Path, compiler: Compiler, runs: usize) -> any
 /// A dev server's pieces serving `path`, reloading new builds with `compiler`.
 struct Dev {
     live: Arc<LiveProvider>,
-    service: ReloadingService,
+    service: ProviderService,
     _watch: watch::Watch,
 }
 
@@ -84,13 +84,13 @@ async fn dev(path: &Path, bytes: &[u8], compiler: Compiler) -> anyhow::Result<De
     let live = LiveProvider::new(Arc::new(provider), reload::digest(bytes));
     let reloader = Arc::new(Reloader::new(live.clone(), path.to_path_buf(), settings(compiler)));
     let watch = watch::watch_component(reloader, watch::COMPONENT_QUIET)?;
-    Ok(Dev { service: ReloadingService::new(live.clone()), live, _watch: watch })
+    Ok(Dev { service: live.service(), live, _watch: watch })
 }
 
 impl Dev {
     /// A provider configuration with every attribute null, for the schema being served.
     fn null_configuration(&self) -> anyhow::Result<Vec<u8>> {
-        let provider = self.live.current().provider.clone().context("no build is serving")?;
+        let provider = self.live.current().context("no build is serving")?;
         let ty = provider.schema().provider.block.implied_type();
         let Type::Object(object) = &ty else {
             bail!("the provider configuration is not an object: {ty:?}")
@@ -135,7 +135,7 @@ pub async fn reload_ms(
         // As cargo and most tools write a build: a new file renamed over the old one.
         std::fs::rename(&partial, &path)?;
         loop {
-            let generation = dev.live.current().number;
+            let generation = dev.live.generation();
             dev.validate(&config).await?;
             if generation > round {
                 samples.push(ms(written.elapsed()));

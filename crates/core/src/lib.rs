@@ -28,6 +28,7 @@ mod pool;
 mod provider;
 mod resource;
 mod schemas;
+mod serving;
 pub mod types;
 
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use wasmtime::Store;
 
 use pool::InstancePool;
 pub use schemas::Schemas;
+pub use serving::{Generation, LoadFailure, Serving, report_carried};
 use terrarium_codec as codec;
 use terrarium_runtime::{
     self as runtime, GuestError, HostState, Runtime, guest, wit, wit_behaviour,

@@ -4,74 +4,51 @@
 //! of commands. When the component file changes, the new build is loaded beside the old one and
 //! swapped in between calls:
 //!
-//! * [`LiveProvider`] holds the component currently serving (a [`Generation`]). Every call takes
-//!   the current generation when it starts and keeps it to the end, so calls in flight finish on
-//!   the old code while new calls run the new code. An old generation is dropped (its instances
-//!   with it) when its last call finishes.
+//! * [`LiveProvider`] holds the component currently serving: the core's [`Serving`], the one
+//!   source every front end asks. Every call takes the current [`Generation`] when it starts and
+//!   keeps it to the end, so calls in flight finish on the old code while new calls run the new
+//!   code. An old generation is dropped (its instances with it) when its last call finishes.
 //! * [`Reloader`] loads a new build: it reads the file, checks the world version (the runtime's
 //!   load does) and the schema (the guest's own `get-schema`, validated by dispatch),
 //!   instantiates it, carries the recorded ConfigureProvider request over (so Terraform need not
 //!   configure the provider again), and only then swaps. A build that fails any of this is not
 //!   swapped in: the old one keeps serving, the error is logged, and the next call that can carry
 //!   diagnostics returns it as a warning.
-//! * [`ReloadingService`] is the tfplugin6 service Terraform talks to; it routes each call to the
-//!   current generation and attaches pending warnings.
+//! * The front ends are the ordinary ones over that source ([`LiveProvider::service`] for
+//!   Terraform): the source tells them that the schema may change, which warnings wait for the
+//!   next call, and a configuration accepted on an old generation is carried to the new one.
 //! * [`watch`] notices new builds (written in place or renamed over the old file) and, with a
 //!   build command, rebuilds when sources change.
 //! * [`diff`] describes what changed in the schema, for the reload log line.
 
 pub mod diff;
-mod service;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
-use terrarium_model::{Diagnostic, Severity};
+use terrarium_model::Diagnostic;
 
-pub use service::ReloadingService;
-use terrarium_core::Dispatcher;
+use terrarium_core::{Dispatcher, Generation, LoadFailure, Serving, report_carried};
 use terrarium_runtime::{Runtime, RuntimeSettings};
 use terrarium_tfplugin::server::ProviderService;
 
-/// One loaded build of the component, serving until the next one is swapped in.
-pub struct Generation {
-    /// Counts builds swapped in, from 1; 0 is the placeholder used before any build loaded.
-    pub number: u64,
-    /// The provider, or `None` when no build has loaded yet (every call then answers with
-    /// the load error).
-    pub provider: Option<Arc<Dispatcher>>,
-    /// The SHA-256 of the component bytes this generation was loaded from.
-    pub digest: Option<[u8; 32]>,
-    service: ProviderService,
-}
-
-impl Generation {
-    /// The tfplugin6 service serving this generation.
-    pub fn service(&self) -> &ProviderService {
-        &self.service
-    }
-}
-
-/// The component currently serving, and the warnings waiting for the next call.
+/// The component `terrarium dev` serves: the core's [`Serving`] (which every front end asks
+/// for the generation a call runs on, and which [`Reloader`] swaps), and the digest of the build
+/// serving, so that a file touched without a new build is not loaded again.
 pub struct LiveProvider {
-    current: RwLock<Arc<Generation>>,
-    pending_warnings: Mutex<Vec<Diagnostic>>,
+    serving: Arc<Serving>,
+    digest: Mutex<Option<[u8; 32]>>,
 }
 
 impl LiveProvider {
     /// A live provider serving `provider` as generation 1.
     pub fn new(provider: Arc<Dispatcher>, digest: [u8; 32]) -> Arc<LiveProvider> {
         Arc::new(LiveProvider {
-            current: RwLock::new(Arc::new(Generation {
-                number: 1,
-                service: ProviderService::new(provider.clone()),
-                provider: Some(provider),
-                digest: Some(digest),
-            })),
-            pending_warnings: Mutex::new(Vec::new()),
+            serving: Arc::new(Serving::ready(provider).reloading()),
+            digest: Mutex::new(Some(digest)),
         })
     }
 
@@ -79,84 +56,44 @@ impl LiveProvider {
     /// error until a build loads.
     pub fn failed(message: impl Into<String>) -> Arc<LiveProvider> {
         Arc::new(LiveProvider {
-            current: RwLock::new(Arc::new(Generation {
-                number: 0,
-                provider: None,
-                digest: None,
-                service: ProviderService::failed(message),
-            })),
-            pending_warnings: Mutex::new(Vec::new()),
+            serving: Arc::new(Serving::failed(LoadFailure::new(message)).reloading()),
+            digest: Mutex::new(None),
         })
     }
 
-    /// The generation new calls run on.
-    pub fn current(&self) -> Arc<Generation> {
-        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    /// What every front end serves from.
+    pub fn serving(&self) -> &Arc<Serving> {
+        &self.serving
     }
 
-    /// Installs `provider` as the next generation; returns the one it replaced. Calls that
-    /// already took the old generation keep it.
-    fn swap(
-        &self,
-        provider: Arc<Dispatcher>,
-        digest: [u8; 32],
-    ) -> (Arc<Generation>, Arc<Generation>) {
-        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
-        let next = Arc::new(Generation {
-            number: current.number + 1,
-            service: ProviderService::new(provider.clone()),
-            provider: Some(provider),
-            digest: Some(digest),
-        });
-        let old = std::mem::replace(&mut *current, next.clone());
-        (old, next)
+    /// The tfplugin6 service Terraform talks to: each call runs on the generation current
+    /// when it arrives, and carries the warnings a failed reload left behind.
+    pub fn service(&self) -> ProviderService {
+        ProviderService::serving(self.serving.clone())
     }
 
-    /// Queues a warning for the next call that can carry diagnostics. Only the latest warning
-    /// of each summary is kept: a build that fails three times says so once.
+    /// The generation new calls run on (`None` before any build loaded).
+    pub fn current(&self) -> Option<Arc<Generation>> {
+        self.serving.current()
+    }
+
+    /// The number of the generation new calls run on (0 before any build loaded).
+    pub fn generation(&self) -> u64 {
+        self.current().map_or(0, |g| g.number)
+    }
+
+    /// Queues a warning for the next call that can carry diagnostics ([`Serving::warn`]).
     pub fn warn(&self, warning: Diagnostic) {
-        let mut pending = self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner());
-        pending.retain(|w| w.summary != warning.summary);
-        pending.push(warning);
+        self.serving.warn(warning);
     }
 
     /// Drops a queued warning with this summary: a later build or reload succeeded.
     pub fn clear_warning(&self, summary: &str) {
-        self.pending_warnings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|w| w.summary != summary);
+        self.serving.clear_warning(summary);
     }
 
-    /// Takes the queued warnings (each is returned once).
-    pub fn take_warnings(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *self.pending_warnings.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// Carries the configuration `from` recorded over to the current generation, if `from` is
-    /// no longer current: a ConfigureProvider that was still running on the old generation
-    /// when the swap happened must not be lost.
-    pub async fn carry_configuration_forward(&self, from: &Generation) {
-        let current = self.current();
-        if current.number == from.number {
-            return;
-        }
-        if let (Some(old), Some(new)) = (&from.provider, &current.provider)
-            && let (Some(request), _) = old.recorded_configuration()
-        {
-            report_carried(&new.adopt_configuration(&request).await);
-        }
-    }
-}
-
-fn report_carried(diagnostics: &[Diagnostic]) {
-    for d in diagnostics.iter().filter(|d| d.severity == Severity::Error) {
-        tracing::warn!(
-            summary = %d.summary,
-            detail = %d.detail,
-            "the new build rejected the provider configuration carried over from the previous one; \
-             calls that need a configured provider will fail until Terraform configures it again"
-        );
+    fn digest(&self) -> Option<[u8; 32]> {
+        *self.digest.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -300,8 +237,7 @@ impl Reloader {
         let started = Instant::now();
         let path = self.path.clone();
         let settings = self.settings.clone();
-        let old = self.live.current();
-        let known = old.digest;
+        let known = self.live.digest();
         let loaded = tokio::task::spawn_blocking(
             move || -> Result<Option<(Runtime, [u8; 32])>, ReloadError> {
                 let bytes = read_component(&path)?;
@@ -350,8 +286,8 @@ impl Reloader {
         // Configure the new build before it serves, so the first call after the swap finds a
         // configured instance; then swap, and carry over a configuration that arrived on the
         // old build meanwhile.
-        let carried_generation = match &old.provider {
-            Some(old_provider) => match old_provider.recorded_configuration() {
+        let carried_generation = match &old {
+            Some(old) => match old.recorded_configuration() {
                 (Some(request), generation) => {
                     report_carried(&provider.adopt_configuration(&request).await);
                     generation
@@ -360,26 +296,27 @@ impl Reloader {
             },
             None => 0,
         };
-        let changes = match &old.provider {
-            Some(old_provider) => {
-                let mut changes = diff::describe(old_provider.schema(), provider.schema());
+        let changes = match &old {
+            Some(old) => {
+                let mut changes = diff::describe(old.schema(), provider.schema());
                 changes.extend(diff::describe_identities(
-                    old_provider.identity_schemas(),
+                    old.identity_schemas(),
                     provider.identity_schemas(),
                 ));
                 changes.extend(diff::describe_behaviour(
-                    old_provider.declared_behaviour(),
+                    old.declared_behaviour(),
                     provider.declared_behaviour(),
                 ));
                 changes
             }
             None => vec!["first working build".to_string()],
         };
-        let (old, new) = self.live.swap(provider, digest);
-        if let Some(old_provider) = &old.provider
-            && old_provider.recorded_configuration().1 != carried_generation
+        let (old, new) = self.live.serving.swap(provider);
+        *self.live.digest.lock().unwrap_or_else(|p| p.into_inner()) = Some(digest);
+        if let Some(old) = &old
+            && old.recorded_configuration().1 != carried_generation
         {
-            self.live.carry_configuration_forward(&old).await;
+            self.live.serving.configured(old).await;
         }
         Ok(ReloadOutcome::Swapped { generation: new.number, changes, took: started.elapsed() })
     }

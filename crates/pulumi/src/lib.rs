@@ -30,7 +30,6 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use futures::FutureExt;
-use futures::future::{BoxFuture, Shared};
 use prost_types::value::Kind;
 use prost_types::{Struct, Value as Pb};
 use terrarium_model::schema::{AttributeType, Block, BlockNesting, ObjectNesting};
@@ -41,8 +40,8 @@ use tonic::{Request, Response, Status};
 use crate::plugin::{EngineLink, for_resource};
 use names::{Member, Tokens};
 use terrarium_codec as codec;
-use terrarium_core::Dispatcher;
 use terrarium_core::types as dt;
+use terrarium_core::{Dispatcher, LoadFailure, Serving};
 use terrarium_proto::MAX_MESSAGE_SIZE;
 use terrarium_proto::pulumirpc as pb;
 use values::{Decoded, Failure, Writer};
@@ -70,7 +69,10 @@ fn ok<T>(t: T) -> Reply<T> {
 /// to load, every RPC answers with the reason.
 #[derive(Clone)]
 pub struct PulumiService {
-    provider: Source,
+    /// The component that serves now (the core's one source, which `terrarium dev` swaps).
+    serving: Arc<Serving>,
+    /// The base plugin's package, once `Parameterize` named it (`serving` then serves it).
+    parameterized: Option<Arc<parameterize::Slot>>,
     package: String,
     version: String,
     /// The engine, once known from the command line, `Handshake` or `Attach`.
@@ -78,45 +80,49 @@ pub struct PulumiService {
 }
 
 impl PulumiService {
+    /// Serves whatever `serving` serves (for `terrarium dev`, the build serving when a call
+    /// starts: a call keeps the build it started with).
+    pub fn serving(
+        serving: Arc<Serving>,
+        package: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        PulumiService {
+            serving,
+            parameterized: None,
+            package: package.into(),
+            version: version.into(),
+            engine: EngineLink::default(),
+        }
+    }
+
+    /// A service whose component is still being loaded by `provider` (which should already be
+    /// running): calls wait for it.
     pub fn loading(
         provider: impl Future<Output = Result<Arc<Dispatcher>, Arc<str>>> + Send + 'static,
         package: impl Into<String>,
         version: impl Into<String>,
     ) -> Self {
-        PulumiService {
-            provider: Source::Loading(provider.boxed().shared()),
-            package: package.into(),
-            version: version.into(),
-            engine: EngineLink::default(),
-        }
+        let loading = provider
+            .map(|loaded| loaded.map_err(|message| LoadFailure { message, schema_only: None }));
+        Self::serving(Arc::new(Serving::loading(loading)), package, version)
     }
 
     pub fn new(provider: Arc<Dispatcher>, package: &str, version: &str) -> Self {
-        Self::loading(async move { Ok(provider) }, package, version)
-    }
-
-    /// A service that serves whatever build `current` returns when a call starts (hot reload).
-    pub fn current(
-        current: impl Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync + 'static,
-        package: impl Into<String>,
-        version: impl Into<String>,
-    ) -> Self {
-        PulumiService {
-            provider: Source::Current(Arc::new(current)),
-            package: package.into(),
-            version: version.into(),
-            engine: EngineLink::default(),
-        }
+        Self::serving(Arc::new(Serving::ready(provider)), package, version)
     }
 
     /// The base plugin [`parameterize::BASE_PLUGIN`] at `version`: it serves the component a
     /// package names through `Parameterize`, loaded with `loader`.
     pub fn parameterized(loader: parameterize::Loader, version: impl Into<String>) -> Self {
+        let nothing_yet = LoadFailure::new(parameterize::Slot::not_parameterized().message());
         PulumiService {
-            provider: Source::Parameterized(Arc::new(parameterize::Slot::new(loader))),
-            package: parameterize::BASE_PLUGIN.to_string(),
-            version: version.into(),
-            engine: EngineLink::default(),
+            parameterized: Some(Arc::new(parameterize::Slot::new(loader))),
+            ..Self::serving(
+                Arc::new(Serving::failed(nothing_yet)),
+                parameterize::BASE_PLUGIN,
+                version,
+            )
         }
     }
 
@@ -142,30 +148,26 @@ impl PulumiService {
     }
 
     async fn provider(&self) -> Result<Arc<Dispatcher>, Status> {
-        let provider = match &self.provider {
-            Source::Loading(loading) => loading.clone().await,
-            Source::Current(current) => current(),
-            Source::Parameterized(slot) => {
-                return match slot.served() {
-                    Some(served) => Ok(served.provider.clone()),
-                    None => Err(parameterize::Slot::not_parameterized()),
-                };
-            }
-        };
-        provider.map_err(|message| {
-            Status::failed_precondition(format!("failed to load the provider component: {message}"))
-        })
+        if let Some(slot) = &self.parameterized
+            && slot.parameter().is_none()
+        {
+            return Err(parameterize::Slot::not_parameterized());
+        }
+        match self.serving.now().await {
+            Ok(generation) => Ok(generation.dispatcher.clone()),
+            Err(failure) => Err(Status::failed_precondition(format!(
+                "failed to load the provider component: {}",
+                failure.message
+            ))),
+        }
     }
 
     /// The package served: its name and version (a parameterized package's own, not the base
     /// plugin's).
     fn package(&self) -> (&str, &str) {
-        match &self.provider {
-            Source::Parameterized(slot) => match slot.served() {
-                Some(served) => (&served.parameter.name, &served.parameter.version),
-                None => (&self.package, &self.version),
-            },
-            _ => (&self.package, &self.version),
+        match self.parameterized.as_ref().and_then(|slot| slot.parameter()) {
+            Some(parameter) => (&parameter.name, &parameter.version),
+            None => (&self.package, &self.version),
         }
     }
 
@@ -215,18 +217,6 @@ struct Resource<'p> {
     ty: Type,
     /// The schema version its states are written with.
     version: i64,
-}
-
-/// Where a call's provider comes from.
-#[derive(Clone)]
-enum Source {
-    /// One provider, perhaps still loading.
-    Loading(Shared<BoxFuture<'static, Result<Arc<Dispatcher>, Arc<str>>>>),
-    /// The build serving now, asked for at the start of every call (`terrarium dev`'s hot
-    /// reload: a call keeps the build it started with).
-    Current(Arc<dyn Fn() -> Result<Arc<Dispatcher>, Arc<str>> + Send + Sync>),
-    /// The component a package names, once `Parameterize` has loaded it (the base plugin).
-    Parameterized(Arc<parameterize::Slot>),
 }
 
 /// The tokens of the package `package` served from `p`'s schema; an error naming both
@@ -682,7 +672,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
         request: Request<pb::ParameterizeRequest>,
     ) -> Reply<pb::ParameterizeResponse> {
         use pb::parameterize_request::Parameters;
-        let Source::Parameterized(slot) = &self.provider else {
+        let Some(slot) = &self.parameterized else {
             return Err(unimplemented(
                 "Parameterize",
                 &format!(
@@ -702,12 +692,12 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
                 )));
             }
         };
-        let served = slot.parameterize(parameter).await?;
+        let parameter = slot.parameterize(parameter, &self.serving).await?;
         // The schema must be servable now, not at the first resource.
-        self.tokens(&served.provider)?;
+        self.tokens(&*self.provider().await?)?;
         ok(pb::ParameterizeResponse {
-            name: served.parameter.name.clone(),
-            version: served.parameter.version.clone(),
+            name: parameter.name.clone(),
+            version: parameter.version.clone(),
         })
     }
 
@@ -731,16 +721,15 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             )));
         }
         let mut schema = schema::package_schema(p.schema(), &self.tokens(&p)?, version);
-        if let (Source::Parameterized(slot), Some(object)) =
-            (&self.provider, schema.as_object_mut())
-            && let Some(served) = slot.served()
+        if let (Some(parameter), Some(object)) =
+            (self.parameterized.as_ref().and_then(|slot| slot.parameter()), schema.as_object_mut())
         {
             object.insert(
                 "parameterization".into(),
                 serde_json::json!({
                     "baseProvider": { "name": parameterize::BASE_PLUGIN, "version": self.version },
                     "parameter": base64::engine::general_purpose::STANDARD
-                        .encode(served.parameter.value()),
+                        .encode(parameter.value()),
                 }),
             );
         }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use sha2::{Digest as _, Sha256};
-use terrarium_core::Dispatcher;
+use terrarium_core::{Dispatcher, Serving};
 use tonic::Status;
 
 use terrarium_proto::pulumirpc as pb;
@@ -210,31 +210,28 @@ fn check_version(version: &str) -> Result<(), Status> {
 /// The base plugin's state: nothing until `Parameterize`, then one package for good.
 pub struct Slot {
     loader: Loader,
-    served: tokio::sync::OnceCell<Served>,
-}
-
-/// A parameterized package and the component serving it.
-#[derive(Clone)]
-pub struct Served {
-    pub parameter: Parameter,
-    pub provider: Arc<Dispatcher>,
+    parameter: tokio::sync::OnceCell<Parameter>,
 }
 
 impl Slot {
     pub fn new(loader: Loader) -> Slot {
-        Slot { loader, served: tokio::sync::OnceCell::new() }
+        Slot { loader, parameter: tokio::sync::OnceCell::new() }
     }
 
-    /// What this plugin serves, once parameterized.
-    pub fn served(&self) -> Option<&Served> {
-        self.served.get()
+    /// The package this plugin serves, once parameterized.
+    pub fn parameter(&self) -> Option<&Parameter> {
+        self.parameter.get()
     }
 
-    /// Loads the component `parameter` names, once: a plugin serves one package for its life
-    /// (the engine starts one per package), so another parameter later is refused.
-    pub async fn parameterize(&self, parameter: Parameter) -> Result<&Served, Status> {
+    /// Loads the component `parameter` names into `serving`, once: a plugin serves one package
+    /// for its life (the engine starts one per package), so another parameter later is refused.
+    pub async fn parameterize(
+        &self,
+        parameter: Parameter,
+        serving: &Serving,
+    ) -> Result<&Parameter, Status> {
         let served = self
-            .served
+            .parameter
             .get_or_try_init(|| async {
                 let component = parameter.checked_component()?;
                 let provider = (self.loader)(component).await.map_err(|message| {
@@ -242,13 +239,14 @@ impl Slot {
                         "failed to load the provider component: {message}"
                     ))
                 })?;
-                Ok::<_, Status>(Served { parameter: parameter.clone(), provider })
+                serving.swap(provider);
+                Ok::<_, Status>(parameter.clone())
             })
             .await?;
-        if served.parameter != parameter {
+        if *served != parameter {
             return Err(Status::failed_precondition(format!(
                 "this plugin already serves {} {} from {}; the engine starts one plugin per package",
-                served.parameter.name, served.parameter.version, served.parameter.component
+                served.name, served.version, served.component
             )));
         }
         Ok(served)

@@ -16,7 +16,7 @@ use anyhow::{Context as _, bail};
 use tokio::signal::unix::{SignalKind, signal};
 
 use terrarium_core::Dispatcher;
-use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
+use terrarium_dev::{self as reload, LiveProvider, Reloader, watch};
 use terrarium_runtime::sandbox::{Access, DirGrant, Grants, ProtectedPath, Refuse, Sandbox};
 use terrarium_runtime::{DEV_COMPILER, Runtime, RuntimeSettings};
 use terrarium_tfplugin::plugin::{self, BoundSocket, Shutdown};
@@ -514,7 +514,7 @@ async fn serve_live(args: &DevArgs, live: Arc<LiveProvider>) -> anyhow::Result<(
     let stop = Shutdown::new();
     let controller = Shutdown::new();
     let routes = plugin::add_go_plugin_services(
-        tonic::service::Routes::new(ReloadingService::new(live).into_server()),
+        tonic::service::Routes::new(live.service().into_server()),
         &controller,
     )
     .await;
@@ -547,14 +547,8 @@ async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()>
         "# Run the line above in the shell where you run pulumi; the plugin {name} is then served \
          from here, reloaded on every build, until Ctrl-C."
     );
-    let service = terrarium_pulumi::PulumiService::current(
-        move || {
-            live.current().provider.clone().ok_or_else(|| {
-                std::sync::Arc::from(
-                    "terrarium dev has no working build of the component yet; its log says why",
-                )
-            })
-        },
+    let service = terrarium_pulumi::PulumiService::serving(
+        live.serving().clone(),
         name,
         super::pulumi::UNVERSIONED,
     );

@@ -1,6 +1,6 @@
 //! Hot reload (`terrarium dev`): a new build of the component file is swapped in between calls.
 //!
-//! These tests drive the tfplugin6 service `terrarium dev` serves ([`ReloadingService`]) and
+//! These tests drive the tfplugin6 service `terrarium dev` serves ([`LiveProvider::service`]) and
 //! the component file watcher, writing new builds the two ways build tools do (in place, and
 //! renamed over the old file). Builds that behave the same but must be loaded anew are made by
 //! appending a custom section (which no runtime reads) to a component, so their bytes differ.
@@ -20,12 +20,13 @@ use std::time::{Duration, Instant};
 
 use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
-use terrarium_dev::{self as reload, LiveProvider, Reloader, ReloadingService, watch};
+use terrarium_dev::{self as reload, LiveProvider, Reloader, watch};
 use terrarium_model::{Type, Value};
 use terrarium_plugin_client::rebuilt;
 use terrarium_proto::tfplugin6 as pb;
 use terrarium_proto::tfplugin6::provider_server::Provider as _;
 use terrarium_runtime::{Compiler, Runtime, RuntimeSettings};
+use terrarium_tfplugin::server::ProviderService;
 use tonic::Request;
 
 fn component(name: &str) -> PathBuf {
@@ -62,7 +63,7 @@ fn settings(cache: Option<&Path>, pool: usize) -> RuntimeSettings {
 struct Dev {
     path: PathBuf,
     live: Arc<LiveProvider>,
-    service: ReloadingService,
+    service: ProviderService,
     _watch: watch::Watch,
 }
 
@@ -78,7 +79,7 @@ async fn dev(dir: &Path, bytes: &[u8], settings: RuntimeSettings) -> Dev {
     let reloader = Arc::new(Reloader::new(live.clone(), path.clone(), reload_settings));
     let watch =
         watch::watch_component(reloader, watch::COMPONENT_QUIET).expect("watch the component");
-    Dev { path, service: ReloadingService::new(live.clone()), live, _watch: watch }
+    Dev { path, service: live.service(), live, _watch: watch }
 }
 
 impl Dev {
@@ -86,7 +87,7 @@ impl Dev {
     async fn wait_past(&self, generation: u64) -> u64 {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let now = self.live.current().number;
+            let now = self.live.generation();
             if now > generation {
                 return now;
             }
@@ -199,7 +200,7 @@ async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_on
     let ty = faulty_thing_type(&dev.schema().await);
 
     // A call that takes 200 ms in the guest is in flight when the new build lands.
-    let first = dev.live.current();
+    let first = dev.live.current().expect("a build serves");
     let in_flight = tokio::spawn({
         let service = dev.service.clone();
         let ty = ty.clone();
@@ -224,7 +225,7 @@ async fn a_new_build_serves_new_calls_while_calls_in_flight_finish_on_the_old_on
     // generation keeps serving on the old code after the swap until its last call ends.
     assert_eq!(first.number, 1);
     assert_eq!(
-        apply_faulty(first.service(), &ty, "slow")
+        apply_faulty(&ProviderService::new(first.dispatcher.clone()), &ty, "slow")
             .await
             .expect("the old build still serves its calls"),
         "unconfigured"
@@ -286,7 +287,7 @@ async fn a_build_that_fails_to_load_is_not_swapped_in_and_the_next_call_warns() 
         );
 
         // The old build still serves, and the warning was given once.
-        assert_eq!(dev.live.current().number, 1);
+        assert_eq!(dev.live.generation(), 1);
         assert!(dev.schema().await.resource_schemas.contains_key("null_resource"));
         assert!(dev.validate_provider_config(empty_object()).await.is_empty());
     }
@@ -415,7 +416,7 @@ async fn a_reload_reports_what_changed_in_the_schema_and_skips_an_unchanged_file
 
     // The same bytes (a build tool touched the file): nothing to do.
     assert!(matches!(reloader.reload().await.unwrap(), reload::ReloadOutcome::Unchanged));
-    assert_eq!(live.current().number, 1);
+    assert_eq!(live.generation(), 1);
 
     std::fs::write(&path, std::fs::read(component("random_provider")).unwrap()).unwrap();
     let reload::ReloadOutcome::Swapped { generation, changes, .. } =
@@ -622,7 +623,7 @@ async fn without_a_working_build_calls_say_why_until_one_loads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("provider.wasm");
     let live = LiveProvider::failed("no working build of provider.wasm yet: it does not exist");
-    let service = ReloadingService::new(live.clone());
+    let service = live.service();
     let reloader = Reloader::new(live.clone(), path.clone(), settings(None, 2));
 
     let response =

@@ -14,51 +14,34 @@ pub use provider5::Protocol5;
 
 use std::sync::Arc;
 
-use futures::FutureExt;
-use futures::future::{BoxFuture, Shared};
 use terrarium_model::Diagnostic;
 
 use crate::plugin::MAX_MESSAGE_SIZE;
-use terrarium_core::Dispatcher;
+pub use terrarium_core::LoadFailure;
+use terrarium_core::{Dispatcher, Generation, Serving};
 use terrarium_proto::tfplugin6::provider_server::ProviderServer;
 
-/// The tfplugin6 service for one provider component, or for a component that failed to
-/// load: then every RPC answers with the load error, so Terraform shows it as a diagnostic
-/// instead of a bare "plugin exited" message.
-///
-/// The provider may still be loading when the service starts (see [`ProviderService::loading`]):
-/// every RPC then waits for it.
+/// The tfplugin6 service for the component a [`Serving`] serves. Each call asks it which
+/// generation serves when the call starts and keeps that one to its end; while the component
+/// loads, calls wait for it; when it failed to load, every call answers with the load error, so
+/// Terraform shows it as a diagnostic instead of a bare "plugin exited" message.
 #[derive(Clone)]
 pub struct ProviderService {
-    provider: Shared<BoxFuture<'static, Result<Arc<Dispatcher>, LoadFailure>>>,
-}
-
-/// Why a provider cannot serve.
-#[derive(Clone)]
-pub struct LoadFailure {
-    /// What went wrong and what to do, answered to every RPC.
-    pub message: Arc<str>,
-    /// The component loaded without any grant, when only what surrounds it failed (its
-    /// grants file): it answers the schema RPCs, so that Terraform reports `message` as an
-    /// ordinary diagnostic on the provider instead of folding it into its own
-    /// schema-loading error. It never serves anything else.
-    pub schema_only: Option<Arc<Dispatcher>>,
-}
-
-impl LoadFailure {
-    pub fn new(message: impl Into<String>) -> Self {
-        LoadFailure { message: Arc::from(message.into()), schema_only: None }
-    }
+    serving: Arc<Serving>,
 }
 
 impl ProviderService {
+    /// Serves whatever `serving` serves, including the builds `terrarium dev` swaps in.
+    pub fn serving(serving: Arc<Serving>) -> Self {
+        ProviderService { serving }
+    }
+
     pub fn new(provider: Arc<Dispatcher>) -> Self {
-        Self::loading(async move { Ok(provider) })
+        Self::serving(Arc::new(Serving::ready(provider)))
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        let failure = LoadFailure::new(message);
-        Self::loading(async move { Err(failure) })
+        Self::serving(Arc::new(Serving::failed(LoadFailure::new(message))))
     }
 
     /// A service whose provider is still being loaded by `provider`. The future should
@@ -66,24 +49,17 @@ impl ProviderService {
     pub fn loading(
         provider: impl Future<Output = Result<Arc<Dispatcher>, LoadFailure>> + Send + 'static,
     ) -> Self {
-        ProviderService { provider: provider.boxed().shared() }
+        Self::serving(Arc::new(Serving::loading(provider)))
     }
 
-    async fn provider(&self) -> Result<Arc<Dispatcher>, Vec<Diagnostic>> {
-        match self.provider.clone().await {
-            Ok(p) => Ok(p),
-            Err(failure) => Err(provider6::load_failure(&failure.message)),
-        }
+    async fn provider(&self) -> Result<Arc<Generation>, Vec<Diagnostic>> {
+        self.serving.now().await.map_err(|failure| provider6::load_failure(&failure.message))
     }
 
     /// The provider for the schema RPCs (GetMetadata, GetProviderSchema,
     /// GetResourceIdentitySchemas): also a [`LoadFailure::schema_only`] one.
-    async fn schema_provider(&self) -> Result<Arc<Dispatcher>, Vec<Diagnostic>> {
-        match self.provider.clone().await {
-            Ok(p) => Ok(p),
-            Err(LoadFailure { schema_only: Some(p), .. }) => Ok(p),
-            Err(failure) => Err(provider6::load_failure(&failure.message)),
-        }
+    async fn schema_provider(&self) -> Result<Arc<Generation>, Vec<Diagnostic>> {
+        self.serving.for_schema().await.map_err(|failure| provider6::load_failure(&failure.message))
     }
 
     /// The tonic service with protocol 6 message limits.

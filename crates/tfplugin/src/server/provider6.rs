@@ -3,7 +3,7 @@
 use std::pin::Pin;
 
 use futures::{Stream, StreamExt};
-use terrarium_model::Diagnostic;
+use terrarium_model::{Diagnostic, Severity};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -44,6 +44,55 @@ async fn validate(
     }
 }
 
+impl ProviderService {
+    /// Runs an RPC whose diagnostics the person sees, and adds the warnings the serving source
+    /// left for the next such call (a reload that failed, in `terrarium dev`).
+    async fn shown<T: Shown>(&self, answer: impl Future<Output = Reply<T>>) -> Reply<T> {
+        let mut response = answer.await?;
+        let warnings = self.serving.take_warnings();
+        response.get_mut().diagnostics().extend(diagnostics_to_pb(warnings));
+        Ok(response)
+    }
+
+    /// The component's capabilities, except that a schema that may change between calls
+    /// (`terrarium dev`) must be fetched by every provider process of a run.
+    fn capabilities(&self, p: &Dispatcher) -> pb::ServerCapabilities {
+        let mut capabilities = capabilities_to_pb(&p.server_capabilities());
+        if self.serving.may_change() {
+            capabilities.get_provider_schema_optional = false;
+        }
+        capabilities
+    }
+}
+
+/// A response whose diagnostics the person sees (Terraform drops those of the schema calls).
+trait Shown {
+    fn diagnostics(&mut self) -> &mut Vec<pb::Diagnostic>;
+}
+
+macro_rules! shown {
+    ($($rpc:ident),* $(,)?) => {
+        $(impl Shown for $rpc::Response {
+            fn diagnostics(&mut self) -> &mut Vec<pb::Diagnostic> {
+                &mut self.diagnostics
+            }
+        })*
+    };
+}
+
+shown!(
+    validate_provider_config,
+    validate_resource_config,
+    validate_data_resource_config,
+    upgrade_resource_state,
+    configure_provider,
+    read_resource,
+    plan_resource_change,
+    apply_resource_change,
+    import_resource_state,
+    read_data_source,
+);
+
 /// Events a streaming RPC holds between the guest and Terraform: the guest waits while this
 /// many are unread, so a stream of any length runs in bounded memory.
 const STREAM_BUFFER: usize = 16;
@@ -65,7 +114,7 @@ impl provider_server::Provider for ProviderService {
         };
         let s = p.schema();
         ok(get_metadata::Response {
-            server_capabilities: Some(capabilities_to_pb(&p.server_capabilities())),
+            server_capabilities: Some(self.capabilities(&p)),
             resources: s
                 .resources
                 .keys()
@@ -144,7 +193,7 @@ impl provider_server::Provider for ProviderService {
                 .iter()
                 .map(|(k, v)| (k.clone(), ActionSchema { schema: Some(schema_to_pb(v)) }))
                 .collect(),
-            server_capabilities: Some(capabilities_to_pb(&p.server_capabilities())),
+            server_capabilities: Some(self.capabilities(&p)),
             diagnostics: diagnostics_to_pb(p.schema_diagnostics().to_vec()),
             ..Default::default()
         })
@@ -154,110 +203,127 @@ impl provider_server::Provider for ProviderService {
         &self,
         r: Request<validate_provider_config::Request>,
     ) -> Reply<validate_provider_config::Response> {
-        let r = r.into_inner();
-        let diags = match self.provider().await {
-            Ok(p) => {
-                let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
-                let ty = Ok(p.schemas().provider());
-                validate(&p, subject, ty, r.config.as_ref(), async |c| {
-                    p.validate_provider_config(c).await
-                })
-                .await
-            }
-            Err(d) => d,
-        };
-        ok(validate_provider_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        self.shown(async move {
+            let r = r.into_inner();
+            let diags = match self.provider().await {
+                Ok(p) => {
+                    let subject =
+                        Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
+                    let ty = Ok(p.schemas().provider());
+                    validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                        p.validate_provider_config(c).await
+                    })
+                    .await
+                }
+                Err(d) => d,
+            };
+            ok(validate_provider_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        })
+        .await
     }
 
     async fn validate_resource_config(
         &self,
         r: Request<validate_resource_config::Request>,
     ) -> Reply<validate_resource_config::Response> {
-        let r = r.into_inner();
-        let diags = match self.provider().await {
-            Ok(p) => {
-                let subject =
-                    Subject { rpc: "ValidateResourceConfig", kind: "resource", name: &r.type_name };
-                let client = client_capabilities(r.client_capabilities);
-                let ty = p.resource_type(&r.type_name);
-                validate(&p, subject, ty, r.config.as_ref(), async |c| {
-                    p.validate_resource_config(&r.type_name, c, client).await
-                })
-                .await
-            }
-            Err(d) => d,
-        };
-        ok(validate_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        self.shown(async move {
+            let r = r.into_inner();
+            let diags = match self.provider().await {
+                Ok(p) => {
+                    let subject = Subject {
+                        rpc: "ValidateResourceConfig",
+                        kind: "resource",
+                        name: &r.type_name,
+                    };
+                    let client = client_capabilities(r.client_capabilities);
+                    let ty = p.resource_type(&r.type_name);
+                    validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                        p.validate_resource_config(&r.type_name, c, client).await
+                    })
+                    .await
+                }
+                Err(d) => d,
+            };
+            ok(validate_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        })
+        .await
     }
 
     async fn validate_data_resource_config(
         &self,
         r: Request<validate_data_resource_config::Request>,
     ) -> Reply<validate_data_resource_config::Response> {
-        let r = r.into_inner();
-        let diags = match self.provider().await {
-            Ok(p) => {
-                let subject = Subject {
-                    rpc: "ValidateDataResourceConfig",
-                    kind: "data source",
-                    name: &r.type_name,
-                };
-                let ty = p.data_source_type(&r.type_name);
-                validate(&p, subject, ty, r.config.as_ref(), async |c| {
-                    p.validate_data_source_config(&r.type_name, c).await
-                })
-                .await
-            }
-            Err(d) => d,
-        };
-        ok(validate_data_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        self.shown(async move {
+            let r = r.into_inner();
+            let diags = match self.provider().await {
+                Ok(p) => {
+                    let subject = Subject {
+                        rpc: "ValidateDataResourceConfig",
+                        kind: "data source",
+                        name: &r.type_name,
+                    };
+                    let ty = p.data_source_type(&r.type_name);
+                    validate(&p, subject, ty, r.config.as_ref(), async |c| {
+                        p.validate_data_source_config(&r.type_name, c).await
+                    })
+                    .await
+                }
+                Err(d) => d,
+            };
+            ok(validate_data_resource_config::Response { diagnostics: diagnostics_to_pb(diags) })
+        })
+        .await
     }
 
     async fn upgrade_resource_state(
         &self,
         r: Request<upgrade_resource_state::Request>,
     ) -> Reply<upgrade_resource_state::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(upgrade_resource_state::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "UpgradeResourceState", kind: "resource", name: &r.type_name };
-        let raw = r.raw_state.unwrap_or_default();
-        let decoded = p.resource_type(&r.type_name).and_then(|_| {
-            if raw.json.is_empty() && !raw.flatmap.is_empty() {
-                return Err(vec![legacy_flatmap(&r.type_name)]);
-            }
-            Decode { p: &p, subject }.raw_json("state", &raw.json)
-        });
-        let raw_state = match decoded {
-            Ok(raw_state) => raw_state,
-            Err(d) => {
-                return ok(upgrade_resource_state::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let mut out = p
-            .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
-                type_name: r.type_name.clone(),
-                version: r.version,
-                raw_state,
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(upgrade_resource_state::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let subject =
+                Subject { rpc: "UpgradeResourceState", kind: "resource", name: &r.type_name };
+            let raw = r.raw_state.unwrap_or_default();
+            let decoded = p.resource_type(&r.type_name).and_then(|_| {
+                if raw.json.is_empty() && !raw.flatmap.is_empty() {
+                    return Err(vec![legacy_flatmap(&r.type_name)]);
+                }
+                Decode { p: &p, subject }.raw_json("state", &raw.json)
+            });
+            let raw_state = match decoded {
+                Ok(raw_state) => raw_state,
+                Err(d) => {
+                    return ok(upgrade_resource_state::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p
+                .upgrade_resource_state(&dt::UpgradeResourceStateRequest {
+                    type_name: r.type_name.clone(),
+                    version: r.version,
+                    raw_state,
+                })
+                .await;
+            let ty = p.schemas().resource(&r.type_name);
+            let upgraded_state =
+                encode(subject, "upgraded state", out.upgraded_state, ty, &mut out.diagnostics);
+            ok(upgrade_resource_state::Response {
+                upgraded_state,
+                diagnostics: diagnostics_to_pb(out.diagnostics),
             })
-            .await;
-        let ty = p.schemas().resource(&r.type_name);
-        let upgraded_state =
-            encode(subject, "upgraded state", out.upgraded_state, ty, &mut out.diagnostics);
-        ok(upgrade_resource_state::Response {
-            upgraded_state,
-            diagnostics: diagnostics_to_pb(out.diagnostics),
         })
+        .await
     }
 
     async fn get_resource_identity_schemas(
@@ -337,263 +403,294 @@ impl provider_server::Provider for ProviderService {
         &self,
         r: Request<configure_provider::Request>,
     ) -> Reply<configure_provider::Response> {
-        let r = r.into_inner();
-        let diags = match self.provider().await {
-            Ok(p) => {
-                let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
-                let decode = Decode { p: &p, subject };
-                match decode.value("configuration", r.config.as_ref(), p.schemas().provider()) {
-                    Ok(config) => {
-                        p.configure(&dt::ConfigureRequest {
-                            terraform_version: r.terraform_version,
-                            config,
-                            client: client_capabilities(r.client_capabilities),
-                        })
-                        .await
+        self.shown(async move {
+            let r = r.into_inner();
+            let diags = match self.provider().await {
+                Ok(p) => {
+                    let subject = Subject { rpc: "ConfigureProvider", kind: "provider", name: "" };
+                    let decode = Decode { p: &p, subject };
+                    match decode.value("configuration", r.config.as_ref(), p.schemas().provider()) {
+                        Ok(config) => {
+                            let diags = p
+                                .configure(&dt::ConfigureRequest {
+                                    terraform_version: r.terraform_version,
+                                    config,
+                                    client: client_capabilities(r.client_capabilities),
+                                })
+                                .await;
+                            if !diags.iter().any(|d| d.severity == Severity::Error) {
+                                // A swap may have happened while this ran: an accepted
+                                // configuration belongs to the new build too.
+                                self.serving.configured(&p).await;
+                            }
+                            diags
+                        }
+                        Err(d) => d,
                     }
-                    Err(d) => d,
                 }
-            }
-            Err(d) => d,
-        };
-        ok(configure_provider::Response { diagnostics: diagnostics_to_pb(diags) })
+                Err(d) => d,
+            };
+            ok(configure_provider::Response { diagnostics: diagnostics_to_pb(diags) })
+        })
+        .await
     }
 
     async fn read_resource(
         &self,
         r: Request<read_resource::Request>,
     ) -> Reply<read_resource::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(read_resource::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "ReadResource", kind: "resource", name: &r.type_name };
-        let decode = Decode { p: &p, subject };
-        let request = p.resource_type(&r.type_name).and_then(|ty| {
-            Ok(dt::ReadResourceRequest {
-                type_name: r.type_name.clone(),
-                current_state: decode.value("current state", r.current_state.as_ref(), ty)?,
-                private: r.private,
-                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                client: client_capabilities(r.client_capabilities),
-                current_identity: decode.identity(
-                    "current identity",
-                    &r.type_name,
-                    r.current_identity.as_ref(),
-                )?,
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(read_resource::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let subject = Subject { rpc: "ReadResource", kind: "resource", name: &r.type_name };
+            let decode = Decode { p: &p, subject };
+            let request = p.resource_type(&r.type_name).and_then(|ty| {
+                Ok(dt::ReadResourceRequest {
+                    type_name: r.type_name.clone(),
+                    current_state: decode.value("current state", r.current_state.as_ref(), ty)?,
+                    private: r.private,
+                    provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
+                    client: client_capabilities(r.client_capabilities),
+                    current_identity: decode.identity(
+                        "current identity",
+                        &r.type_name,
+                        r.current_identity.as_ref(),
+                    )?,
+                })
+            });
+            let request = match request {
+                Ok(request) => request,
+                Err(d) => {
+                    return ok(read_resource::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p.read_resource(&request).await;
+            let ty = p.schemas().resource(&r.type_name);
+            let d = &mut out.diagnostics;
+            let new_state = encode(subject, "new state", out.new_state, ty, d);
+            let new_identity =
+                encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
+            ok(read_resource::Response {
+                new_state,
+                private: out.private,
+                deferred: deferred(out.deferred),
+                diagnostics: diagnostics_to_pb(out.diagnostics),
+                new_identity,
             })
-        });
-        let request = match request {
-            Ok(request) => request,
-            Err(d) => {
-                return ok(read_resource::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let mut out = p.read_resource(&request).await;
-        let ty = p.schemas().resource(&r.type_name);
-        let d = &mut out.diagnostics;
-        let new_state = encode(subject, "new state", out.new_state, ty, d);
-        let new_identity =
-            encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
-        ok(read_resource::Response {
-            new_state,
-            private: out.private,
-            deferred: deferred(out.deferred),
-            diagnostics: diagnostics_to_pb(out.diagnostics),
-            new_identity,
         })
+        .await
     }
 
     async fn plan_resource_change(
         &self,
         r: Request<plan_resource_change::Request>,
     ) -> Reply<plan_resource_change::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(plan_resource_change::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "PlanResourceChange", kind: "resource", name: &r.type_name };
-        let decode = Decode { p: &p, subject };
-        let request = p.resource_type(&r.type_name).and_then(|ty| {
-            Ok(dt::PlanResourceChangeRequest {
-                type_name: r.type_name.clone(),
-                prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
-                proposed_new_state: decode.value(
-                    "proposed new state",
-                    r.proposed_new_state.as_ref(),
-                    ty,
-                )?,
-                config: decode.value("configuration", r.config.as_ref(), ty)?,
-                prior_private: r.prior_private,
-                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                client: client_capabilities(r.client_capabilities),
-                prior_identity: decode.identity(
-                    "prior identity",
-                    &r.type_name,
-                    r.prior_identity.as_ref(),
-                )?,
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(plan_resource_change::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let subject =
+                Subject { rpc: "PlanResourceChange", kind: "resource", name: &r.type_name };
+            let decode = Decode { p: &p, subject };
+            let request = p.resource_type(&r.type_name).and_then(|ty| {
+                Ok(dt::PlanResourceChangeRequest {
+                    type_name: r.type_name.clone(),
+                    prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
+                    proposed_new_state: decode.value(
+                        "proposed new state",
+                        r.proposed_new_state.as_ref(),
+                        ty,
+                    )?,
+                    config: decode.value("configuration", r.config.as_ref(), ty)?,
+                    prior_private: r.prior_private,
+                    provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
+                    client: client_capabilities(r.client_capabilities),
+                    prior_identity: decode.identity(
+                        "prior identity",
+                        &r.type_name,
+                        r.prior_identity.as_ref(),
+                    )?,
+                })
+            });
+            let request = match request {
+                Ok(request) => request,
+                Err(d) => {
+                    return ok(plan_resource_change::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p.plan_resource_change(&request).await;
+            let ty = p.schemas().resource(&r.type_name);
+            let d = &mut out.diagnostics;
+            let planned_state = encode(subject, "planned state", out.planned_state, ty, d);
+            let planned_identity = encode_identity(
+                subject,
+                "planned identity",
+                &p,
+                &r.type_name,
+                out.planned_identity,
+                d,
+            );
+            ok(plan_resource_change::Response {
+                planned_state,
+                requires_replace: out.requires_replace.iter().map(path_to_pb).collect(),
+                planned_private: out.planned_private,
+                diagnostics: diagnostics_to_pb(out.diagnostics),
+                legacy_type_system: false,
+                deferred: deferred(out.deferred),
+                planned_identity,
             })
-        });
-        let request = match request {
-            Ok(request) => request,
-            Err(d) => {
-                return ok(plan_resource_change::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let mut out = p.plan_resource_change(&request).await;
-        let ty = p.schemas().resource(&r.type_name);
-        let d = &mut out.diagnostics;
-        let planned_state = encode(subject, "planned state", out.planned_state, ty, d);
-        let planned_identity =
-            encode_identity(subject, "planned identity", &p, &r.type_name, out.planned_identity, d);
-        ok(plan_resource_change::Response {
-            planned_state,
-            requires_replace: out.requires_replace.iter().map(path_to_pb).collect(),
-            planned_private: out.planned_private,
-            diagnostics: diagnostics_to_pb(out.diagnostics),
-            legacy_type_system: false,
-            deferred: deferred(out.deferred),
-            planned_identity,
         })
+        .await
     }
 
     async fn apply_resource_change(
         &self,
         r: Request<apply_resource_change::Request>,
     ) -> Reply<apply_resource_change::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(apply_resource_change::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "ApplyResourceChange", kind: "resource", name: &r.type_name };
-        let decode = Decode { p: &p, subject };
-        let request = p.resource_type(&r.type_name).and_then(|ty| {
-            Ok(dt::ApplyResourceChangeRequest {
-                type_name: r.type_name.clone(),
-                prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
-                planned_state: decode.value("planned state", r.planned_state.as_ref(), ty)?,
-                config: decode.value("configuration", r.config.as_ref(), ty)?,
-                planned_private: r.planned_private,
-                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                planned_identity: decode.identity(
-                    "planned identity",
-                    &r.type_name,
-                    r.planned_identity.as_ref(),
-                )?,
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(apply_resource_change::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let subject =
+                Subject { rpc: "ApplyResourceChange", kind: "resource", name: &r.type_name };
+            let decode = Decode { p: &p, subject };
+            let request = p.resource_type(&r.type_name).and_then(|ty| {
+                Ok(dt::ApplyResourceChangeRequest {
+                    type_name: r.type_name.clone(),
+                    prior_state: decode.value("prior state", r.prior_state.as_ref(), ty)?,
+                    planned_state: decode.value("planned state", r.planned_state.as_ref(), ty)?,
+                    config: decode.value("configuration", r.config.as_ref(), ty)?,
+                    planned_private: r.planned_private,
+                    provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
+                    planned_identity: decode.identity(
+                        "planned identity",
+                        &r.type_name,
+                        r.planned_identity.as_ref(),
+                    )?,
+                })
+            });
+            let request = match request {
+                Ok(request) => request,
+                Err(d) => {
+                    return ok(apply_resource_change::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p.apply_resource_change(&request).await;
+            let ty = p.schemas().resource(&r.type_name);
+            let d = &mut out.diagnostics;
+            let new_state = encode(subject, "new state", out.new_state, ty, d);
+            let new_identity =
+                encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
+            ok(apply_resource_change::Response {
+                new_state,
+                private: out.private,
+                diagnostics: diagnostics_to_pb(out.diagnostics),
+                legacy_type_system: false,
+                new_identity,
             })
-        });
-        let request = match request {
-            Ok(request) => request,
-            Err(d) => {
-                return ok(apply_resource_change::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let mut out = p.apply_resource_change(&request).await;
-        let ty = p.schemas().resource(&r.type_name);
-        let d = &mut out.diagnostics;
-        let new_state = encode(subject, "new state", out.new_state, ty, d);
-        let new_identity =
-            encode_identity(subject, "new identity", &p, &r.type_name, out.new_identity, d);
-        ok(apply_resource_change::Response {
-            new_state,
-            private: out.private,
-            diagnostics: diagnostics_to_pb(out.diagnostics),
-            legacy_type_system: false,
-            new_identity,
         })
+        .await
     }
 
     async fn import_resource_state(
         &self,
         r: Request<import_resource_state::Request>,
     ) -> Reply<import_resource_state::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(import_resource_state::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "ImportResourceState", kind: "resource", name: &r.type_name };
-        let identity = p.resource_type(&r.type_name).and_then(|_| {
-            match r.identity.as_ref().map(|i| i.identity_data.as_ref()) {
-                Some(data) => {
-                    let ty = p.identity_type(subject, &r.type_name)?;
-                    Ok(Some(Decode { p: &p, subject }.value("identity", data, ty)?))
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(import_resource_state::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
                 }
-                None => Ok(None),
-            }
-        });
-        let identity = match identity {
-            Ok(identity) => identity,
-            Err(d) => {
-                return ok(import_resource_state::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
+            };
+            let subject =
+                Subject { rpc: "ImportResourceState", kind: "resource", name: &r.type_name };
+            let identity = p.resource_type(&r.type_name).and_then(|_| {
+                match r.identity.as_ref().map(|i| i.identity_data.as_ref()) {
+                    Some(data) => {
+                        let ty = p.identity_type(subject, &r.type_name)?;
+                        Ok(Some(Decode { p: &p, subject }.value("identity", data, ty)?))
+                    }
+                    None => Ok(None),
+                }
+            });
+            let identity = match identity {
+                Ok(identity) => identity,
+                Err(d) => {
+                    return ok(import_resource_state::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p
+                .import_resource_state(&dt::ImportResourceStateRequest {
+                    type_name: r.type_name.clone(),
+                    id: r.id,
+                    client: client_capabilities(r.client_capabilities),
+                    identity,
+                })
+                .await;
+            let mut imported_resources = Vec::with_capacity(out.imported.len());
+            for i in std::mem::take(&mut out.imported) {
+                let d = &mut out.diagnostics;
+                let ty = p.schemas().resource(&i.type_name);
+                imported_resources.push(import_resource_state::ImportedResource {
+                    state: encode(subject, "imported state", Some(i.state), ty, d),
+                    identity: encode_identity(
+                        subject,
+                        "imported identity",
+                        &p,
+                        &i.type_name,
+                        i.identity,
+                        d,
+                    ),
+                    type_name: i.type_name,
+                    private: i.private,
                 });
             }
-        };
-        let mut out = p
-            .import_resource_state(&dt::ImportResourceStateRequest {
-                type_name: r.type_name.clone(),
-                id: r.id,
-                client: client_capabilities(r.client_capabilities),
-                identity,
+            ok(import_resource_state::Response {
+                imported_resources,
+                diagnostics: diagnostics_to_pb(out.diagnostics),
+                deferred: deferred(out.deferred),
             })
-            .await;
-        let mut imported_resources = Vec::with_capacity(out.imported.len());
-        for i in std::mem::take(&mut out.imported) {
-            let d = &mut out.diagnostics;
-            let ty = p.schemas().resource(&i.type_name);
-            imported_resources.push(import_resource_state::ImportedResource {
-                state: encode(subject, "imported state", Some(i.state), ty, d),
-                identity: encode_identity(
-                    subject,
-                    "imported identity",
-                    &p,
-                    &i.type_name,
-                    i.identity,
-                    d,
-                ),
-                type_name: i.type_name,
-                private: i.private,
-            });
-        }
-        ok(import_resource_state::Response {
-            imported_resources,
-            diagnostics: diagnostics_to_pb(out.diagnostics),
-            deferred: deferred(out.deferred),
         })
+        .await
     }
 
     async fn move_resource_state(
@@ -676,43 +773,47 @@ impl provider_server::Provider for ProviderService {
         &self,
         r: Request<read_data_source::Request>,
     ) -> Reply<read_data_source::Response> {
-        let r = r.into_inner();
-        let p = match self.provider().await {
-            Ok(p) => p,
-            Err(d) => {
-                return ok(read_data_source::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let subject = Subject { rpc: "ReadDataSource", kind: "data source", name: &r.type_name };
-        let decode = Decode { p: &p, subject };
-        let request = p.data_source_type(&r.type_name).and_then(|ty| {
-            Ok(dt::ReadDataSourceRequest {
-                type_name: r.type_name.clone(),
-                config: decode.value("configuration", r.config.as_ref(), ty)?,
-                provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                client: client_capabilities(r.client_capabilities),
+        self.shown(async move {
+            let r = r.into_inner();
+            let p = match self.provider().await {
+                Ok(p) => p,
+                Err(d) => {
+                    return ok(read_data_source::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let subject =
+                Subject { rpc: "ReadDataSource", kind: "data source", name: &r.type_name };
+            let decode = Decode { p: &p, subject };
+            let request = p.data_source_type(&r.type_name).and_then(|ty| {
+                Ok(dt::ReadDataSourceRequest {
+                    type_name: r.type_name.clone(),
+                    config: decode.value("configuration", r.config.as_ref(), ty)?,
+                    provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
+                    client: client_capabilities(r.client_capabilities),
+                })
+            });
+            let request = match request {
+                Ok(request) => request,
+                Err(d) => {
+                    return ok(read_data_source::Response {
+                        diagnostics: diagnostics_to_pb(d),
+                        ..Default::default()
+                    });
+                }
+            };
+            let mut out = p.read_data_source(&request).await;
+            let ty = p.schemas().data_source(&r.type_name);
+            let state = encode(subject, "state", out.state, ty, &mut out.diagnostics);
+            ok(read_data_source::Response {
+                state,
+                diagnostics: diagnostics_to_pb(out.diagnostics),
+                deferred: deferred(out.deferred),
             })
-        });
-        let request = match request {
-            Ok(request) => request,
-            Err(d) => {
-                return ok(read_data_source::Response {
-                    diagnostics: diagnostics_to_pb(d),
-                    ..Default::default()
-                });
-            }
-        };
-        let mut out = p.read_data_source(&request).await;
-        let ty = p.schemas().data_source(&r.type_name);
-        let state = encode(subject, "state", out.state, ty, &mut out.diagnostics);
-        ok(read_data_source::Response {
-            state,
-            diagnostics: diagnostics_to_pb(out.diagnostics),
-            deferred: deferred(out.deferred),
         })
+        .await
     }
 
     async fn generate_resource_config(
