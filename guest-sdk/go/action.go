@@ -3,8 +3,6 @@ package terrarium
 import (
 	"context"
 
-	witTypes "go.bytecodealliance.org/pkg/wit/types"
-
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	s "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_streams"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
@@ -84,14 +82,14 @@ func (e *exports) ValidateActionConfig(typeName string, config t.Value) []t.Diag
 }
 
 func (e *exports) PlanAction(r p.ActionRequest) p.PlanActionResponse {
-	ds := guard("plan "+r.TypeName, func(ctx context.Context) error {
+	ds, deferred := guardDeferrable("plan "+r.TypeName, "Plan of "+r.TypeName, r.Client, func(ctx context.Context) error {
 		a, err := e.action(r.TypeName)
 		if err != nil || a.plan == nil {
 			return err
 		}
 		return a.plan(ctx, fromWIT(r.Config))
 	})
-	return p.PlanActionResponse{Deferred: witTypes.None[t.DeferredReason](), Diagnostics: witDiagnostics(ds)}
+	return p.PlanActionResponse{Deferred: deferred, Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) InvokeAction(r p.ActionRequest, progress *s.ActionProgress) []t.Diagnostic {

@@ -131,6 +131,11 @@ func diagnosticsOf(what string, err error) Diagnostics {
 	case Stopped:
 		return Diagnostics{NewError("Operation interrupted",
 			"Terraform asked the provider to stop (Ctrl-C), so the operation was not finished.")}
+	case *DeferredError:
+		// Calls that can be deferred take the deferral out first (guardDeferrable).
+		return Diagnostics{NewError("Provider asked to defer a call that cannot be deferred", fmt.Sprintf(
+			"%s answered \"not yet\" (%s) where Terraform has no deferral: only read, plan and import can be "+
+				"deferred. This is a bug in the provider.", what, e.Reason))}
 	case interface{ Unwrap() []error }:
 		var out Diagnostics
 		for _, inner := range e.Unwrap() {
@@ -148,6 +153,10 @@ func diagnosticsOf(what string, err error) Diagnostics {
 	}
 	if errors.As(err, &Stopped{}) {
 		return diagnosticsOf(what, Stopped{})
+	}
+	var deferred *DeferredError
+	if errors.As(err, &deferred) {
+		return diagnosticsOf(what, deferred)
 	}
 	return Diagnostics{{Severity: Error, Summary: what + " failed", Detail: err.Error()}}
 }

@@ -115,7 +115,7 @@ func (e *exports) OpenEphemeralResource(r p.OpenEphemeralResourceRequest) p.Open
 	var result *tree
 	var private []byte
 	var renewAt time.Time
-	ds := guard("open "+r.TypeName, func(ctx context.Context) error {
+	ds, deferred := guardDeferrable("open "+r.TypeName, "Open of "+r.TypeName, r.Client, func(ctx context.Context) error {
 		er, err := e.ephemeral(r.TypeName)
 		if err != nil {
 			return err
@@ -123,12 +123,12 @@ func (e *exports) OpenEphemeralResource(r p.OpenEphemeralResourceRequest) p.Open
 		result, private, renewAt, err = er.open(ctx, fromWIT(r.Config))
 		return err
 	})
-	if ds.HasError() {
+	if ds.HasError() || deferred.IsSome() {
 		return p.OpenEphemeralResourceResponse{Result: r.Config, Private: witTypes.None[[]uint8](),
-			RenewAt: witTypes.None[t.Timestamp](), Deferred: witTypes.None[t.DeferredReason](), Diagnostics: witDiagnostics(ds)}
+			RenewAt: witTypes.None[t.Timestamp](), Deferred: deferred, Diagnostics: witDiagnostics(ds)}
 	}
 	return p.OpenEphemeralResourceResponse{Result: toWIT(result), Private: witPrivate(private), RenewAt: witTime(renewAt),
-		Deferred: witTypes.None[t.DeferredReason](), Diagnostics: witDiagnostics(ds)}
+		Deferred: deferred, Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) RenewEphemeralResource(typeName string, private witTypes.Option[[]uint8]) p.RenewEphemeralResourceResponse {

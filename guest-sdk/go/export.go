@@ -168,7 +168,7 @@ func (e *exports) Configure(request p.ConfigureRequest) []t.Diagnostic {
 func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
 	var state, identity *tree
 	private := decodePrivate(r.Private)
-	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
+	ds, deferred := guardDeferrable("read "+r.TypeName, "Read of "+r.TypeName, r.Client, func(ctx context.Context) error {
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
 			return err
@@ -180,10 +180,11 @@ func (e *exports) ReadResource(r p.ReadResourceRequest) p.ReadResourceResponse {
 		identity, err = td.knownIdentity(state, "read")
 		return err
 	})
-	if ds.HasError() {
-		// The resource has not gone away because reading it failed: it keeps its identity.
+	if ds.HasError() || deferred.IsSome() {
+		// The resource has not gone away because reading it failed (or was deferred): it
+		// keeps its state and identity.
 		return p.ReadResourceResponse{NewState: r.CurrentState, Private: r.Private, Diagnostics: witDiagnostics(ds),
-			NewIdentity: r.CurrentIdentity}
+			NewIdentity: r.CurrentIdentity, Deferred: deferred}
 	}
 	return p.ReadResourceResponse{NewState: toWIT(state), Private: private.encode(), Diagnostics: witDiagnostics(ds),
 		NewIdentity: someIdentity(identity)}
@@ -252,7 +253,7 @@ func (e *exports) ApplyResourceChange(r p.ApplyResourceChangeRequest) p.ApplyRes
 func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportResourceStateResponse {
 	var state, identity *tree
 	private := decodePrivate(nil)
-	ds := guard("import "+r.TypeName, func(ctx context.Context) error {
+	ds, deferred := guardDeferrable("import "+r.TypeName, "import of "+r.TypeName, r.Client, func(ctx context.Context) error {
 		ctx = withPrivate(ctx, private)
 		td, err := e.d.find("resource", e.d.resources, r.TypeName)
 		if err != nil {
@@ -288,11 +289,11 @@ func (e *exports) ImportResourceState(r p.ImportResourceStateRequest) p.ImportRe
 		return nil
 	})
 	imported := []p.ImportedResource{}
-	if !ds.HasError() && state != nil {
+	if !ds.HasError() && deferred.IsNone() && state != nil {
 		imported = append(imported, p.ImportedResource{TypeName: r.TypeName, State: toWIT(state), Private: private.encode(),
 			Identity: someIdentity(identity)})
 	}
-	return p.ImportResourceStateResponse{Imported: imported, Diagnostics: witDiagnostics(ds)}
+	return p.ImportResourceStateResponse{Imported: imported, Deferred: deferred, Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) UpgradeResourceState(r p.UpgradeResourceStateRequest) p.UpgradeResourceStateResponse {
@@ -354,7 +355,7 @@ func (e *exports) GenerateResourceConfig(string, t.Value) p.GenerateResourceConf
 
 func (e *exports) ReadDataSource(r p.ReadDataSourceRequest) p.ReadDataSourceResponse {
 	var state *tree
-	ds := guard("read "+r.TypeName, func(ctx context.Context) error {
+	ds, deferred := guardDeferrable("read "+r.TypeName, "Read of "+r.TypeName, r.Client, func(ctx context.Context) error {
 		td, err := e.d.find("data source", e.d.dataSources, r.TypeName)
 		if err != nil {
 			return err
@@ -362,10 +363,14 @@ func (e *exports) ReadDataSource(r p.ReadDataSourceRequest) p.ReadDataSourceResp
 		state, err = td.read(ctx, fromWIT(r.Config))
 		return err
 	})
-	if ds.HasError() {
+	switch {
+	case ds.HasError():
 		state = nullTree
+	case deferred.IsSome():
+		// Not known yet: what the configuration says (Terraform takes the rest as unknown).
+		state = fromWIT(r.Config)
 	}
-	return p.ReadDataSourceResponse{State: toWIT(state), Diagnostics: witDiagnostics(ds)}
+	return p.ReadDataSourceResponse{State: toWIT(state), Deferred: deferred, Diagnostics: witDiagnostics(ds)}
 }
 
 func (e *exports) CallFunction(name string, arguments []t.Value) (result witTypes.Result[t.Value, p.FunctionError]) {
@@ -439,8 +444,4 @@ func (e *exports) behaviour(hooks *hookTable) b.ProviderBehaviour {
 		ListResources:      named(d.listDefs()),
 		Actions:            named(d.actionDefs()),
 	}
-}
-
-func (e *exports) DecideReplacements(requests []b.ReplaceRequest) []bool {
-	return make([]bool, len(requests))
 }

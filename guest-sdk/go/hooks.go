@@ -11,9 +11,10 @@ import (
 )
 
 // Hooks are the code a schema's tags name, which the host calls back while it plans and
-// validates: a computed default (`default_func:"NAME"`) and a custom validator
-// (`validate:"custom(NAME)"`). The struct that holds the attribute answers them by name,
-// with its configuration as the receiver:
+// validates: a computed default (`default_func:"NAME"`), a custom validator
+// (`validate:"custom(NAME)"`) and a replacement decided by code (`requires_replace_if:"NAME"`,
+// see DecidesReplacements). The struct that holds the attribute answers them by name, with
+// its configuration as the receiver:
 //
 //	type Server struct {
 //		Name     string           `tf:"name" validate:"custom(name)"`
@@ -43,6 +44,29 @@ type ValidatesValues interface {
 	ValidateValue(ctx context.Context, name string, value any) error
 }
 
+// DecidesReplacements is a schema struct with an attribute tagged requires_replace_if:"NAME"
+// (the Rust SDK's requires_replace_if, Python's requires_replace=FUNCTION, TypeScript's
+// requiresReplaceIf): when the attribute's value changes, RequiresReplaceIf tells whether the
+// change replaces the resource (true) or is updated in place (false). prior and planned are
+// of the attribute's Go type and differ; planned may be unknown (use String, Bool and Number
+// fields where that can happen). The receiver is the struct's zero value: decide from the two
+// values alone.
+//
+//	type Volume struct {
+//		Size int64 `tf:"size" requires_replace_if:"shrinks"`
+//	}
+//
+//	// A volume grows in place; shrinking it makes a new one.
+//	func (Volume) RequiresReplaceIf(_ context.Context, name string, prior, planned any) bool {
+//		return planned.(int64) < prior.(int64)
+//	}
+//
+// A value the Go type cannot hold, or a panic, replaces the resource (the plan shows it) and
+// says why in the provider's log.
+type DecidesReplacements interface {
+	RequiresReplaceIf(ctx context.Context, name string, prior, planned any) bool
+}
+
 type hook struct {
 	parent reflect.Type // the struct holding the attribute
 	name   string       // what the tag calls it
@@ -60,17 +84,28 @@ func (h *hookTable) add(parent reflect.Type, name string, f *field) uint32 {
 }
 
 var (
-	computesDefaultsGo = reflect.TypeFor[ComputesDefaults]()
-	validatesValuesGo  = reflect.TypeFor[ValidatesValues]()
+	computesDefaultsGo    = reflect.TypeFor[ComputesDefaults]()
+	validatesValuesGo     = reflect.TypeFor[ValidatesValues]()
+	decidesReplacementsGo = reflect.TypeFor[DecidesReplacements]()
+)
+
+type hookKind int
+
+const (
+	hookDefault hookKind = iota
+	hookValidate
+	hookReplace
 )
 
 // checkHookMethod checks that the struct parent answers the hooks its tags name.
-func checkHookMethod(parent reflect.Type, name string, f *field, isDefault bool) error {
-	if isDefault && !parent.Implements(computesDefaultsGo) {
+func checkHookMethod(parent reflect.Type, name string, f *field, kind hookKind) error {
+	switch {
+	case kind == hookDefault && !parent.Implements(computesDefaultsGo):
 		return fmt.Errorf("%s: default_func:%q needs a method ComputeDefault(context.Context, string) (any, error) on %s", f.name, name, parent)
-	}
-	if !isDefault && !parent.Implements(validatesValuesGo) {
+	case kind == hookValidate && !parent.Implements(validatesValuesGo):
 		return fmt.Errorf("%s: custom(%s) needs a method ValidateValue(context.Context, string, any) error on %s", f.name, name, parent)
+	case kind == hookReplace && !parent.Implements(decidesReplacementsGo):
+		return fmt.Errorf("%s: requires_replace_if:%q needs a method RequiresReplaceIf(context.Context, string, any, any) bool on %s", f.name, name, parent)
 	}
 	return nil
 }
@@ -169,4 +204,43 @@ func (e *exports) ValidateValues(requests []b.ValidateRequest) []t.Diagnostic {
 type hookState struct {
 	hooksOnce sync.Once
 	hookTable *hookTable
+}
+
+// DecideReplacements answers requires_replace_if hooks (DecidesReplacements).
+func (e *exports) DecideReplacements(requests []b.ReplaceRequest) []bool {
+	out := make([]bool, len(requests))
+	for i, r := range requests {
+		replace := true
+		ds := guard("decide a replacement", func(ctx context.Context) error {
+			table := e.hooks()
+			if int(r.Id) >= len(table.hooks) {
+				return fmt.Errorf("no hook %d (the provider declares %d)", r.Id, len(table.hooks))
+			}
+			h := &table.hooks[r.Id]
+			decides, ok := reflect.New(h.parent).Elem().Interface().(DecidesReplacements)
+			if !ok {
+				return fmt.Errorf("%s has no RequiresReplaceIf method", h.parent)
+			}
+			prior, planned := reflect.New(h.field.goType).Elem(), reflect.New(h.field.goType).Elem()
+			at := Path{Attr(h.field.name)}
+			if err := decodeInto(fromWIT(r.Prior), prior, at); err != nil {
+				return err
+			}
+			if err := decodeInto(fromWIT(r.Planned), planned, at); err != nil {
+				return err
+			}
+			replace = decides.RequiresReplaceIf(ctx, h.name, prior.Interface(), planned.Interface())
+			return nil
+		})
+		// Decide-replacements answers yes or no only: what failed replaces the resource
+		// (Terraform shows the replacement) and says why in the provider's log.
+		for _, d := range ds {
+			if d.Severity == Error {
+				replace = true
+				logError("a requires_replace_if decision failed", "summary", d.Summary, "detail", d.Detail)
+			}
+		}
+		out[i] = replace
+	}
+	return out
 }

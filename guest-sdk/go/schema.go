@@ -44,7 +44,9 @@ import (
 // length(min,max), pattern(regexp), one_of(a,b,c), range(min,max), size(min,max),
 // conflicts_with(a,b), also_requires(a,b), exactly_one_of(a,b), at_least_one_of(a,b), and
 // custom(NAME): the struct's ValidateValue, see ComputesDefaults), `default_func:"NAME"` (a
-// default the struct's ComputeDefault computes) and `deprecated:"message"`.
+// default the struct's ComputeDefault computes), `requires_replace_if:"NAME"` (a change
+// replaces the resource when the struct's RequiresReplaceIf says so) and
+// `deprecated:"message"`.
 type field struct {
 	name        string
 	index       int
@@ -68,6 +70,7 @@ type field struct {
 	useState    bool
 	unknownOnUp bool
 	replace     bool
+	replaceIf   string // a hook of the struct deciding whether a change replaces
 	validators  []validatorSpec
 	// Identity attributes only (see ResourceIdentity).
 	requiredForImport bool
@@ -194,6 +197,12 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 			return nil, fmt.Errorf("%s: give default or default_func, not both", where)
 		}
 		f.defaultFunc = d
+	}
+	if r := sf.Tag.Get("requires_replace_if"); r != "" {
+		if f.replace || f.block {
+			return nil, fmt.Errorf("%s: requires_replace_if is for attributes without requires_replace", where)
+		}
+		f.replaceIf = r
 	}
 	if v := sf.Tag.Get("validate"); v != "" {
 		specs, err := parseValidators(v)

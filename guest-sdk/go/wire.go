@@ -241,7 +241,8 @@ func witBehaviour(m *model, hooks *hookTable) (b.SchemaBehaviour, error) {
 					return err
 				}
 			}
-			if f.block || !(f.deflt != nil || f.defaultFunc != "" || f.useState || f.unknownOnUp || f.replace || len(f.validators) > 0) {
+			if f.block || !(f.deflt != nil || f.defaultFunc != "" || f.useState || f.unknownOnUp || f.replace || f.replaceIf != "" ||
+				len(f.validators) > 0) {
 				continue
 			}
 			a := b.AttributeBehaviour{
@@ -251,6 +252,12 @@ func witBehaviour(m *model, hooks *hookTable) (b.SchemaBehaviour, error) {
 			if f.replace {
 				a.RequiresReplace = b.MakeReplaceRuleAlways()
 			}
+			if f.replaceIf != "" {
+				if err := checkHookMethod(m.goType, f.replaceIf, f, hookReplace); err != nil {
+					return err
+				}
+				a.RequiresReplace = b.MakeReplaceRuleWhenGuestSays(hooks.add(m.goType, f.replaceIf, f))
+			}
 			if f.deflt != nil {
 				v, err := defaultTree(*f.deflt, f.typ)
 				if err != nil {
@@ -259,14 +266,14 @@ func witBehaviour(m *model, hooks *hookTable) (b.SchemaBehaviour, error) {
 				a.Default = witTypes.Some(b.MakeDefaultValueValue(toWIT(v)))
 			}
 			if f.defaultFunc != "" {
-				if err := checkHookMethod(m.goType, f.defaultFunc, f, true); err != nil {
+				if err := checkHookMethod(m.goType, f.defaultFunc, f, hookDefault); err != nil {
 					return err
 				}
 				a.Default = witTypes.Some(b.MakeDefaultValueComputed(hooks.add(m.goType, f.defaultFunc, f)))
 			}
 			for _, spec := range f.validators {
 				if spec.kind == "custom" {
-					if err := checkHookMethod(m.goType, spec.args[0], f, false); err != nil {
+					if err := checkHookMethod(m.goType, spec.args[0], f, hookValidate); err != nil {
 						return err
 					}
 					id := hooks.add(m.goType, spec.args[0], f)

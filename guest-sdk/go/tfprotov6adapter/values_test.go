@@ -167,3 +167,21 @@ func TestDiagnosticPaths(tt *testing.T) {
 		tt.Fatalf("set path: %#v", got)
 	}
 }
+
+// The framework's Deferred reaches the WIT answer with its reason (read, plan, import, data
+// source, ephemeral open and action plan all go through deferred).
+func TestTheFrameworksDeferralKeepsItsReason(tt *testing.T) {
+	if deferred(nil).IsSome() {
+		tt.Fatal("no deferral became one")
+	}
+	for reason, want := range map[tfprotov6.DeferredReason]t.DeferredReason{
+		tfprotov6.DeferredReasonUnknown:               t.DeferredReason_Unknown,
+		tfprotov6.DeferredReasonResourceConfigUnknown: t.DeferredReason_ResourceConfigUnknown,
+		tfprotov6.DeferredReasonProviderConfigUnknown: t.DeferredReason_ProviderConfigUnknown,
+		tfprotov6.DeferredReasonAbsentPrereq:          t.DeferredReason_AbsentPrerequisite,
+	} {
+		if got := deferred(&tfprotov6.Deferred{Reason: reason}); !got.IsSome() || got.Some() != want {
+			tt.Errorf("%v became %+v, want %v", reason, got, want)
+		}
+	}
+}

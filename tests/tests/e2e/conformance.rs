@@ -134,7 +134,7 @@ const CAPABILITIES: &[Capability] = &[
         name: "Deferred responses: without `-allow-deferral`, an error that says why",
         test: "a_deferred_plan_says_why_it_cannot_proceed",
         check: deferred_plan_says_why,
-        gaps: &[("Go", "the Go SDK cannot defer yet")],
+        gaps: &[],
     },
     Capability {
         name: "Write-only attributes: given to create, never planned or stored",
@@ -822,7 +822,8 @@ pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
 }
 
 /// `slow_vm` defers its plan while its `label` is unknown (Rust `Diagnostics::deferred`,
-/// Python `TerraformError.deferred`, TypeScript `TerraformError.deferred`). Terraform 1.15
+/// Python `TerraformError.deferred`, TypeScript `TerraformError.deferred`, Go
+/// `terrarium.Deferred`). Terraform 1.15
 /// release builds accept no deferrals (`-allow-deferral` is for experimental builds), so the
 /// SDK answers an error that says why the provider cannot go on and what to do.
 pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {

@@ -234,28 +234,54 @@ fn a_terraform_data_moves_into_a_go_resource_type() -> anyhow::Result<()> {
 
 /// The Go SDK's hooks and actions through terraform, with tests/guests/slow/go: `slow_tag`'s
 /// label is planned from its `default_func` hook, a reserved name is refused by its
-/// `custom(...)` validator at the attribute, and `terraform apply -invoke` runs the action
-/// `slow_reboot`, whose progress reports terraform shows in order.
+/// `custom(...)` validator at the attribute, its `requires_replace_if` hook updates a raised
+/// priority in place and replaces the tag for a lowered one, and `terraform apply -invoke`
+/// runs the action `slow_reboot`, whose progress reports terraform shows in order.
 #[test]
 fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result<()> {
     let ws = Workspace::new(&[Provider::SlowGo])?;
     let required = required_providers(&[Provider::SlowGo]);
-    let config = |name: &str| {
+    let config_with = |name: &str, priority: u32| {
         format!(
-            "{required}\nresource \"slow_tag\" \"web\" {{\n  name = \"{name}\"\n}}\n\n\
+            "{required}\nresource \"slow_tag\" \"web\" {{\n  name     = \"{name}\"\n  priority = {priority}\n}}\n\n\
              action \"slow_reboot\" \"r\" {{\n  config {{\n    server_id = \"web\"\n    steps     = 2\n  }}\n}}\n"
         )
     };
+    let config = |name: &str| config_with(name, 5);
     ws.write("main.tf", &config("web"))?;
     ws.init()?;
     let apply = ["apply", "-auto-approve", "-input=false", "-no-color"];
     let run = ws.ok(&apply)?;
     ensure!(
-        run.stdout.contains("label = \"web-label\""),
+        run.stdout
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["+", "label", "=", "\"web-label\""]),
         "the plan lacks the computed default\n{run}"
     );
     let state = ws.state_json()?;
     ensure!(state_values(&state, "slow_tag.web")?["label"] == "web-label", "{state}");
+
+    // requires_replace_if: RequiresReplaceIf raises the priority in place, lowers it by a
+    // replacement.
+    let plan = ["plan", "-input=false", "-no-color"];
+    ws.write("main.tf", &config_with("web", 7))?;
+    let raised = ws.ok(&plan)?;
+    ensure!(
+        raised.stdout.contains("will be updated in-place")
+            && !raised.stdout.contains("forces replacement"),
+        "a raised priority is not updated in place\n{raised}"
+    );
+    ws.write("main.tf", &config_with("web", 3))?;
+    let lowered = ws.ok(&plan)?;
+    ensure!(
+        lowered.stdout.contains("must be replaced")
+            && lowered
+                .stdout
+                .lines()
+                .any(|l| l.contains("priority") && l.contains("# forces replacement")),
+        "a lowered priority does not replace the tag\n{lowered}"
+    );
 
     ws.write("main.tf", &config("admin"))?;
     let refused = ws.run(&apply)?;

@@ -11,9 +11,10 @@
 // takes a slow_vm, or a terraform_data (Go only). A server's identity is its id: `import {
 // identity = { id = "server-N" } }` imports it as import by id does, and `list "slow_server"`
 // (terraform query) lists server-1 to server-<count>. slow_vm is what servers were before
-// slow_server: a declared pattern, a default, a sensitive value, and its creates and reads
-// counted in its private state. The ephemeral slow_lease is a token on a lease of seconds,
-// renewed while Terraform uses it and closed when it is done; both are logged. The action
+// slow_server: a declared pattern, a default, a sensitive value, its creates and reads
+// counted in its private state, and its plan deferred while its label is unknown. The
+// ephemeral slow_lease is a token on a lease of seconds, renewed while Terraform uses it and
+// closed when it is done; both are logged. The action
 // slow_reboot reboots a server in steps, reporting each. slow_tag (Go only) exercises the Go
 // SDK's hooks; its identity is its name, at identity schema version 1 (version 0 called it
 // tag). slow_server's schema is at version 1: version 0 called boot_seconds `boot` (the
@@ -189,7 +190,7 @@ func (r serverResource) List(ctx context.Context, filter ServerFilter, results *
 type Vm struct {
 	ID          terrarium.String `tf:"id,computed,use_state_for_unknown"`
 	Seconds     int64            `tf:"seconds,requires_replace" doc:"How long the VM takes to boot."`
-	Label       *string          `tf:"label" validate:"pattern(^[a-z][a-z0-9-]*$)" doc:"A name in lower case letters, digits and dashes."`
+	Label       terrarium.String `tf:"label" validate:"pattern(^[a-z][a-z0-9-]*$)" doc:"A name in lower case letters, digits and dashes."`
 	Cpus        *int64           `tf:"cpus" default:"2" doc:"How many CPUs. Defaults to 2."`
 	Password    *string          `tf:"password,sensitive" doc:"The console password, hidden in plans and output."`
 	Token       *string          `tf:"token,write_only" doc:"A token the VM is given at create, never stored."`
@@ -261,6 +262,14 @@ func (vmResource) Read(ctx context.Context, current Vm) (*Vm, error) {
 
 func (vmResource) Update(_ context.Context, _, planned Vm) (Vm, error) { return vmMade(planned), nil }
 
+// Plan: a VM cannot be planned before its label is known, so the plan is deferred.
+func (vmResource) Plan(_ context.Context, _ *Vm, planned, config Vm) (Vm, error) {
+	if config.Label.IsUnknown() {
+		return planned, terrarium.Deferred(terrarium.DeferredReasonResourceConfigUnknown)
+	}
+	return planned, nil
+}
+
 func (vmResource) Delete(context.Context, Vm) error { return nil }
 
 // LeaseData is slow_lease: a token on a lease of seconds, renewed while Terraform uses it.
@@ -299,11 +308,24 @@ func (leaseResource) Close(ctx context.Context, private []byte) error {
 	return nil
 }
 
-// Tag is slow_tag (Go only): a resource whose label defaults to what a hook computes and
-// whose name a custom validator checks, for the e2e test of the Go SDK's hooks.
+// Tag is slow_tag (Go only): a resource whose label defaults to what a hook computes, whose
+// name a custom validator checks, and whose priority is raised in place but lowered by a
+// replacement (requires_replace_if), for the e2e test of the Go SDK's hooks.
 type Tag struct {
-	Name  string           `tf:"name" validate:"custom(unreserved)"`
-	Label terrarium.String `tf:"label" default_func:"label"`
+	Name     string           `tf:"name" validate:"custom(unreserved)"`
+	Label    terrarium.String `tf:"label" default_func:"label"`
+	Priority *int64           `tf:"priority" requires_replace_if:"lowered" doc:"Raised in place; lowering it replaces the tag."`
+}
+
+// RequiresReplaceIf: a lower priority replaces the tag (unset counts as 0).
+func (Tag) RequiresReplaceIf(_ context.Context, name string, prior, planned any) bool {
+	value := func(p any) int64 {
+		if n := p.(*int64); n != nil {
+			return *n
+		}
+		return 0
+	}
+	return value(planned) < value(prior)
 }
 
 // ComputeDefault is the label of a tag that the configuration leaves unset: `NAME-label`.
