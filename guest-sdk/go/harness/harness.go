@@ -100,6 +100,9 @@ type Plan struct {
 	Planned         any
 	RequiresReplace []string
 	Warnings        []Diagnostic
+	// PlannedIdentity is the identity the plan promises, for a type with an identity (nil:
+	// known only after apply).
+	PlannedIdentity any
 	raw             map[string]any
 }
 
@@ -110,6 +113,8 @@ type Outcome struct {
 	Plan     *Plan
 	Warnings []Diagnostic
 	Private  string
+	// Identity is the identity stored beside the state, for a type with an identity.
+	Identity any
 }
 
 // Replaced tells whether the step's plan replaced the object.
@@ -307,7 +312,13 @@ func (h *Harness) validate(kind, typeName string, config map[string]any) ([]Diag
 
 // Plan plans a change from prior (nil: create) to config (nil: destroy).
 func (h *Harness) Plan(typeName string, prior, config any) (*Plan, error) {
-	answer, err := h.Request("plan", map[string]any{"type": typeName, "prior": prior, "config": config})
+	return h.PlanWithIdentity(typeName, prior, nil, config)
+}
+
+// PlanWithIdentity is Plan of an object stored with its identity, as terraform sends it.
+func (h *Harness) PlanWithIdentity(typeName string, prior, priorIdentity, config any) (*Plan, error) {
+	answer, err := h.Request("plan", map[string]any{"type": typeName, "prior": prior, "prior_identity": priorIdentity,
+		"config": config})
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +336,7 @@ func (h *Harness) Plan(typeName string, prior, config any) (*Plan, error) {
 		Planned:         WithUnknowns(answer["planned"], answer["planned_unknown"]),
 		RequiresReplace: replace,
 		Warnings:        warnings,
+		PlannedIdentity: answer["planned_identity"],
 		raw:             answer,
 	}, nil
 }
@@ -348,12 +360,19 @@ func (h *Harness) Apply(typeName string, prior any, plan *Plan, config any) (*Ou
 		return nil, err
 	}
 	private, _ := answer["private"].(string)
-	return &Outcome{State: answer["state"], Plan: plan, Warnings: append(plan.Warnings, warnings...), Private: private}, nil
+	return &Outcome{State: answer["state"], Plan: plan, Warnings: append(plan.Warnings, warnings...), Private: private,
+		Identity: answer["identity"]}, nil
 }
 
 // Read refreshes a state; the Outcome's State is nil when the object is gone.
 func (h *Harness) Read(typeName string, state any, private string) (*Outcome, error) {
-	answer, err := h.Request("read", map[string]any{"type": typeName, "state": state, "private": private})
+	return h.ReadWithIdentity(typeName, state, private, nil)
+}
+
+// ReadWithIdentity is Read of an object stored with its identity, as terraform sends it.
+func (h *Harness) ReadWithIdentity(typeName string, state any, private string, identity any) (*Outcome, error) {
+	answer, err := h.Request("read", map[string]any{"type": typeName, "state": state, "private": private,
+		"identity": identity})
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +381,7 @@ func (h *Harness) Read(typeName string, state any, private string) (*Outcome, er
 		return nil, err
 	}
 	newPrivate, _ := answer["private"].(string)
-	return &Outcome{State: answer["state"], Warnings: warnings, Private: newPrivate}, nil
+	return &Outcome{State: answer["state"], Warnings: warnings, Private: newPrivate, Identity: answer["identity"]}, nil
 }
 
 // ReadData validates a data source's configuration and reads it.
@@ -449,7 +468,17 @@ func (h *Harness) Destroy(typeName string, state any) (*Outcome, error) {
 
 // Import imports id and reads it, as `terraform import` does.
 func (h *Harness) Import(typeName, id string) (*Outcome, error) {
-	answer, err := h.Request("import", map[string]any{"type": typeName, "id": id})
+	return h.importing(typeName, map[string]any{"type": typeName, "id": id}, id)
+}
+
+// ImportByIdentity imports the object with this identity and reads it, as an `import { to =
+// ...  identity = {...} }` block does (the Rust harness's import_by_identity).
+func (h *Harness) ImportByIdentity(typeName string, identity map[string]any) (*Outcome, error) {
+	return h.importing(typeName, map[string]any{"type": typeName, "identity": identity}, fmt.Sprint(identity))
+}
+
+func (h *Harness) importing(typeName string, request map[string]any, what string) (*Outcome, error) {
+	answer, err := h.Request("import", request)
 	if err != nil {
 		return nil, err
 	}
@@ -459,16 +488,71 @@ func (h *Harness) Import(typeName, id string) (*Outcome, error) {
 	}
 	imported, _ := answer["imported"].([]any)
 	if len(imported) == 0 {
-		return nil, &Failure{Step: "import", Diagnostics: []Diagnostic{{Severity: "error", Summary: "Nothing imported", Detail: id + " imported no object"}}}
+		return nil, &Failure{Step: "import", Diagnostics: []Diagnostic{{Severity: "error", Summary: "Nothing imported", Detail: what + " imported no object"}}}
 	}
 	first, _ := imported[0].(map[string]any)
 	private, _ := first["private"].(string)
-	read, err := h.Read(typeName, first["state"], private)
+	read, err := h.ReadWithIdentity(typeName, first["state"], private, first["identity"])
 	if err != nil {
 		return nil, err
 	}
 	if read.State == nil {
-		return nil, &Failure{Step: "import", Diagnostics: []Diagnostic{{Severity: "error", Summary: "Cannot import non-existent remote object", Detail: id + " was imported but read found nothing"}}}
+		return nil, &Failure{Step: "import", Diagnostics: []Diagnostic{{Severity: "error", Summary: "Cannot import non-existent remote object", Detail: what + " was imported but read found nothing"}}}
 	}
-	return &Outcome{State: read.State, Warnings: append(warnings, read.Warnings...), Private: read.Private}, nil
+	return &Outcome{State: read.State, Warnings: append(warnings, read.Warnings...), Private: read.Private,
+		Identity: read.Identity}, nil
+}
+
+// ListItem is one object a list resource found: its identity, the name people see, and its
+// state when the listing asked for resource objects (nil otherwise).
+type ListItem struct {
+	Identity    any
+	DisplayName string
+	State       any
+}
+
+// Listing is what a list resource found, in the order it found it, and its warnings.
+type Listing struct {
+	Items    []ListItem
+	Warnings []Diagnostic
+}
+
+// DisplayNames are the items' display names, in order.
+func (l *Listing) DisplayNames() []string {
+	names := make([]string, len(l.Items))
+	for i, item := range l.Items {
+		names[i] = item.DisplayName
+	}
+	return names
+}
+
+// List validates config (the list block's `config`) and lists, as `terraform query` does,
+// with resource objects and no limit.
+func (h *Harness) List(typeName string, config map[string]any) (*Listing, error) {
+	return h.ListWith(typeName, config, true, 0)
+}
+
+// ListWith is List, saying whether items carry resource objects (`include_resource`) and how
+// many terraform reads (`limit`; 0: all).
+func (h *Harness) ListWith(typeName string, config map[string]any, includeResource bool, limit int64) (*Listing, error) {
+	if config == nil {
+		config = map[string]any{}
+	}
+	answer, err := h.Request("list", map[string]any{"type": typeName, "config": config,
+		"include_resource": includeResource, "limit": limit})
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := split("list", answer)
+	if err != nil {
+		return nil, err
+	}
+	listing := &Listing{Warnings: warnings}
+	items, _ := answer["items"].([]any)
+	for _, raw := range items {
+		item, _ := raw.(map[string]any)
+		name, _ := item["display_name"].(string)
+		listing.Items = append(listing.Items, ListItem{Identity: item["identity"], DisplayName: name, State: item["state"]})
+	}
+	return listing, nil
 }

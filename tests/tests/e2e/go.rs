@@ -1,7 +1,8 @@
 //! Go guests: guest-sdk/go/README.md as a newcomer follows it (its go.mod lines and main.go
 //! written into an empty directory, built with the README's three commands, installed with
 //! `terrarium install` and applied by a real terraform), the Go pets through terraform,
-//! `moved` into a Go resource type, hooks and actions, identities and list resources.
+//! `moved` into a Go resource type, hooks and actions, identities and list resources, and the
+//! Go SDK's test harness with identities and list resources.
 
 use std::fs;
 use std::path::Path;
@@ -498,4 +499,24 @@ fn go_list_resources_answer_terraform_query() -> anyhow::Result<()> {
         "the generated configuration does not just import\n{plan}"
     );
     Ok(())
+}
+
+/// The Go SDK's test harness (`terrarium.dev/sdk/harness`) with identities and list
+/// resources, against tests/guests/slow/go through `terrarium harness`: `go test -tags e2e` of
+/// guest-sdk/go/harness (slow_e2e_test.go: a create stores the identity, a plan keeps it,
+/// `ImportByIdentity` reads one back, `List` and `ListWith` list the servers).
+#[test]
+fn the_go_harness_imports_by_identity_and_lists() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let repo = artifacts.repo_root.canonicalize()?;
+    let (_, _, toolchain) = go_tools(&repo)?;
+    run(
+        "go test -tags e2e ./harness",
+        Command::new("go")
+            .args(["test", "-tags", "e2e", "-count=1", "./harness"])
+            .current_dir(repo.join("guest-sdk/go"))
+            .env("GOTOOLCHAIN", &toolchain)
+            .env("TERRARIUM_BIN", artifacts.terrarium()?)
+            .env("TERRARIUM_SLOW_GO", artifacts.component("slow_go")?),
+    )
 }

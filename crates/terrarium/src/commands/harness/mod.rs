@@ -23,7 +23,7 @@ use terrarium_codec as codec;
 use terrarium_core::Dispatcher;
 use terrarium_core::types::{
     ApplyResourceChangeRequest, ConfigureRequest, DeferredReason, ImportResourceStateRequest,
-    PlanResourceChangeRequest, ReadDataSourceRequest, ReadResourceRequest,
+    ListResourceRequest, PlanResourceChangeRequest, ReadDataSourceRequest, ReadResourceRequest,
 };
 use terrarium_runtime::sandbox::{Grants, ProtectedPath, Refuse};
 use terrarium_runtime::{Runtime, RuntimeSettings};
@@ -124,6 +124,19 @@ enum Request {
         type_name: String,
         #[serde(default)]
         config: Json,
+    },
+    /// ValidateListResourceConfig, then ListResource (`terraform query`), every item.
+    List {
+        #[serde(rename = "type")]
+        type_name: String,
+        #[serde(default)]
+        config: Json,
+        /// The list block's `limit`; 0 (the default here): every item.
+        #[serde(default)]
+        limit: i64,
+        /// The list block's `include_resource`: each item carries its resource object.
+        #[serde(default)]
+        include_resource: bool,
     },
     /// CallFunction.
     Call {
@@ -368,6 +381,42 @@ impl Harness {
                     "diagnostics": diagnostics_json(&r.diagnostics),
                 }))
             }
+            Request::List { type_name, config, limit, include_resource } => {
+                let block = self.list_resource(&type_name)?;
+                let config = config_value(&config, block)?;
+                let mut diagnostics = p.validate_list_resource_config(&type_name, &config).await;
+                let mut items = Vec::new();
+                if !terrarium_model::has_errors(&diagnostics) {
+                    let request = ListResourceRequest {
+                        type_name,
+                        config,
+                        include_resource_object: include_resource,
+                        limit,
+                    };
+                    // The guest waits while the reader is behind: read as it lists.
+                    let (events, mut received) = tokio::sync::mpsc::channel(16);
+                    let listing = p.list_resource(&request, events);
+                    let reading = async {
+                        let mut all = Vec::new();
+                        while let Some(event) = received.recv().await {
+                            all.push(event);
+                        }
+                        all
+                    };
+                    let ((), events) = futures::join!(listing, reading);
+                    for event in events {
+                        diagnostics.extend(event.diagnostics);
+                        if let Some(identity) = event.identity {
+                            items.push(json!({
+                                "identity": decoded(Some(&identity)).0,
+                                "display_name": event.display_name,
+                                "state": decoded(event.resource_object.as_ref()).0,
+                            }));
+                        }
+                    }
+                }
+                Ok(json!({ "items": items, "diagnostics": diagnostics_json(&diagnostics) }))
+            }
             Request::Call { function, arguments } => {
                 let Some(f) = p.schema().functions.get(&function) else {
                     return Err(RequestError::UnknownType("function", function));
@@ -405,6 +454,13 @@ impl Harness {
         schema
             .map(|s| &s.block)
             .ok_or_else(|| RequestError::UnknownType("data source", name.into()))
+    }
+
+    fn list_resource(&self, name: &str) -> Result<&Block, RequestError> {
+        let schema = self.provider.schema().list_resources.get(name);
+        schema
+            .map(|s| &s.block)
+            .ok_or_else(|| RequestError::UnknownType("list resource", name.into()))
     }
 
     fn identity(
