@@ -162,9 +162,17 @@ export abstract class Resource<S extends Schema = Schema> {
   readonly listConfig?: Schema;
 
   /**
+   * Checks a list block's `config` beyond what `listConfig` says (each attribute's validators
+   * have run): throw a TerraformError to refuse it. Values may be unknown here.
+   */
+  validateList?(config: Record<string, TfValue>): MaybePromise<void>;
+
+  /**
    * Lists the objects `config` selects, pushing each into `results` in a stable order
    * (Terraform shows them as they come). Stop when `results.push` returns false. An error
-   * ends the listing; the items pushed before it have been sent.
+   * thrown here ends the listing; the items pushed before it have been sent. An error thrown
+   * by an item's state function goes with that item (Terraform ends the listing there too);
+   * write-only values in the state are never sent.
    */
   list?(config: Record<string, TfValue>, results: ListResults<State<S>>): MaybePromise<void>;
 }
@@ -175,7 +183,9 @@ export interface ListResults<T> {
    * Sends one object: its identity, a short name for people, and a function that makes its
    * state, called only when Terraform asked for resource objects (`include_resource = true`).
    * Returns false once Terraform wants no more (its limit is reached, or an item had an
-   * error): stop listing and return. Later pushes are ignored.
+   * error): stop listing and return. Later pushes are ignored. When making the state throws a
+   * TerraformError (or the identity or state does not fit its schema), the item carries the
+   * error and push returns false.
    */
   push(identity: Record<string, TfValue>, displayName: string, state?: () => T): boolean;
 }

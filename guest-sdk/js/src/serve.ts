@@ -14,6 +14,7 @@ import {
   diagnosticToWit,
   diagnosticsOf,
   pathFromWit,
+  pathToString,
   pathToWit,
 } from './diagnostics.js';
 import {
@@ -25,7 +26,7 @@ import {
   type Provider,
   type Resource,
 } from './provider.js';
-import { Schema, schemaToWit, typeOfAttribute } from './schema.js';
+import { type Attributes, type Blocks, Schema, schemaToWit, typeOfAttribute } from './schema.js';
 import type { MaybePromise } from './types.js';
 import { type TfValue, fromWit, isUnknown, toWit } from './values.js';
 import { PrivateState } from './private.js';
@@ -162,6 +163,48 @@ function timestamp(date: Date | undefined): wit.Timestamp | undefined {
   return { seconds: BigInt(Math.floor(ms / 1000)), nanoseconds: (ms % 1000) * 1_000_000 };
 }
 
+/**
+ * Makes one part of a listed item (its identity or state); what goes wrong is added to
+ * `found`, saying which item and which part it is about, as the Rust SDK says it (the listing
+ * has no attribute to point at).
+ */
+function itemPart<T>(displayName: string, part: string, found: Diagnostic[], make: () => T): T | undefined {
+  try {
+    return make();
+  } catch (e) {
+    for (const d of diagnosticsOf(e, `listing ${JSON.stringify(displayName)}`)) {
+      const at = d.path.length ? ` (at ${pathToString(d.path)})` : '';
+      found.push({ ...d, detail: `Listing ${JSON.stringify(displayName)}, its ${part}${at}: ${d.detail}`, path: [] });
+    }
+    return undefined;
+  }
+}
+
+/** `value` (an object of `schema`) with every write-only attribute null, at any depth. */
+function clearWriteOnly(value: TfValue, schema: { attributes: Attributes; blocks: Blocks }): TfValue {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || isUnknown(value)) return value;
+  const out: Record<string, TfValue> = { ...(value as Record<string, TfValue>) };
+  const each = (v: TfValue, inner: { attributes: Attributes; blocks: Blocks }, nesting: string): TfValue => {
+    if (v === null || isUnknown(v)) return v;
+    if (nesting === 'single' || nesting === 'group') return clearWriteOnly(v, inner);
+    if (Array.isArray(v)) return v.map((x) => clearWriteOnly(x, inner));
+    if (typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v as Record<string, TfValue>).map(([k, x]) => [k, clearWriteOnly(x, inner)]));
+    }
+    return v;
+  };
+  for (const [name, a] of Object.entries(schema.attributes)) {
+    if (a.options.writeOnly) out[name] = null;
+    else if ('nesting' in a.type && out[name] !== undefined) {
+      out[name] = each(out[name] as TfValue, { attributes: a.type.attributes, blocks: {} }, a.type.nesting);
+    }
+  }
+  for (const [name, b] of Object.entries(schema.blocks)) {
+    if (out[name] !== undefined) out[name] = each(out[name] as TfValue, b, b.nesting);
+  }
+  return out;
+}
+
 /** An object of the schema `s` from a value the host sent (as `State<typeof s>`). */
 function stateOf(value: wit.Value): any {
   return fromWit(value);
@@ -227,8 +270,15 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
     resources: named(p.resources),
     dataSources: named(p.dataSources),
     ephemeralResources: named(p.ephemeralResources),
-    listResources: [],
-    actions: [],
+    // A list block's `config` and an action's configuration have defaults and validators
+    // as a resource's attributes do.
+    listResources: p.listResources
+      .filter((r) => r.listConfig)
+      .map((r) => ({
+        name: r.typeName,
+        behaviour: behaviourOf(r.listConfig as Schema, hooks, false, r.constructor.name),
+      })),
+    actions: p.actions.map((a) => ({ name: a.typeName, behaviour: behaviourOf(a.schema, hooks, false, a.constructor.name) })),
   };
 
   const behaviour: Async<BehaviourExports> = {
@@ -610,8 +660,16 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
       return (await attempt(`${typeName}.close`, () => ephemeral(typeName).close?.(privateData))).diagnostics;
     },
 
-    async validateListResourceConfig(typeName) {
-      return (await attempt('validate', () => listed(typeName))).diagnostics;
+    async validateListResourceConfig(typeName, config) {
+      // The attributes' validators ran in the host (the behaviour); this is the list's own check.
+      const r = await attempt('validate', () => listed(typeName));
+      if (!r.value) return r.diagnostics;
+      const list = r.value;
+      return validateWith(
+        list.validateList ? { validate: (c) => list.validateList?.(c) } : undefined,
+        config,
+        `${typeName}.validateList`,
+      );
     },
 
     async listResource(request, results) {
@@ -630,14 +688,25 @@ export function serve(p: Provider<any>): { provider: ProviderExports; behaviour:
           await r.list(fromWit(request.config) as Record<string, TfValue>, {
             push(id, displayName, state) {
               if (finished) return false;
+              // A bad item carries its own error (as in the Rust SDK): the items before it
+              // have been sent, and Terraform ends the listing at it.
+              const found: Diagnostic[] = [];
+              const identityValue = itemPart(displayName, 'identity', found, () => toWit(id, identity.type));
+              const resourceObject =
+                request.includeResourceObject && state
+                  ? // Write-only values are never read back, whatever the code returned.
+                    itemPart(displayName, 'state', found, () =>
+                      toWit(clearWriteOnly(state() as TfValue, r.schema), r.schema.type),
+                    )
+                  : undefined;
               const more = results.push({
-                identity: toWit(id, identity.type),
+                identity: identityValue ?? nullValue,
                 displayName,
-                resourceObject: request.includeResourceObject && state ? toWit(state() as TfValue, r.schema.type) : undefined,
-                diagnostics: [],
+                resourceObject,
+                diagnostics: found.map(diagnosticToWit),
               });
               remaining -= 1n;
-              finished = !more || remaining <= 0n;
+              finished = !more || remaining <= 0n || found.some((d) => d.severity === 'error');
               return !finished;
             },
           });

@@ -112,10 +112,14 @@ def make_behaviour(provider_cls: type, resource_plan: Callable[[b.PlanResourceRe
         # The host calls the plan hook of a type that overrides `plan` or `plan_destroy`.
         return any(getattr(cls, m, None) is not getattr(Resource, m, None) for m in ("plan", "plan_destroy"))
 
-    def named(classes: list[type], hook: bool = False) -> list[b.NamedBehaviour]:
+    def named(classes: list[type], hook: bool = False, model: str = "state") -> list[b.NamedBehaviour]:
         return [
-            b.NamedBehaviour(c.type_name, schema_behaviour(schema_of(c.state), hooks, hook and has_plan_hook(c)))
+            b.NamedBehaviour(
+                c.type_name,
+                schema_behaviour(schema_of(getattr(c, model)), hooks, hook and has_plan_hook(c)),
+            )
             for c in sorted(classes, key=lambda c: c.type_name)
+            if getattr(c, model, None) is not None
         ]
 
     behaviour = b.ProviderBehaviour(
@@ -123,8 +127,10 @@ def make_behaviour(provider_cls: type, resource_plan: Callable[[b.PlanResourceRe
         resources=named(provider_cls.resources, hook=True),
         data_sources=named(provider_cls.data_sources),
         ephemeral_resources=named(provider_cls.ephemeral_resources),
-        list_resources=[],
-        actions=[],
+        # A list block's `config` and an action's configuration have defaults and
+        # validators as a resource's attributes do.
+        list_resources=named(provider_cls.list_resources, model="list_config"),
+        actions=named(provider_cls.actions, model="config"),
     )
 
     class Behaviour(exports.Behaviour):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 from datetime import timezone
 from typing import Any, Callable
@@ -13,11 +14,11 @@ from wit_world.exports import provider as p
 from wit_world.imports import types as t
 
 from . import _wire as wire
-from .diagnostics import DeferredReason, Diagnostic, FunctionError, TerraformError, take_warnings
+from .diagnostics import DeferredReason, Diagnostic, FunctionError, TerraformError, format_path, take_warnings
 from .provider import ListResults, MovedState, Opened, PrivateState, Progress, Renewed
 from .provider import Provider as UserProvider
 from .schema import Type, schema_of, type_of
-from .values import to_python
+from .values import to_python, to_tree
 
 
 def _model_type(cls: type | None) -> Type | None:
@@ -426,7 +427,12 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
             return wire.diagnostics(diags)
 
         def validate_list_resource_config(self, type_name: str, config: t.Value) -> list[t.Diagnostic]:
-            _, diags = _guard(f"validate list {type_name}", lambda: find("list resource", lists, type_name))
+            # The attributes' validators ran in the host (the behaviour); this is the list's own check.
+            def run() -> None:
+                cls = find("list resource", lists, type_name)
+                instance(cls).validate_list(value(config, _model_type(cls.list_config)))
+
+            _, diags = _guard(f"validate list {type_name}", run)
             return wire.diagnostics(diags)
 
         def list_resource(self, request: p.ListResourceRequest, results: Any) -> list[t.Diagnostic]:
@@ -439,14 +445,24 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
                 remaining = [request.limit]
 
                 def send(identity: Any, display_name: str, state: Callable[[], Any] | None) -> bool:
+                    # A bad item carries its own error (as in the Rust SDK): the items before
+                    # it have been sent, and Terraform ends the listing at it.
+                    found: list[Diagnostic] = []
+                    encoded_identity = _item_part(display_name, "identity", found, lambda: wire.encode(identity, identity_ty))
+                    resource_object = None
+                    if state is not None:
+                        # Write-only values are never read back, whatever the code returned.
+                        made = lambda: wire.encode(_clear_write_only(to_tree(state(), ty), ty), ty)  # noqa: E731
+                        resource_object = _item_part(display_name, "state", found, made)
                     item = streams.ListItem(
-                        wire.encode(identity, identity_ty),
+                        encoded_identity if encoded_identity is not None else null(),
                         display_name,
-                        wire.encode(state(), ty) if state is not None else None,
-                        [],
+                        resource_object,
+                        wire.diagnostics(found),
                     )
                     remaining[0] -= 1
-                    return bool(results.push(item)) and remaining[0] > 0
+                    failed = any(d.severity == "error" for d in found)
+                    return bool(results.push(item)) and remaining[0] > 0 and not failed
 
                 config = value(request.config, _model_type(cls.list_config))
                 instance(cls).list(config, ListResults(send, request.include_resource_object))
@@ -560,6 +576,36 @@ def exported_replacement() -> type | None:
     app module takes it from here, so that a provider module names only ``Provider`` and
     ``Behaviour``."""
     return _replacement
+
+
+def _item_part(display_name: str, part: str, found: list[Diagnostic], make: Callable[[], Any]) -> Any:
+    """Makes one part of a listed item (its identity or state); what goes wrong is added to
+    ``found``, saying which item and which part it is about, as the Rust SDK says it (the
+    listing has no attribute to point at)."""
+    try:
+        return make()
+    except TerraformError as e:
+        diags = e.diagnostics
+    except (TypeError, ValueError) as e:  # a value that does not fit the schema
+        diags = [Diagnostic("error", "Provider returned an invalid value", str(e))]
+    for d in diags:
+        at = f" (at {format_path(d.path)})" if d.path else ""
+        found.append(Diagnostic(d.severity, d.summary, f"Listing {json.dumps(display_name, ensure_ascii=False)}, its {part}{at}: {d.detail}"))
+    return None
+
+
+def _clear_write_only(tree: Any, ty: Type) -> Any:
+    """``tree`` (a value of ``ty``) with every write-only attribute null, at any depth."""
+    if tree is None or ty.kind not in ("model", "list", "set", "map"):
+        return tree
+    if ty.kind in ("list", "set"):
+        return [_clear_write_only(x, ty.element) for x in tree]
+    if ty.kind == "map":
+        return {k: _clear_write_only(v, ty.element) for k, v in tree.items()}
+    return {
+        f.name: None if f.options.write_only else _clear_write_only(tree.get(f.name), f.type)
+        for f in schema_of(ty.model).fields
+    }
 
 
 def _overrides(cls: type, method: str) -> bool:

@@ -177,10 +177,16 @@ class Resource(Generic[T]):
     #: :attr:`Provider.list_resources` is listed by :meth:`list`.
     list_config: ClassVar[type | None] = None
 
+    def validate_list(self, config: Any) -> None:
+        """Checks a list block's ``config`` beyond what its schema says (each attribute's
+        validators have run): raise TerraformError to refuse it. Values may be UNKNOWN here."""
+
     def list(self, config: Any, results: "ListResults") -> None:
         """Lists the objects ``config`` selects, pushing each into ``results`` in a stable
         order (Terraform shows them as they come). Stop when :meth:`ListResults.push` returns
-        False. An error ends the listing; the items pushed before it have been sent."""
+        False. An error raised here ends the listing; the items pushed before it have been
+        sent. An error raised by an item's state function goes with that item (Terraform
+        ends the listing there too); write-only values in the state are never sent."""
         raise NotImplementedError(f"{type(self).__name__}.list")
 
 
@@ -198,7 +204,9 @@ class ListResults:
         short name for people, and a function that makes its state, called only when
         Terraform asked for resource objects (``include_resource = true``). Returns False once
         Terraform wants no more (its limit is reached, or an item had an error): stop listing
-        and return. Later pushes are ignored."""
+        and return. Later pushes are ignored. When making the state raises TerraformError (or
+        the identity or state does not fit its schema), the item carries the error and push
+        returns False."""
         if self._finished:
             return False
         more = self._send(identity, display_name, state if self._include else None)

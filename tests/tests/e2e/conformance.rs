@@ -125,6 +125,13 @@ const CAPABILITIES: &[Capability] = &[
         gaps: &[],
     },
     Capability {
+        name: "List and action configurations: defaults, validators and the list's own check; \
+               a listed item that fails carries its error; write-only values are never listed",
+        test: "list_and_action_configurations_behave_as_declared",
+        check: list_and_action_configurations,
+        gaps: &[],
+    },
+    Capability {
         name: "Actions invoked with progress (`terraform apply -invoke`)",
         test: "an_action_reports_its_progress",
         check: action_reports_progress,
@@ -262,6 +269,11 @@ fn an_identity_is_stored_and_imports() -> anyhow::Result<()> {
 #[test]
 fn a_list_resource_lists_the_servers() -> anyhow::Result<()> {
     row("a_list_resource_lists_the_servers")
+}
+
+#[test]
+fn list_and_action_configurations_behave_as_declared() -> anyhow::Result<()> {
+    row("list_and_action_configurations_behave_as_declared")
 }
 
 #[test]
@@ -784,6 +796,116 @@ pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> 
         pretty(&Value::Object(found.clone()))
     );
     Ok(Value::Object(found))
+}
+
+/// The behaviour a list block's `config` and an action's configuration declare, and how a
+/// listing treats its items. `terraform validate -query` refuses an action's `steps` out of its
+/// declared range, a list `prefix` that does not match its declared pattern, and a `broken`
+/// server the list's own check (Rust `ListResource::validate_list`, Python `validate_list`,
+/// TypeScript `validateList`, Go `Validate`) says is not listed. Then an action without `steps` runs its default 3 steps;
+/// a listing without `prefix` names its servers with the default `server-`, and the write-only
+/// `admin_password` its code returns is null in the listed objects; a listing whose server 2
+/// fails to be read sends server 1, then server 2 carrying the error, and nothing after it.
+pub fn list_and_action_configurations(provider: Provider) -> anyhow::Result<Value> {
+    let ws = workspace(
+        provider,
+        "action \"slow_reboot\" \"bad\" {\n  config {\n    server_id = \"web\"\n    steps     = 0\n  }\n}\n",
+    )?;
+    ws.write(
+        "servers.tfquery.hcl",
+        "list \"slow_server\" \"shouty\" {\n  provider = slow\n  config {\n    count  = 1\n    \
+         prefix = \"SRV-\"\n  }\n}\n\n\
+         list \"slow_server\" \"missing\" {\n  provider = slow\n  config {\n    count  = 2\n    \
+         broken = 5\n  }\n}\n",
+    )?;
+    let refused = ws.run_expect(&["validate", "-query", "-json", "-no-color"], 1)?;
+    let report: Value = serde_json::from_str(&refused.stdout)
+        .with_context(|| format!("terraform validate -json printed no JSON\n{refused}"))?;
+    let mut refusals: Vec<Value> = report["diagnostics"]
+        .as_array()
+        .map(|all| {
+            all.iter().map(|d| json!({ "summary": d["summary"], "detail": d["detail"] })).collect()
+        })
+        .unwrap_or_default();
+    refusals.sort_by_key(|d| d.to_string());
+    ensure!(
+        refusals.len() == 3,
+        "validate did not refuse the steps, the prefix and broken: {}\n{refused}",
+        pretty(&Value::Array(refusals.clone()))
+    );
+
+    ws.write(
+        "main.tf",
+        &main_tf(
+            provider,
+            "action \"slow_reboot\" \"r\" {\n  config {\n    server_id = \"server-2\"\n  }\n}\n",
+        ),
+    )?;
+    ws.write(
+        "servers.tfquery.hcl",
+        "list \"slow_server\" \"all\" {\n  provider         = slow\n  include_resource = true\n  \
+         config {\n    count = 2\n  }\n}\n\n\
+         list \"slow_server\" \"broken\" {\n  provider         = slow\n  include_resource = true\n  \
+         config {\n    count  = 3\n    broken = 2\n    prefix = \"srv-\"\n  }\n}\n",
+    )?;
+    let invoked = ws.ok(&[
+        "apply",
+        "-invoke=action.slow_reboot.r",
+        "-auto-approve",
+        "-input=false",
+        "-json",
+    ])?;
+    let progress: Vec<Value> = invoked
+        .json_lines()?
+        .iter()
+        .filter(|l| l["type"] == "action_progress")
+        .map(|l| l["hook"]["message"].clone())
+        .collect();
+    ensure!(
+        progress.len() == 3,
+        "the action did not run its default 3 steps: {progress:?}\n{invoked}"
+    );
+
+    let query = ws.run_expect(&["query", "-json", "-no-color"], 1)?;
+    let mut listed: serde_json::Map<String, Value> = serde_json::Map::new();
+    let mut errors = Vec::new();
+    for line in query.json_lines()? {
+        match line["type"].as_str() {
+            Some("list_resource_found") => {
+                let item = &line["list_resource_found"];
+                let address = item["address"].as_str().unwrap_or_default().to_owned();
+                let items = listed.entry(address).or_insert_with(|| json!([]));
+                if let Some(items) = items.as_array_mut() {
+                    items.push(json!({
+                        "display_name": item["display_name"],
+                        "identity": item["identity"],
+                        "resource_object": item["resource_object"],
+                    }));
+                }
+            }
+            Some("diagnostic") => errors.push(json!({
+                "summary": line["diagnostic"]["summary"],
+                "detail": line["diagnostic"]["detail"],
+            })),
+            _ => {}
+        }
+    }
+    let found = Value::Object(listed);
+    ensure!(
+        found["list.slow_server.all"][1]["display_name"] == "server-2"
+            && found["list.slow_server.all"][1]["resource_object"]["admin_password"].is_null(),
+        "the default prefix or the write-only password is wrong: {}\n{query}",
+        pretty(&found)
+    );
+    ensure!(
+        !query.stdout.contains("listed-secret"),
+        "terraform query printed the write-only password\n{query}"
+    );
+    ensure!(
+        errors.iter().any(|e| e["summary"] == "Server did not answer"),
+        "the failed item's error is not shown\n{query}"
+    );
+    Ok(json!({ "refused": refusals, "progress": progress, "listed": found, "errors": errors }))
 }
 
 /// `action "slow_reboot"` (Rust `Action`, Python `terrarium.Action`, TypeScript `Action`, Go

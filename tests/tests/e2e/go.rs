@@ -465,7 +465,7 @@ fn go_list_resources_answer_terraform_query() -> anyhow::Result<()> {
     };
     let server_1 = json!({
         "id": "server-1", "boot_seconds": 1, "ready": true,
-        "fail_boot": null, "protect": null, "report_url": null,
+        "fail_boot": null, "protect": null, "report_url": null, "admin_password": null,
     });
     let expected: std::collections::BTreeMap<String, Vec<Value>> = [
         (

@@ -10,12 +10,13 @@
 // refuses to be destroyed at plan time (PlanDestroy). Import takes `server-N`; a `moved` block
 // takes a slow_vm, or a terraform_data (Go only). A server's identity is its id: `import {
 // identity = { id = "server-N" } }` imports it as import by id does, and `list "slow_server"`
-// (terraform query) lists server-1 to server-<count>. slow_vm is what servers were before
-// slow_server: a declared pattern, a default, a sensitive value, its creates and reads
-// counted in its private state, and its plan deferred while its label is unknown. The
-// ephemeral slow_lease is a token on a lease of seconds, renewed while Terraform uses it and
-// closed when it is done; both are logged. The action
-// slow_reboot reboots a server in steps, reporting each. slow_tag (Go only) exercises the Go
+// (terraform query) lists server-1 to server-<count> (display names starting with prefix,
+// server-<broken> not answering, the write-only admin_password the listing code returns
+// dropped). slow_vm is what servers were before slow_server: a declared pattern, a default,
+// a sensitive value, its creates and reads counted in its private state, and its plan
+// deferred while its label is unknown. The ephemeral slow_lease is a token on a lease of
+// seconds, renewed while Terraform uses it and closed when it is done; both are logged. The
+// action slow_reboot reboots a server in steps, reporting each. slow_tag (Go only) exercises the Go
 // SDK's hooks; its identity is its name, at identity schema version 1 (version 0 called it
 // tag). slow_server's schema is at version 1: version 0 called boot_seconds `boot` (the
 // state-upgrade row). With report_url, create reports with a GET once it stops waiting (after
@@ -47,6 +48,8 @@ type Server struct {
 	Ready       terrarium.Bool   `tf:"ready,computed" doc:"Whether it finished booting before create returned."`
 	Protect     *bool            `tf:"protect" doc:"Refuses to be destroyed while true."`
 	ReportURL   *string          `tf:"report_url" doc:"Where create reports, with a GET, once it stops waiting for the boot."`
+	// AdminPassword is given to create and never stored.
+	AdminPassword *string `tf:"admin_password,write_only" doc:"The administrator's password, given to create, never stored."`
 }
 
 type serverResource struct{}
@@ -172,14 +175,43 @@ func (r serverResource) ImportByIdentity(ctx context.Context, identity ServerIde
 
 // ServerFilter is the config block of `list "slow_server"`: which servers to list.
 type ServerFilter struct {
-	Count int64 "tf:\"count\" doc:\"Lists `server-1` to `server-<count>`.\""
+	Count  int64   "tf:\"count\" doc:\"Lists `server-1` to `server-<count>`.\""
+	Prefix *string "tf:\"prefix\" default:\"server-\" validate:\"pattern(^[a-z]+-$)\" doc:\"What each listed server's display name starts with. Defaults to `server-`.\""
+	Broken *int64  `tf:"broken" doc:"A server that does not answer when listed: its item carries the error."`
 }
 
-// List lists server-1 to server-<count>: each is what importing it gives.
-func (r serverResource) List(ctx context.Context, filter ServerFilter, results *terrarium.ListResults[Server, ServerIdentity]) error {
+// serverList lists slow_server (a type of its own: its Validate checks a ServerFilter).
+type serverList struct{}
+
+// Validate refuses a broken server that is not listed.
+func (serverList) Validate(_ context.Context, filter ServerFilter) error {
+	if filter.Broken != nil && (*filter.Broken < 1 || *filter.Broken > filter.Count) {
+		return terrarium.NewError("Invalid list configuration",
+			fmt.Sprintf("broken = %d is not one of the %d servers listed.", *filter.Broken, filter.Count))
+	}
+	return nil
+}
+
+// List lists server-1 to server-<count>: each is what importing it gives, with the
+// password the API hands back (the SDK drops it: write-only), except server-<broken>,
+// which does not answer.
+func (serverList) List(ctx context.Context, filter ServerFilter, results *terrarium.ListResults[Server, ServerIdentity]) error {
+	prefix := "server-"
+	if filter.Prefix != nil {
+		prefix = *filter.Prefix
+	}
 	for n := int64(1); n <= filter.Count; n++ {
 		id := fmt.Sprintf("server-%d", n)
-		if !results.Push(ServerIdentity{ID: id}, id, func() (Server, error) { return r.ImportState(ctx, id) }) {
+		state := func() (Server, error) {
+			if filter.Broken != nil && *filter.Broken == n {
+				return Server{}, terrarium.NewError("Server did not answer", id+" did not answer.")
+			}
+			server, err := serverResource{}.ImportState(ctx, id)
+			password := "listed-secret"
+			server.AdminPassword = &password
+			return server, err
+		}
+		if !results.Push(ServerIdentity{ID: id}, fmt.Sprintf("%s%d", prefix, n), state) {
 			break
 		}
 	}
@@ -395,7 +427,7 @@ func (pageData) Read(_ context.Context, config Page) (Page, error) {
 // reporting each.
 type Reboot struct {
 	ServerID string `tf:"server_id" doc:"The server to reboot."`
-	Steps    int64  `tf:"steps" doc:"How many steps the reboot takes."`
+	Steps    *int64 `tf:"steps" default:"3" validate:"range(1,10)" doc:"How many steps the reboot takes, 1 to 10. Defaults to 3."`
 }
 
 type rebootAction struct{}
@@ -403,8 +435,12 @@ type rebootAction struct{}
 func (rebootAction) Description() string { return "Reboots a server in steps." }
 
 func (rebootAction) Invoke(_ context.Context, config Reboot, progress terrarium.Progress) error {
-	for step := int64(1); step <= config.Steps; step++ {
-		progress.Report(fmt.Sprintf("rebooting %s: step %d/%d", config.ServerID, step, config.Steps))
+	steps := int64(3)
+	if config.Steps != nil {
+		steps = *config.Steps
+	}
+	for step := int64(1); step <= steps; step++ {
+		progress.Report(fmt.Sprintf("rebooting %s: step %d/%d", config.ServerID, step, steps))
 	}
 	return nil
 }
@@ -417,7 +453,7 @@ func init() {
 			terrarium.NewResourceWithIdentity[Tag, TagIdentity]("slow_tag", tagResource{}),
 		},
 		ListResources: []terrarium.ListResourceType{
-			terrarium.NewListResource[ServerFilter, Server, ServerIdentity]("slow_server", serverResource{}),
+			terrarium.NewListResource[ServerFilter, Server, ServerIdentity]("slow_server", serverList{}),
 		},
 		DataSources: []terrarium.DataSourceType{terrarium.NewDataSource[Page]("slow_page", pageData{})},
 		Actions:     []terrarium.ActionType{terrarium.NewAction[Reboot]("slow_reboot", rebootAction{})},

@@ -15,8 +15,9 @@ while Terraform uses it and closed when it is done; both are logged. The data so
 were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``),
 and it counts its creates and reads in its private state. A server's identity is its ``id``
 (import by identity builds the server as import by ID does); the list resource
-``slow_server`` lists ``server-1`` to ``server-<count>`` (``terraform query``); the action
-``slow_reboot`` reboots a server in ``steps``, reporting each step; and ``slow_vm`` defers its
+``slow_server`` lists ``server-1`` to ``server-<count>`` (``terraform query``; their display
+names start with ``prefix``, the server ``broken`` does not answer, and the write-only
+``admin_password`` the listing code returns is dropped); the action ``slow_reboot`` reboots a server in ``steps``, reporting each step; and ``slow_vm`` defers its
 plan while its ``label`` is unknown.
 """
 
@@ -42,6 +43,7 @@ class Server:
     ready: bool | None = attribute(computed=True, description="Whether it finished booting before create returned.")
     protect: bool | None = attribute(description="Refuses to be destroyed while true.")
     report_url: str | None = attribute(description="Where create reports, with a GET, once it stops waiting for the boot.")
+    admin_password: str | None = attribute(write_only=True, description="The administrator's password, given to create, never stored.")
 
 
 @dataclass(kw_only=True)
@@ -56,6 +58,12 @@ class ServerFilter:
     """Which servers to list."""
 
     count: int = attribute(description="Lists `server-1` to `server-<count>`.")
+    prefix: str | None = attribute(
+        default="server-",
+        validators=[validators.pattern("^[a-z]+-$")],
+        description="What each listed server's display name starts with. Defaults to `server-`.",
+    )
+    broken: int | None = attribute(description="A server that does not answer when listed: its item carries the error.")
 
 
 def server_up(boot_seconds: int) -> Server:
@@ -104,9 +112,24 @@ class ServerResource(terrarium.Resource[Server]):
     def import_by_identity(self, identity: ServerIdentity) -> Server:
         return self.import_state(identity.id)
 
+    def validate_list(self, config: ServerFilter) -> None:
+        # Attributes may be unknown here: check only what is known.
+        broken, count = config.broken, config.count
+        if isinstance(broken, int) and isinstance(count, int) and not 1 <= broken <= count:
+            raise TerraformError(
+                "Invalid list configuration", f"broken = {broken} is not one of the {count} servers listed."
+            )
+
     def list(self, config: ServerFilter, results: terrarium.ListResults) -> None:
         for n in range(1, config.count + 1):
-            if not results.push(ServerIdentity(id=f"server-{n}"), f"server-{n}", lambda n=n: server_up(n)):
+
+            def state(n: int = n) -> Server:
+                if n == config.broken:
+                    raise TerraformError("Server did not answer", f"server-{n} did not answer.")
+                # The API hands the password back; the SDK drops it (write-only).
+                return replace(server_up(n), admin_password="listed-secret")
+
+            if not results.push(ServerIdentity(id=f"server-{n}"), f"{config.prefix}{n}", state):
                 break
 
     def upgrade(self, version: int, raw: dict) -> dict:
@@ -285,7 +308,11 @@ class Reboot:
     """Reboots a server in steps."""
 
     server_id: str = attribute(description="The server to reboot.")
-    steps: int = attribute(description="How many steps the reboot takes.")
+    steps: int | None = attribute(
+        default=3,
+        validators=[validators.between(1, 10)],
+        description="How many steps the reboot takes, 1 to 10. Defaults to `3`.",
+    )
 
 
 class RebootAction(terrarium.Action[Reboot]):

@@ -16,8 +16,10 @@
 //! (`MOVES_FROM`, `move_state`), and it counts its creates and reads in its private state.
 //! A server's identity is its `id` (import by identity builds the server as import by ID
 //! does); the list resource `slow_server` lists `server-1` to `server-<count>`
-//! (`terraform query`); the action `slow_reboot` reboots a server in `steps`, reporting each
-//! step; and `slow_vm` defers its plan while its `label` is unknown.
+//! (`terraform query`; their display names start with `prefix`, the server `broken` does not
+//! answer, and the write-only `admin_password` the listing code returns is dropped); the
+//! action `slow_reboot` reboots a server in `steps`, reporting each step; and `slow_vm`
+//! defers its plan while its `label` is unknown.
 //! tests/guests/slow/python and tests/guests/slow/typescript
 //! are the same provider in the other SDKs.
 
@@ -84,6 +86,9 @@ struct Server {
     /// Where create reports, with a GET, once it stops waiting for the boot.
     #[tf(optional)]
     report_url: Option<String>,
+    /// The administrator's password, given to create, never stored.
+    #[tf(optional, write_only)]
+    admin_password: Option<String>,
 }
 
 impl Resource for ServerResource {
@@ -193,6 +198,7 @@ fn server_up(boot_seconds: i64) -> Server {
         ready: Attr::Known(true),
         protect: None,
         report_url: None,
+        admin_password: None,
     }
 }
 
@@ -231,15 +237,50 @@ impl ResourceIdentity for ServerResource {
 struct ServerFilter {
     /// Lists `server-1` to `server-<count>`.
     count: i64,
+    /// What each listed server's display name starts with. Defaults to `server-`.
+    #[tf(default = "server-", validate = terrarium_sdk::validate::pattern("^[a-z]+-$"))]
+    prefix: String,
+    /// A server that does not answer when listed: its item carries the error.
+    #[tf(optional)]
+    broken: Option<i64>,
 }
 
 impl ListResource for ServerResource {
     type Config = ServerFilter;
 
+    fn validate_list(&self, config: &Value) -> Result<()> {
+        // Attributes may be unknown here: check only what is known.
+        let number = |name| match config.attr(name) {
+            Some(Value::Number(n)) => n.as_i64(),
+            _ => None,
+        };
+        if let (Some(broken), Some(count)) = (number("broken"), number("count"))
+            && !(1..=count).contains(&broken)
+        {
+            return Err(Diagnostics::error(
+                "Invalid list configuration",
+                format!("broken = {broken} is not one of the {count} servers listed."),
+            ));
+        }
+        Ok(())
+    }
+
     fn list(&self, filter: ServerFilter, results: &mut ListResults<'_, Self>) -> Result<()> {
         for n in 1..=filter.count {
             let id = format!("server-{n}");
-            if !results.push(ServerIdentity { id: id.clone() }, id, || Ok(server_up(n))) {
+            let name = format!("{}{n}", filter.prefix);
+            let broken = filter.broken == Some(n);
+            let more = results.push(ServerIdentity { id: id.clone() }, name, || {
+                if broken {
+                    return Err(Diagnostics::error(
+                        "Server did not answer",
+                        format!("{id} did not answer."),
+                    ));
+                }
+                // The API hands the password back; the SDK drops it (write-only).
+                Ok(Server { admin_password: Some("listed-secret".to_owned()), ..server_up(n) })
+            });
+            if !more {
                 break;
             }
         }
@@ -254,7 +295,8 @@ struct RebootAction;
 struct Reboot {
     /// The server to reboot.
     server_id: String,
-    /// How many steps the reboot takes.
+    /// How many steps the reboot takes, 1 to 10. Defaults to `3`.
+    #[tf(default = 3, validate = terrarium_sdk::validate::range(1, 10))]
     steps: i64,
 }
 

@@ -15,9 +15,10 @@
 // `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`), and it
 // counts its creates and reads in its private state. A server's identity is its `id` (import
 // by identity builds the server as import by ID does); the list resource `slow_server` lists
-// `server-1` to `server-<count>` (`terraform query`); the action `slow_reboot` reboots a
-// server in `steps`, reporting each step; and `slow_vm` defers its plan while its `label` is
-// unknown.
+// `server-1` to `server-<count>` (`terraform query`; their display names start with `prefix`,
+// the server `broken` does not answer, and the write-only `admin_password` the listing code
+// returns is dropped); the action `slow_reboot` reboots a server in `steps`, reporting each
+// step; and `slow_vm` defers its plan while its `label` is unknown.
 
 import {
   Action,
@@ -34,6 +35,7 @@ import {
   nested,
   number,
   pattern,
+  range,
   schema,
   serve,
   stop,
@@ -59,13 +61,22 @@ const server = schema({
     ready: bool().computed().describe('Whether it finished booting before create returned.'),
     protect: bool().optional().describe('Refuses to be destroyed while true.'),
     report_url: string().optional().describe('Where create reports, with a GET, once it stops waiting for the boot.'),
+    admin_password: string().optional().writeOnly().describe("The administrator's password, given to create, never stored."),
   },
 });
 type Server = State<typeof server>;
 
 /** The server `server-<bootSeconds>`, up. */
 function serverUp(bootSeconds: number): Server {
-  return { id: `server-${bootSeconds}`, boot_seconds: bootSeconds, fail_boot: null, ready: true, protect: null, report_url: null } as Server;
+  return {
+    id: `server-${bootSeconds}`,
+    boot_seconds: bootSeconds,
+    fail_boot: null,
+    ready: true,
+    protect: null,
+    report_url: null,
+    admin_password: null,
+  } as Server;
 }
 
 class ServerResource extends Resource<typeof server> {
@@ -78,7 +89,14 @@ class ServerResource extends Resource<typeof server> {
   });
   listConfig = schema({
     description: 'Which servers to list.',
-    attributes: { count: number().required().describe('Lists `server-1` to `server-<count>`.') },
+    attributes: {
+      count: number().required().describe('Lists `server-1` to `server-<count>`.'),
+      prefix: string()
+        .default('server-')
+        .validate(pattern('^[a-z]+-$'))
+        .describe("What each listed server's display name starts with. Defaults to `server-`."),
+      broken: number().optional().describe('A server that does not answer when listed: its item carries the error.'),
+    },
   });
 
   async create(planned: Server): Promise<Server> {
@@ -122,9 +140,22 @@ class ServerResource extends Resource<typeof server> {
     return this.importState(String(identity.id));
   }
 
+  validateList(config: Record<string, TfValue>): void {
+    // Attributes may be unknown here: check only what is known.
+    const { broken, count } = config;
+    if (typeof broken === 'number' && typeof count === 'number' && !(broken >= 1 && broken <= count)) {
+      throw new TerraformError('Invalid list configuration', `broken = ${broken} is not one of the ${count} servers listed.`);
+    }
+  }
+
   list(config: Record<string, TfValue>, results: ListResults<Server>): void {
     for (let n = 1; n <= Number(config.count); n++) {
-      if (!results.push({ id: `server-${n}` }, `server-${n}`, () => serverUp(n))) break;
+      const state = (): Server => {
+        if (n === config.broken) throw new TerraformError('Server did not answer', `server-${n} did not answer.`);
+        // The API hands the password back; the SDK drops it (write-only).
+        return { ...serverUp(n), admin_password: 'listed-secret' };
+      };
+      if (!results.push({ id: `server-${n}` }, `${String(config.prefix)}${n}`, state)) break;
     }
   }
 
@@ -313,7 +344,10 @@ const reboot = schema({
   description: 'Reboots a server in steps.',
   attributes: {
     server_id: string().required().describe('The server to reboot.'),
-    steps: number().required().describe('How many steps the reboot takes.'),
+    steps: number()
+      .default(3)
+      .validate(range(1, 10))
+      .describe('How many steps the reboot takes, 1 to 10. Defaults to `3`.'),
   },
 });
 
