@@ -47,7 +47,8 @@ const CAPABILITIES: &[Capability] = &[
         gaps: &[],
     },
     Capability {
-        name: "State upgrade from an older schema version",
+        name: "State upgrade from an older schema version, and identity upgrade from an older \
+               identity schema version",
         test: "an_old_state_is_upgraded_by_the_provider",
         check: old_state_is_upgraded,
         gaps: &[],
@@ -347,8 +348,12 @@ pub fn failed_create_is_kept_tainted(provider: Provider) -> anyhow::Result<Value
     Ok(json!({ "errors": errors, "tainted": server["tainted"], "values": server["values"] }))
 }
 
-/// A state written by schema version 0 (which called `boot_seconds` `boot`) is upgraded by
-/// the provider's upgrade code before terraform plans with it: nothing to change.
+/// A state written by schema version 0 (which called `boot_seconds` `boot`), with an identity
+/// written by identity schema version 0 (which called `id` `server`), is upgraded by the
+/// provider's upgrade code (Rust `upgrade` and `upgrade_identity`, Python `upgrade` and
+/// `upgrade_identity`, TypeScript `upgrade` and `upgradeIdentity`, Go `UpgradeState` and
+/// `UpgradeIdentity`) before terraform plans with it: nothing to change, and the refreshed
+/// state has the identity in the current form.
 pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
     let ws = workspace(provider, "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n")?;
     ws.ok(APPLY)?;
@@ -364,7 +369,13 @@ pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
         instance["schema_version"] == 1,
         "the provider's schema is not at version 1: {instance}"
     );
+    ensure!(
+        instance["identity_schema_version"] == 1 && instance["identity"]["id"] == "server-0",
+        "the provider's identity schema is not at version 1: {instance}"
+    );
     instance["schema_version"] = json!(0);
+    instance["identity_schema_version"] = json!(0);
+    instance["identity"] = json!({ "server": "server-0" });
     let Some(attributes) = instance["attributes"].as_object_mut() else {
         bail!("the instance has no attributes: {instance}");
     };
@@ -379,7 +390,16 @@ pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
     let state = ws.state_json()?;
     let server = state_resource(&state, "slow_server.web")?;
     ensure!(server["values"]["boot_seconds"] == 0, "boot_seconds was not upgraded: {server}");
-    Ok(json!({ "schema_version": server["schema_version"], "values": server["values"] }))
+    ensure!(
+        server["identity"] == json!({ "id": "server-0" }) && server["identity_schema_version"] == 1,
+        "the identity was not upgraded: {server}"
+    );
+    Ok(json!({
+        "schema_version": server["schema_version"],
+        "values": server["values"],
+        "identity": server["identity"],
+        "identity_schema_version": server["identity_schema_version"],
+    }))
 }
 
 /// A provider that plans destroys (Rust `PLAN_DESTROY`, Python `plan_destroy`, TypeScript

@@ -344,7 +344,7 @@ fn go_identities_are_stored_imported_and_upgraded() -> anyhow::Result<()> {
     let identities =
         &schemas["provider_schemas"][Provider::SlowGo.source()]["resource_identity_schemas"];
     ensure!(
-        identities["slow_server"]["version"] == 0
+        identities["slow_server"]["version"] == 1
             && identities["slow_server"]["attributes"]["id"]["type"] == "string"
             && identities["slow_server"]["attributes"]["id"]["required_for_import"] == true
             && identities["slow_tag"]["version"] == 1,
@@ -353,7 +353,7 @@ fn go_identities_are_stored_imported_and_upgraded() -> anyhow::Result<()> {
     );
     ws.ok(APPLY)?;
     ensure!(
-        stored_identity(&ws, "slow_server", "web")? == (json!({ "id": "server-0" }), json!(0)),
+        stored_identity(&ws, "slow_server", "web")? == (json!({ "id": "server-0" }), json!(1)),
         "slow_server.web's identity: {:?}",
         stored_identity(&ws, "slow_server", "web")?
     );

@@ -168,6 +168,14 @@ func (serverResource) IdentityOf(s Server) (ServerIdentity, bool) {
 	return ServerIdentity{ID: s.ID.Value()}, s.ID.IsKnown()
 }
 
+// IdentityVersion is 1: version 0 called id server.
+func (serverResource) IdentityVersion() int64 { return 1 }
+
+// UpgradeIdentity renames version 0's server to id.
+func (serverResource) UpgradeIdentity(_ context.Context, _ int64, raw map[string]any) (map[string]any, error) {
+	return map[string]any{"id": raw["server"]}, nil
+}
+
 // ImportByIdentity imports `server-N` as ImportState does.
 func (r serverResource) ImportByIdentity(ctx context.Context, identity ServerIdentity) (Server, error) {
 	return r.ImportState(ctx, identity.ID)

@@ -14,7 +14,8 @@ while Terraform uses it and closed when it is done; both are logged. The data so
 ``slow_page`` fetches a URL through the sandbox's HTTP grants. ``slow_vm`` is what servers
 were before ``slow_server``: a ``moved`` block turns one into a server (``move_state``),
 and it counts its creates and reads in its private state. A server's identity is its ``id``
-(import by identity builds the server as import by ID does); the list resource
+(import by identity builds the server as import by ID does; identity schema version 0 called
+it ``server``); the list resource
 ``slow_server`` lists ``server-1`` to ``server-<count>`` (``terraform query``; their display
 names start with ``prefix``, the server ``broken`` does not answer, and the write-only
 ``admin_password`` the listing code returns is dropped); the action ``slow_reboot`` reboots a server in ``steps``, reporting each step; and ``slow_vm`` defers its
@@ -49,6 +50,9 @@ class Server:
 @dataclass(kw_only=True)
 class ServerIdentity:
     """The identity of a server."""
+
+    # Version 0 called `id` `server`.
+    __terraform_version__ = 1
 
     id: str = attribute(description="The server's ID, `server-N`.")
 
@@ -111,6 +115,10 @@ class ServerResource(terrarium.Resource[Server]):
 
     def import_by_identity(self, identity: ServerIdentity) -> Server:
         return self.import_state(identity.id)
+
+    def upgrade_identity(self, version: int, raw: dict) -> dict:
+        # Version 0 called `id` `server`.
+        return {"id": raw.get("server")}
 
     def validate_list(self, config: ServerFilter) -> None:
         # Attributes may be unknown here: check only what is known.

@@ -15,7 +15,7 @@
 //! servers were before `slow_server`: a `moved` block turns one into a server
 //! (`MOVES_FROM`, `move_state`), and it counts its creates and reads in its private state.
 //! A server's identity is its `id` (import by identity builds the server as import by ID
-//! does); the list resource `slow_server` lists `server-1` to `server-<count>`
+//! does; identity schema version 0 called it `server`); the list resource `slow_server` lists `server-1` to `server-<count>`
 //! (`terraform query`; their display names start with `prefix`, the server `broken` does not
 //! answer, and the write-only `admin_password` the listing code returns is dropped); the
 //! action `slow_reboot` reboots a server in `steps`, reporting each step; and `slow_vm`
@@ -202,8 +202,9 @@ fn server_up(boot_seconds: i64) -> Server {
     }
 }
 
-/// The identity of a server.
+/// The identity of a server. At identity schema version 1: version 0 called `id` `server`.
 #[derive(Serialize, Deserialize, Model)]
+#[tf(version = 1)]
 struct ServerIdentity {
     /// The server's ID, `server-N`.
     #[tf(required_for_import)]
@@ -229,6 +230,12 @@ impl ResourceIdentity for ServerResource {
 
     fn import_by_identity(&self, identity: ServerIdentity) -> Result<Server> {
         self.import(&identity.id)
+    }
+
+    fn upgrade_identity(&self, _version: i64, raw: Value) -> Result<Value> {
+        // Version 0 called `id` `server`.
+        let server = raw.attr("server").cloned().unwrap_or(Value::Null);
+        Ok(Value::Object([("id".to_owned(), server)].into_iter().collect()))
     }
 }
 

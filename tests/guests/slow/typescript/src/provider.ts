@@ -14,7 +14,8 @@
 // sandbox's HTTP grants (the platform's `fetch`). `slow_vm` is what servers were before
 // `slow_server`: a `moved` block turns one into a server (`movesFrom`, `moveState`), and it
 // counts its creates and reads in its private state. A server's identity is its `id` (import
-// by identity builds the server as import by ID does); the list resource `slow_server` lists
+// by identity builds the server as import by ID does; identity schema version 0 called it
+// `server`); the list resource `slow_server` lists
 // `server-1` to `server-<count>` (`terraform query`; their display names start with `prefix`,
 // the server `broken` does not answer, and the write-only `admin_password` the listing code
 // returns is dropped); the action `slow_reboot` reboots a server in `steps`, reporting each
@@ -85,6 +86,8 @@ class ServerResource extends Resource<typeof server> {
   // Its identity is its `id`, the state attribute of the same name.
   identity = schema({
     description: 'The identity of a server.',
+    // Version 0 called `id` `server`.
+    version: 1,
     attributes: { id: string().required().describe('The server\'s ID, `server-N`.') },
   });
   listConfig = schema({
@@ -138,6 +141,11 @@ class ServerResource extends Resource<typeof server> {
 
   importByIdentity(identity: Record<string, TfValue>): Server {
     return this.importState(String(identity.id));
+  }
+
+  upgradeIdentity(_version: number, raw: TfValue): Record<string, TfValue> {
+    // Version 0 called `id` `server`.
+    return { id: (raw as Record<string, TfValue>).server ?? null };
   }
 
   validateList(config: Record<string, TfValue>): void {
