@@ -18,9 +18,9 @@
 
 mod change;
 mod defaults;
+pub mod engine;
 pub mod names;
 pub mod parameterize;
-pub mod plugin;
 pub mod schema;
 pub mod values;
 
@@ -37,7 +37,7 @@ use terrarium_model::{AttributePath, Diagnostic, Severity, Type, Value};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::plugin::{EngineLink, for_resource};
+use crate::engine::{EngineLink, for_resource};
 use names::{Member, Tokens};
 use terrarium_codec as codec;
 use terrarium_core::types as dt;

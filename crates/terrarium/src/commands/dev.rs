@@ -538,7 +538,7 @@ async fn serve_live(args: &DevArgs, live: Arc<LiveProvider>) -> anyhow::Result<(
 /// Serves `live` to Pulumi's engine in attach mode: the port line, then the variable that
 /// tells the engine where the plugin is; every call runs on the build serving when it starts.
 async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()> {
-    use terrarium_pulumi::plugin::{LISTEN_ADDRESS_VAR, bind_and_announce, listen_address};
+    use terrarium_pulumi::engine::{LISTEN_ADDRESS_VAR, bind_and_announce, listen_address};
     let address = listen_address(std::env::var(LISTEN_ADDRESS_VAR).ok().as_deref())?;
     let listener = bind_and_announce(address, &mut std::io::stdout()).await?;
     let port = listener.local_addr()?.port();
@@ -555,7 +555,7 @@ async fn serve_pulumi(name: &str, live: Arc<LiveProvider>) -> anyhow::Result<()>
     tracing::info!(port, "serving Pulumi's engine in attach mode; Ctrl-C stops");
     // The component's logs stay in this terminal, as `terrarium dev` shows them for
     // Terraform; the plugin outlives the engines that attach to it.
-    terrarium_pulumi::plugin::serve_pulumi(
+    terrarium_pulumi::engine::serve_pulumi(
         listener,
         tonic::service::Routes::new(service.into_server()),
         std::future::pending(),

@@ -15,11 +15,11 @@ use anyhow::Context as _;
 use futures::FutureExt as _;
 
 use terrarium_pulumi::PulumiService;
-use terrarium_pulumi::parameterize::{BASE_PLUGIN, Loader};
-use terrarium_pulumi::plugin::{
+use terrarium_pulumi::engine::{
     ENGINE_CHECK_VAR, LISTEN_ADDRESS_VAR, bind_and_announce, engine_check_interval, engine_gone,
     listen_address, serve_pulumi,
 };
+use terrarium_pulumi::parameterize::{BASE_PLUGIN, Loader};
 use terrarium_runtime::RuntimeSettings;
 
 use terrarium_install::COMPONENT_FILE_NAME;
