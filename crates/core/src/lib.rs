@@ -20,8 +20,8 @@
 //! no more, and is interrupted if it carries on after Terraform has hung up.
 
 mod action;
+mod behaviour;
 mod data_source;
-mod declared;
 mod ephemeral;
 mod list;
 mod pool;
@@ -117,10 +117,7 @@ pub struct Dispatcher {
     schema_diagnostics: Vec<Diagnostic>,
     /// Set when the component declares its behaviour: the host then plans and validates
     /// for it with the framework's rules.
-    declared: Option<declared::Declared>,
-    /// The behaviour the component declared, as it declared it (for `terrarium dev` to say
-    /// what a reload changed).
-    behaviour: Option<runtime::ProviderBehaviour>,
+    behaviour: Option<behaviour::Behaviour>,
     /// The resource types whose replacement deletes the old object first.
     delete_before_replace: std::collections::BTreeSet<String>,
     pool: InstancePool,
@@ -148,8 +145,7 @@ impl Dispatcher {
         let (schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
             .map_err(|e| StartError::Schema(e.to_string()))?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
-        let mut declared_behaviour = None;
-        let declared = if instance.declares_behaviour() {
+        let behaviour = if instance.declares_behaviour() {
             let behaviour = instance
                 .call_behaviour(async |b: &wit_behaviour::Guest, s: &mut Store<HostState>| {
                     b.call_get_behaviour(s).await
@@ -163,9 +159,8 @@ impl Dispatcher {
             };
             let behaviour = runtime::provider_behaviour_from_wit(behaviour, limits, started)
                 .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?;
-            declared_behaviour = Some(behaviour.clone());
             Some(
-                declared::Declared::new(schemas.provider_schema(), behaviour, limits, started)
+                behaviour::Behaviour::new(schemas.provider_schema(), behaviour, limits, started)
                     .map_err(|e| StartError::Schema(format!("its declared behaviour: {e}")))?,
             )
         } else {
@@ -186,8 +181,7 @@ impl Dispatcher {
             runtime,
             schemas,
             schema_diagnostics,
-            declared,
-            behaviour: declared_behaviour,
+            behaviour,
             delete_before_replace,
             pool,
         })
@@ -200,8 +194,8 @@ impl Dispatcher {
 
     /// The behaviour (defaults, validators, plan modifiers) the component declared, if it
     /// declares any.
-    pub fn declared_behaviour(&self) -> Option<&runtime::ProviderBehaviour> {
-        self.behaviour.as_ref()
+    pub fn behaviour(&self) -> Option<&runtime::ProviderBehaviour> {
+        self.behaviour.as_ref().map(|b| &b.given)
     }
 
     /// Whether a replacement of `type_name` must delete the old object before it creates the
@@ -234,7 +228,7 @@ impl Dispatcher {
         let mut capabilities = self.schema().capabilities;
         capabilities.get_provider_schema_optional =
             std::env::var_os("TERRARIUM_SCHEMA_OPTIONAL").is_none_or(|v| v != "0");
-        capabilities.generate_resource_config |= self.declared.is_some();
+        capabilities.generate_resource_config |= self.behaviour.is_some();
         capabilities
     }
 
@@ -282,8 +276,8 @@ impl Dispatcher {
                 .into_iter()
                 .map(|path| configured_computed_only(subject, path))
                 .collect();
-            if let Some(schema) = self.declared(subject) {
-                diagnostics.extend(self.run_declared_validators(subject, schema, config).await?);
+            if let Some(schema) = self.behaviour_schema(subject) {
+                diagnostics.extend(self.run_behaviour_validators(subject, schema, config).await?);
             }
             let config = runtime::value_to_wit(config);
             let diags = self

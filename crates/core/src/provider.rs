@@ -16,8 +16,8 @@ impl Dispatcher {
     pub async fn validate_provider_config(&self, config: &Value) -> Vec<Diagnostic> {
         let subject = Subject { rpc: "ValidateProviderConfig", kind: "provider", name: "" };
         let run = async || -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
-            let mut diagnostics = match self.declared(subject) {
-                Some(schema) => self.run_declared_validators(subject, schema, config).await?,
+            let mut diagnostics = match self.behaviour_schema(subject) {
+                Some(schema) => self.run_behaviour_validators(subject, schema, config).await?,
                 None => Vec::new(),
             };
             let config = runtime::value_to_wit(config);

@@ -6,8 +6,8 @@ use wasmtime::Store;
 
 use super::types::*;
 use super::{
-    Dispatcher, Knownness, Subject, answer, checked, checked_from_guest, client_capabilities,
-    declared, deferred_from_wit, known_type, value_from_guest,
+    Dispatcher, Knownness, Subject, answer, behaviour, checked, checked_from_guest,
+    client_capabilities, deferred_from_wit, known_type, value_from_guest,
 };
 use terrarium_runtime::{self as runtime, HostState, guest, wit, wit_behaviour};
 
@@ -20,7 +20,7 @@ struct PlanExtras {
 }
 
 /// A plan of a component that declares its behaviour, before its checks.
-struct DeclaredPlan {
+struct BehaviourPlan {
     planned: Value,
     requires_replace: Vec<terrarium_model::AttributePath>,
     private: Vec<u8>,
@@ -214,8 +214,8 @@ impl Dispatcher {
                 prior_identity: self
                     .identity_for_guest(&request.type_name, request.prior_identity.as_ref()),
             };
-            if let Some(schema) = self.declared(subject) {
-                return self.plan_declared(subject, schema, ty, request, extras).await;
+            if let Some(schema) = self.behaviour_schema(subject) {
+                return self.plan_by_behaviour(subject, schema, ty, request, extras).await;
             }
             let wit_request = guest::PlanResourceChangeRequest {
                 type_name: request.type_name.clone(),
@@ -268,7 +268,7 @@ impl Dispatcher {
     /// PlanResourceChange for a component that declares its behaviour: the host's default
     /// plan (its hooks answered by the guest), adjusted by the guest's plan hook when the
     /// type asks for one, then checked as Terraform will check it.
-    async fn plan_declared(
+    async fn plan_by_behaviour(
         &self,
         subject: Subject<'_>,
         schema: &terrarium_framework::schema::Schema,
@@ -280,9 +280,9 @@ impl Dispatcher {
         let (prior, proposed, config) =
             (&request.prior_state, &request.proposed_new_state, &request.config);
         let (planned, requires_replace) =
-            self.declared_default_plan(subject, schema, prior, proposed, config).await?;
+            self.behaviour_default_plan(subject, schema, prior, proposed, config).await?;
         let destroy = proposed.is_null();
-        let hooked = self.declared_plan_hook(&request.type_name);
+        let hooked = self.has_plan_hook(&request.type_name);
         let mut plan = if hooked {
             let wit_request = wit_behaviour::PlanResourceRequest {
                 type_name: request.type_name.clone(),
@@ -303,7 +303,7 @@ impl Dispatcher {
                     },
                 )
                 .await?;
-            DeclaredPlan {
+            BehaviourPlan {
                 planned: value_from_guest(subject, "planned state", r.planned_state)?,
                 requires_replace: r
                     .requires_replace
@@ -318,7 +318,7 @@ impl Dispatcher {
         } else {
             // The object keeps its identity unless it is created or replaced.
             let keeps_identity = destroy || (!prior.is_null() && requires_replace.is_empty());
-            DeclaredPlan {
+            BehaviourPlan {
                 planned,
                 requires_replace,
                 private: request.prior_private.clone(),
@@ -328,7 +328,7 @@ impl Dispatcher {
             }
         };
         if !destroy && !terrarium_model::has_errors(&plan.diagnostics) {
-            plan.diagnostics.extend(declared::check_declared_plan(
+            plan.diagnostics.extend(behaviour::check_behaviour_plan(
                 schema,
                 &request.type_name,
                 hooked,
@@ -368,12 +368,12 @@ impl Dispatcher {
         let subject = Subject { rpc: "ApplyResourceChange", kind: KIND, name: &request.type_name };
         let run = async || -> Result<ApplyResourceChangeResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
-            let declared = self.declared(subject);
+            let behaviour = self.behaviour_schema(subject);
             let (prior, planned, config) =
                 (&request.prior_state, &request.planned_state, &request.config);
-            let for_guest = match declared {
+            let for_guest = match behaviour {
                 Some(schema) if !planned.is_null() => {
-                    Some(declared::planned_for_apply(schema, planned.clone(), config))
+                    Some(behaviour::planned_for_apply(schema, planned.clone(), config))
                 }
                 _ => None,
             };
@@ -396,11 +396,11 @@ impl Dispatcher {
             // Even a failed apply reports the state it left behind, so Terraform records
             // partial progress; only a value that does not fit the schema is withheld.
             let new_state = value_from_guest(subject, "new state", r.new_state).and_then(|new| {
-                let new = match declared {
+                let new = match behaviour {
                     Some(schema) if !planned.is_null() => {
                         let method = if prior.is_null() { "create" } else { "update" };
                         let failed = terrarium_model::has_errors(&diagnostics);
-                        declared::settle_applied(
+                        behaviour::settle_applied(
                             schema,
                             &request.type_name,
                             method,
@@ -641,7 +641,7 @@ impl Dispatcher {
             if !self.server_capabilities().generate_resource_config {
                 return Err(vec![not_declared(subject, "generate_resource_config")]);
             }
-            if let Some(schema) = self.declared(subject) {
+            if let Some(schema) = self.behaviour_schema(subject) {
                 // A component that declares its behaviour: the configuration follows from its
                 // schema, as the Rust SDK derives it (every language gets it, none copies it).
                 let config = terrarium_framework::plan::generated_config(schema, state.clone());

@@ -303,10 +303,7 @@ impl Reloader {
                     old.identity_schemas(),
                     provider.identity_schemas(),
                 ));
-                changes.extend(diff::describe_behaviour(
-                    old.declared_behaviour(),
-                    provider.declared_behaviour(),
-                ));
+                changes.extend(diff::describe_behaviour(old.behaviour(), provider.behaviour()));
                 changes
             }
             None => vec!["first working build".to_string()],

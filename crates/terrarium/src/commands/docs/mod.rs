@@ -58,7 +58,7 @@ pub fn run(args: &DocsArgs) -> anyhow::Result<()> {
     let runtime = Arc::new(Runtime::load(&args.component, RuntimeSettings::default())?);
     let tokio = crate::tokio_runtime()?;
     let provider = tokio.block_on(Dispatcher::start(Arc::clone(&runtime)))?;
-    let behaviour = tokio.block_on(declared_behaviour(&runtime))?;
+    let behaviour = tokio.block_on(component_behaviour(&runtime))?;
     for d in provider.schema_diagnostics() {
         eprintln!("{d}");
     }
@@ -92,7 +92,7 @@ pub fn run(args: &DocsArgs) -> anyhow::Result<()> {
 }
 
 /// The behaviour the component declares, if it exports the `behaviour` interface.
-async fn declared_behaviour(runtime: &Runtime) -> anyhow::Result<Option<ProviderBehaviour>> {
+async fn component_behaviour(runtime: &Runtime) -> anyhow::Result<Option<ProviderBehaviour>> {
     let mut instance = runtime.instantiate().await?;
     if !instance.declares_behaviour() {
         return Ok(None);
