@@ -1,4 +1,4 @@
-//! Harness for Terrarium's end-to-end tests: a real `terraform` driving the `terrarium` host,
+//! Support for Terrarium's end-to-end tests: a real `terraform` driving the `terrarium` host,
 //! which serves the example provider components.
 //!
 //! * [`artifacts`]: finds what the build produced (the `terrarium` binary, the example

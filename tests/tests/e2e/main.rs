@@ -3,7 +3,7 @@
 //! through the `terrarium` host.
 //!
 //! Run them with `make test`, which sets up the tools and builds the host and the example
-//! components first; the harness (the `terrarium_tests` library) only finds those artifacts.
+//! components first; the support library (`terrarium_tests`) only finds those artifacts.
 //!
 //! Modules:
 //! * `demo`: `make demo` (scripts/demo) as a person reads it: every step, every plan shown.
@@ -40,7 +40,7 @@
 //! * `python`: examples/pets/python and the Python SDK's pytest suites (through `harness`).
 //! * `go`: guest-sdk/go/README.md run as written, and examples/pets/go through terraform.
 //! * `harness`: `terrarium harness`, the JSON-lines protocol the non-Rust SDKs test through.
-//! * `pulumi`: the Pulumi plugin driven by tests/pulumi, a harness that plays Pulumi's engine.
+//! * `pulumi`: the Pulumi plugin driven by tests/pulumi, an engine stand-in (`tests/pulumi/engine.py`) that plays Pulumi's engine.
 //! * `pulumi_cli`: the real Pulumi CLI (and pulumi-yaml) driving the plugins through YAML
 //!   programs: preview, up, update, replace, refresh, import, destroy.
 //! * `sandbox_code`: no grant becomes native code: names and executables a provider may never
@@ -53,7 +53,7 @@
 //! * `framework`: examples/pets/framework (terraform-plugin-framework) built natively and as a
 //!   component through the tfprotov6 adapter: the same steps, the same results.
 
-// Terraform talks to providers over Unix sockets here; the harness also relies on process groups.
+// Terraform talks to providers over Unix sockets here; the support library also relies on process groups.
 #![cfg(unix)]
 
 mod acceptance;

