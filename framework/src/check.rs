@@ -279,7 +279,8 @@ fn check_elements(
     };
     for (i, (c, pair)) in ce.iter().zip(pairs).enumerate() {
         let at = match config {
-            Value::List(_) => path.index(i as i64),
+            Value::List(_) | Value::Tuple(_) => path.index(i as i64),
+            Value::Dynamic(d) if matches!(d.value, Value::Tuple(_)) => path.index(i as i64),
             Value::Map(_) => {
                 map_keys.get(i).map_or_else(|| path.clone(), |k| path.key((*k).clone()))
             }

@@ -238,3 +238,66 @@ fn a_schema_without_behaviour_proposes_computed_values_into_matched_set_elements
     ]);
     assert_eq!(proposed, expected);
 }
+
+/// A list of blocks holding a `dynamic` attribute is typed `dynamic` (Terraform sends it as a
+/// tuple with its type): its elements are planned and checked like a list's.
+#[test]
+fn a_list_of_blocks_holding_a_dynamic_value_is_planned_and_checked_by_element() {
+    use terrarium_model::{DynamicValue, Type};
+    let schema = Schema::new().block(NestedBlock::list(
+        "nic",
+        Block::new()
+            .attribute(Attribute::string("network").required())
+            .attribute(Attribute::string("mac").computed())
+            .attribute(Attribute::new("meta", Type::Dynamic).optional()),
+    ));
+    let meta = Value::Dynamic(Box::new(DynamicValue {
+        ty: Type::object([("tags", Type::list(Type::String))]),
+        value: obj([("tags", Value::List(vec![s("a")]))]),
+    }));
+    let element_type = Type::object([
+        ("network", Type::String),
+        ("mac", Type::String),
+        ("meta", Type::object([("tags", Type::list(Type::String))])),
+    ]);
+    let nic = |mac: Value| {
+        Value::Dynamic(Box::new(DynamicValue {
+            ty: Type::Tuple(vec![element_type.clone()]),
+            value: Value::Tuple(vec![obj([
+                ("network", s("blue")),
+                ("mac", mac),
+                ("meta", meta.clone()),
+            ])]),
+        }))
+    };
+    let config = obj([("nic", nic(Value::Null))]);
+    let (planned, replace) = default_plan(&schema, &Value::Null, &config, &config);
+    assert_eq!(planned, obj([("nic", nic(Value::unknown()))]));
+    assert!(replace.is_empty());
+    let check = |planned: &Value| {
+        let mut problems = Vec::new();
+        crate::check::check_plan(
+            Shape::of(&schema),
+            &config,
+            planned,
+            &AttributePath::root(),
+            &mut problems,
+        );
+        problems
+    };
+    assert_eq!(check(&planned), vec![]);
+    // The same blocks as a list (as the provider's code writes them) pair up by position.
+    let Value::Dynamic(d) = nic(Value::unknown()) else { unreachable!() };
+    let Value::Tuple(items) = d.value else { unreachable!() };
+    assert_eq!(check(&obj([("nic", Value::List(items.clone()))])), vec![]);
+    // A configured value the plan changed is found inside the tuple.
+    let mut changed = items;
+    if let Value::Object(m) = &mut changed[0] {
+        m.insert("network".into(), s("red"));
+    }
+    let problems = check(&obj([("nic", Value::List(changed))]));
+    assert_eq!(
+        problems.iter().map(|(p, _)| p.to_string()).collect::<Vec<_>>(),
+        vec![AttributePath::attribute("nic").index(0).attr("network").to_string()]
+    );
+}

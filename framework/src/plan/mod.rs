@@ -521,13 +521,7 @@ fn propose(shape: Shape<'_>, prior: &Value, config: &Value) -> Value {
         }
         let pairs = counterparts(inner, v, p);
         let prior_elements = elements(p);
-        let items: Vec<&mut Value> = match v {
-            Value::Object(_) => vec![v],
-            Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
-            Value::Map(m) => m.values_mut().collect(),
-            _ => Vec::new(),
-        };
-        for (item, pair) in items.into_iter().zip(pairs) {
+        for (item, pair) in elements_mut(v).into_iter().zip(pairs) {
             if let Some(before) = pair.and_then(|j| prior_elements.get(j).copied()) {
                 *item = propose(inner, before, item);
             }

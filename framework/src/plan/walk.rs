@@ -58,11 +58,18 @@ impl<'a> Shape<'a> {
 
 /// The elements of a nested value, in a fixed order: the object itself (single, group), the
 /// items (list, set) or the values by key (map). Null and unknown have none.
+///
+/// A list or map of blocks that holds a `dynamic` value is typed `dynamic` (as in Terraform):
+/// a tuple or an object with its concrete type, whose elements are its items or its values.
 pub fn elements(value: &Value) -> Vec<&Value> {
     match value {
         Value::Object(_) => vec![value],
-        Value::List(items) | Value::Set(items) => items.iter().collect(),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => items.iter().collect(),
         Value::Map(m) => m.values().collect(),
+        Value::Dynamic(d) => match &d.value {
+            Value::Object(m) => m.values().collect(),
+            other => elements(other),
+        },
         _ => Vec::new(),
     }
 }
@@ -70,9 +77,38 @@ pub fn elements(value: &Value) -> Vec<&Value> {
 pub(crate) fn elements_mut(value: &mut Value) -> Vec<&mut Value> {
     match value {
         Value::Object(_) => vec![value],
-        Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => items.iter_mut().collect(),
         Value::Map(m) => m.values_mut().collect(),
+        Value::Dynamic(d) => match &mut d.value {
+            Value::Object(m) => m.values_mut().collect(),
+            other => elements_mut(other),
+        },
         _ => Vec::new(),
+    }
+}
+
+/// A nested value as [`counterparts`] pairs it: a list or map of blocks typed `dynamic` as
+/// its tuple's items (a list) or its object's values by key (a map).
+enum Collection<'a> {
+    Single,
+    Items(usize),
+    Keyed(&'a BTreeMap<String, Value>),
+    Set(&'a [Value]),
+    None,
+}
+
+fn collection(value: &Value) -> Collection<'_> {
+    match value {
+        Value::Object(_) => Collection::Single,
+        Value::List(items) | Value::Tuple(items) => Collection::Items(items.len()),
+        Value::Map(m) => Collection::Keyed(m),
+        Value::Set(items) => Collection::Set(items),
+        Value::Dynamic(d) => match &d.value {
+            Value::Object(m) => Collection::Keyed(m),
+            Value::List(items) | Value::Tuple(items) => Collection::Items(items.len()),
+            _ => Collection::None,
+        },
+        _ => Collection::None,
     }
 }
 
@@ -81,17 +117,17 @@ pub(crate) fn elements_mut(value: &mut Value) -> Vec<&mut Value> {
 /// itself for single nesting, and for sets the element with the same configured attributes
 /// (computed ones left out), each used once. O(n log n).
 pub fn counterparts(shape: Shape<'_>, left: &Value, right: &Value) -> Vec<Option<usize>> {
-    match (left, right) {
-        (Value::Object(_), Value::Object(_)) => vec![Some(0)],
-        (Value::List(l), Value::List(r)) => {
-            (0..l.len()).map(|i| (i < r.len()).then_some(i)).collect()
+    match (collection(left), collection(right)) {
+        (Collection::Single, Collection::Single) => vec![Some(0)],
+        (Collection::Items(l), Collection::Items(r)) => {
+            (0..l).map(|i| (i < r).then_some(i)).collect()
         }
-        (Value::Map(l), Value::Map(r)) => {
+        (Collection::Keyed(l), Collection::Keyed(r)) => {
             let positions: BTreeMap<&String, usize> =
                 r.keys().enumerate().map(|(i, k)| (k, i)).collect();
             l.keys().map(|k| positions.get(k).copied()).collect()
         }
-        (Value::Set(l), Value::Set(r)) => {
+        (Collection::Set(l), Collection::Set(r)) => {
             let mut by_identity: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for (i, v) in r.iter().enumerate().rev() {
                 by_identity.entry(identity_key(shape, v)).or_default().push(i);
@@ -153,6 +189,15 @@ pub(crate) fn map_objects(
         (BlockNesting::Set, Value::Set(items)) => Value::Set(items.into_iter().map(f).collect()),
         (BlockNesting::Map, Value::Map(m)) => {
             Value::Map(m.into_iter().map(|(k, v)| (k, f(v))).collect())
+        }
+        // A list or map of blocks typed `dynamic`: a tuple or an object with its type.
+        (BlockNesting::List | BlockNesting::Map, Value::Dynamic(mut d)) => {
+            d.value = match std::mem::take(&mut d.value) {
+                Value::Tuple(items) => Value::Tuple(items.into_iter().map(f).collect()),
+                Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, f(v))).collect()),
+                other => other,
+            };
+            Value::Dynamic(d)
         }
         (_, other) => other,
     }
