@@ -83,7 +83,7 @@ use crate::rpc::{
 };
 use crate::schema::Schema;
 use crate::typed::Model;
-use crate::value::{conform, from_value, to_value, upgrade_raw};
+use crate::value::{conform, from_value, to_value, upgrade_raw_block};
 use terrarium_framework::check::{check_apply, check_plan, inconsistent};
 use terrarium_framework::plan::{
     Shape, clear_write_only, default_plan, fill_write_only, first_unknown, generated_config,
@@ -646,7 +646,7 @@ impl<R: Resource> AnyResource for R {
     fn upgrade_state(&self, request: UpgradeRequest) -> UpgradeResponse {
         let schema = Resource::schema(self);
         let current = schema.schema_version();
-        let ty = schema.implied_type();
+        let block = schema.to_model().block;
         let result = if request.version == current {
             Ok(request.raw_state)
         } else if request.version < current {
@@ -661,7 +661,7 @@ impl<R: Resource> AnyResource for R {
                 ),
             ))
         };
-        match result.and_then(|raw| Ok(upgrade_raw(raw, &ty)?)) {
+        match result.and_then(|raw| Ok(upgrade_raw_block(raw, &block)?)) {
             Ok(upgraded_state) => UpgradeResponse { upgraded_state, diagnostics: Vec::new() },
             Err(d) => UpgradeResponse { upgraded_state: Value::Null, diagnostics: d.into_vec() },
         }
@@ -730,9 +730,9 @@ impl<R: Resource> AnyResource for R {
             ));
             return response;
         }
-        let ty = Resource::schema(self).implied_type();
+        let block = Resource::schema(self).to_model().block;
         let result = Resource::move_state(self, request).and_then(|raw| {
-            let state = upgrade_raw(raw, &ty)?;
+            let state = upgrade_raw_block(raw, &block)?;
             let typed: R::State = from_value(&state)?;
             let identity =
                 known_identity(Resource::identity(self), &typed, R::TYPE_NAME, "move_state")?;

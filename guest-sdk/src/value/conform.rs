@@ -191,6 +191,15 @@ pub fn upgrade_raw(value: Value, ty: &Type) -> Result<Value, Error> {
     terrarium_model::conform::conform(value, ty).map_err(|e| Error::at(&e.path, e.message))
 }
 
+/// [`upgrade_raw`] for the stored state of a schema block, in the form the provider's code
+/// reads (see [`Block::collections_type`]). Terraform stores a list or map of blocks holding a
+/// `dynamic` value as a dynamic value (`{"type": ..., "value": ...}`): it is read with that
+/// type, then made a list or map of blocks again.
+pub fn upgrade_raw_block(value: Value, block: &Block) -> Result<Value, Error> {
+    let typed = upgrade_raw(value, &block.implied_type())?;
+    Ok(dynamic_blocks_as_collections(typed, block))
+}
+
 fn walk(value: Value, ty: &Type, path: &AttributePath) -> Result<Value, Error> {
     let mismatch = |value: &Value| {
         Error::at(path, format!("expected {}, found {}", ty.friendly_name(), value.kind()))

@@ -30,7 +30,10 @@ use std::fmt;
 
 use terrarium_model::{AttributePath, Diagnostic, PathStep, Value};
 
-pub use conform::{conform, conform_block, dynamic_blocks_as_collections, infer_type, upgrade_raw};
+pub use conform::{
+    conform, conform_block, dynamic_blocks_as_collections, infer_type, upgrade_raw,
+    upgrade_raw_block,
+};
 pub use terrarium_framework::{canonical_key, same_value};
 
 /// The newtype name Terrarium's serializer recognises as [`BigNumber`](crate::BigNumber).

@@ -391,3 +391,71 @@ fn a_map_of_blocks_with_a_dynamic_attribute_is_an_object_of_their_own_types_and_
     );
     assert_eq!(conform_block(read, &block).unwrap(), typed);
 }
+
+/// Stored state as UpgradeResourceState gets it from the host (JSON without a schema:
+/// objects, tuples, strings, numbers, bools, nulls).
+fn raw_state(json: &serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Array(items) => Value::Tuple(items.iter().map(raw_state).collect()),
+        serde_json::Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), raw_state(v))).collect())
+        }
+        serde_json::Value::String(text) => s(text),
+        serde_json::Value::Number(x) => {
+            Number::parse(&x.to_string()).map_or(Value::Null, Value::Number)
+        }
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Null => Value::Null,
+    }
+}
+
+#[test]
+fn stored_state_of_a_list_of_blocks_holding_a_dynamic_value_is_read_back() {
+    use terrarium_model::schema::{Attribute, AttributeType, Block, BlockNesting, NestedBlock};
+    let attribute = |name: &str, ty: Type| Attribute {
+        name: name.into(),
+        ty: AttributeType::Type(ty),
+        optional: true,
+        ..Default::default()
+    };
+    let block = Block {
+        attributes: vec![attribute("id", Type::String)],
+        block_types: vec![NestedBlock {
+            type_name: "nic".into(),
+            block: Block {
+                attributes: vec![
+                    attribute("network", Type::String),
+                    attribute("meta", Type::Dynamic),
+                ],
+                ..Default::default()
+            },
+            nesting: BlockNesting::List,
+            min_items: 0,
+            max_items: 0,
+        }],
+        ..Default::default()
+    };
+    // Terraform stores the list of blocks, typed `dynamic`, with its type.
+    let stored = raw_state(&serde_json::json!({
+        "id": "vm-1",
+        "nic": {
+            "type": ["tuple", [["object", {
+                "network": "string",
+                "meta": ["object", {"tags": ["list", "string"], "vlan": "number"}],
+            }]]],
+            "value": [{"network": "blue", "meta": {"tags": ["a", "b"], "vlan": 7}}],
+        },
+    }));
+    let meta_type = Type::object([("tags", Type::list(Type::String)), ("vlan", Type::Number)]);
+    let meta = Value::Dynamic(Box::new(DynamicValue {
+        ty: meta_type,
+        value: obj([("tags", Value::List(vec![s("a"), s("b")])), ("vlan", n(7))]),
+    }));
+    assert_eq!(
+        upgrade_raw_block(stored, &block).unwrap(),
+        obj([
+            ("id", s("vm-1")),
+            ("nic", Value::List(vec![obj([("network", s("blue")), ("meta", meta)])])),
+        ])
+    );
+}
