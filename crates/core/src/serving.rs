@@ -60,6 +60,16 @@ enum Now {
     Settled(Loaded),
 }
 
+impl Now {
+    /// The generation serving, without waiting: `None` while loading or failed.
+    fn serving(&self) -> Option<Arc<Generation>> {
+        match self {
+            Now::Loading(loading) => loading.peek().and_then(|loaded| loaded.clone().ok()),
+            Now::Settled(loaded) => loaded.clone().ok(),
+        }
+    }
+}
+
 struct State {
     now: Now,
     /// The number of the last generation made (0 before any).
@@ -144,20 +154,14 @@ impl Serving {
 
     /// The generation serving now without waiting: `None` while loading or failed.
     pub fn current(&self) -> Option<Arc<Generation>> {
-        match &self.read().now {
-            Now::Loading(loading) => loading.peek().and_then(|loaded| loaded.clone().ok()),
-            Now::Settled(loaded) => loaded.clone().ok(),
-        }
+        self.read().now.serving()
     }
 
     /// Makes `dispatcher` the next generation; returns the one it replaced (`None` when
     /// nothing served) and the new one. Calls that already took the old generation keep it.
     pub fn swap(&self, dispatcher: Arc<Dispatcher>) -> (Option<Arc<Generation>>, Arc<Generation>) {
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
-        let old = match &state.now {
-            Now::Loading(loading) => loading.peek().and_then(|loaded| loaded.clone().ok()),
-            Now::Settled(loaded) => loaded.clone().ok(),
-        };
+        let old = state.now.serving();
         state.last += 1;
         let next = Arc::new(Generation { number: state.last, dispatcher });
         state.now = Now::Settled(Ok(next.clone()));
