@@ -100,6 +100,24 @@ $(FRAMEWORK_PETS_NATIVE): $(FRAMEWORK_SOURCES)
 	@mkdir -p $(@D)
 	cd examples/pets/framework && go build -trimpath -o $(abspath $@) .
 
+# The large generated provider of the benchmarks (bench/gen-large-provider: 300 resource types
+# of 30 attributes, the shape of a cloud provider's schema), written into the target directory
+# and built from that one source natively and as a component through the tfprotov6 adapter, as
+# examples/pets/framework is. Only `make large-provider` (bench/run) builds it: each build takes
+# minutes, and make skips it while the generator and the SDK are unchanged.
+LARGE_DIR := $(TARGET_DIR)/large-provider
+LARGE_NATIVE := $(LARGE_DIR)/terraform-provider-large
+LARGE_COMPONENT := $(LARGE_DIR)/large.wasm
+$(LARGE_DIR)/src/go.sum: bench/gen-large-provider guest-sdk/go/go.mod guest-sdk/go/tfprotov6adapter/go.mod
+	rm -rf $(@D)
+	bench/gen-large-provider $(@D)
+	cd $(@D) && go mod tidy
+$(LARGE_NATIVE): $(LARGE_DIR)/src/go.sum
+	cd $(<D) && go build -trimpath -o $(abspath $@) .
+$(LARGE_COMPONENT): $(LARGE_DIR)/src/go.sum $(GO_SDK_SOURCES)
+	scripts/go-component $(<D) $(abspath $@) terrarium-provider
+large-provider: $(LARGE_NATIVE) $(LARGE_COMPONENT)
+
 # The Go SDK's bindings of the WIT world, checked in (authors need only Go): regenerated when
 # the WIT changes; `make lint` fails when the checked-in ones differ from what wit/ generates.
 GO_BINDINGS := guest-sdk/go/internal/wit
@@ -112,7 +130,7 @@ go-bindings: setup build/go/bindings.stamp
 # Anyhow errors in failing tests: the message and its causes, not a backtrace of the harness.
 export RUST_LIB_BACKTRACE ?= 0
 
-.PHONY: help setup setup-demo build-demo build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings
+.PHONY: help setup setup-demo build-demo build build-host build-guests build-arm64-host test test-js lint fmt demo clean bench docs go-bindings large-provider
 
 help:
 	@sed -n '3,17s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
