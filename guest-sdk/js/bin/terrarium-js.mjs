@@ -11,12 +11,20 @@
 //       test runner; `@terrarium/sdk/harness` drives the built component through the host.
 //   terrarium-js wit-types [OUT_DIR]
 //       regenerates the TypeScript declarations of the WIT world (src/wit of this package).
+//   terrarium-js dev-runtime
+//       prints the path of the TypeScript development runtime (the engine and this SDK, none
+//       of a provider's code), building it with componentize-js first unless it is cached,
+//       then the command that bundles a save for it (a JSON array; see devBundleCommand).
+//   terrarium-js dev-bundle ENTRY -o OUT.js
+//       bundles ENTRY with esbuild for that runtime (no type check): what `terrarium dev
+//       provider.ts` runs on each save.
 //
 // Errors are one line on stderr and exit status 1.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,8 +38,10 @@ const witDir = resolve(sdkDir, '..', '..', 'wit');
 const worldName = 'terrarium-provider-js';
 const wasiWit = join(sdkDir, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wit', 'builtin', '0.2.12');
 
-/** Writes the world the component is built against into `dir`; returns `dir`. */
-function assembleWit(dir) {
+/** Writes the world the component is built against into `dir`; returns `dir`. With
+ * `environment` (the development runtime) the world also imports wasi:cli/environment, where
+ * `terrarium dev` says which files to evaluate. */
+function assembleWit(dir, { environment = false } = {}) {
   mkdirSync(dir, { recursive: true });
   for (const file of readdirSync(witDir).filter((f) => f.endsWith('.wit'))) {
     writeFileSync(join(dir, file), readFileSync(join(witDir, file)));
@@ -40,12 +50,16 @@ function assembleWit(dir) {
     .split('\n')
     .find((line) => line.startsWith('package '));
   if (!packageLine) fail(`${join(witDir, 'provider.wit')} has no package line`);
+  const extra = environment ? '    import wasi:cli/environment@0.2.12;\n' : '';
   writeFileSync(
     join(dir, 'js-guest.wit'),
     `${packageLine}\n\nworld ${worldName} {\n    include terrarium-provider-with-behaviour;\n` +
-      `    import wasi:filesystem/preopens@0.2.12;\n    import wasi:filesystem/types@0.2.12;\n}\n`,
+      `    import wasi:filesystem/preopens@0.2.12;\n    import wasi:filesystem/types@0.2.12;\n${extra}}\n`,
   );
-  for (const dep of ['wasi-filesystem', 'wasi-io', 'wasi-clocks']) {
+  // wasi:cli's package names the other WASI packages' worlds, so it needs them all.
+  const deps = ['wasi-filesystem', 'wasi-io', 'wasi-clocks'];
+  if (environment) deps.push('wasi-cli', 'wasi-sockets', 'wasi-random');
+  for (const dep of deps) {
     mkdirSync(join(dir, 'deps', dep), { recursive: true });
     writeFileSync(join(dir, 'deps', dep, 'package.wit'), readFileSync(join(wasiWit, dep, 'package.wit')));
   }
@@ -221,6 +235,104 @@ async function test(argv) {
   }
 }
 
+/** Where the development runtime is cached: TERRARIUM_DEV_RUNTIME_CACHE, else
+ * $XDG_CACHE_HOME/terrarium/dev-runtime (~/.cache/terrarium/dev-runtime), as for Python. */
+function devRuntimeCache() {
+  if (process.env.TERRARIUM_DEV_RUNTIME_CACHE) return resolve(process.env.TERRARIUM_DEV_RUNTIME_CACHE);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'terrarium', 'dev-runtime');
+}
+
+/** What the runtime is built from: this SDK's sources and build script, the WIT and
+ * componentize-js's version. */
+function devRuntimeKey() {
+  const digest = createHash('sha256');
+  const files = [
+    ...listFiles(join(sdkDir, 'src')).filter((f) => f.endsWith('.ts')),
+    ...listFiles(witDir).filter((f) => f.endsWith('.wit')),
+    fileURLToPath(import.meta.url),
+  ].sort();
+  for (const file of files) digest.update(`${relative(sdkDir, file)}\0`).update(readFileSync(file)).update('\0');
+  const componentizeJs = JSON.parse(
+    readFileSync(join(sdkDir, 'node_modules', '@bytecodealliance', 'componentize-js', 'package.json'), 'utf8'),
+  ).version;
+  digest.update(`componentize-js ${componentizeJs}`);
+  return digest.digest('hex').slice(0, 20);
+}
+
+async function devRuntime(argv) {
+  const { positional, flags } = parseArgs(argv);
+  if (positional.length || flags.size) fail('dev-runtime takes no arguments');
+  const target = join(devRuntimeCache(), `typescript-${devRuntimeKey()}.wasm`);
+  if (!existsSync(target)) {
+    mkdirSync(dirname(target), { recursive: true });
+    process.stderr.write(`terrarium-js: building the TypeScript development runtime (once): ${target}\n`);
+    const scratch = mkdtempSync(join(tmpdir(), 'terrarium-js-devrt-'));
+    try {
+      const bundle = join(scratch, 'devrt.js');
+      const esbuild = await import(join(sdkDir, 'node_modules', 'esbuild', 'lib', 'main.js'));
+      await esbuild.build({
+        entryPoints: [join(sdkDir, 'src', 'devrt.ts')],
+        bundle: true,
+        format: 'esm',
+        platform: 'neutral',
+        target: 'es2022',
+        outfile: bundle,
+        external: ['terrarium:*', 'wasi:*'],
+        logLevel: 'silent',
+      }).catch((e) => fail(`bundling the development runtime failed: ${e.message ?? e}`));
+      const { componentize } = await import(
+        join(sdkDir, 'node_modules', '@bytecodealliance', 'componentize-js', 'src', 'componentize.js')
+      );
+      const { component } = await componentize({
+        sourcePath: bundle,
+        witPath: assembleWit(join(scratch, 'wit'), { environment: true }),
+        worldName,
+        disableFeatures: ['fetch-event'],
+      }).catch((e) => fail(`componentize-js failed to build the development runtime: ${e.message ?? e}`));
+      // Beside the target (one file system), renamed into place whole: a concurrent
+      // `terrarium dev` never reads half a file.
+      const partial = `${target}.${process.pid}.partial`;
+      writeFileSync(partial, component);
+      renameSync(partial, target);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  // The runtime, then the command `terrarium dev` bundles each save with (JSON).
+  process.stdout.write(`${target}\n${JSON.stringify(devBundleCommand())}\n`);
+}
+
+/** The command that bundles a provider's entry for the development runtime, to which the
+ * entry and `--outfile=OUT.js` are added: esbuild's own executable (a save is bundled in tens
+ * of milliseconds, node's start included none), writing one CommonJS file with
+ * `@terrarium/sdk` left for the runtime to supply (its own copy of the SDK). No type check:
+ * esbuild only strips types (`terrarium-js build` checks them). */
+function devBundleCommand() {
+  return [
+    join(sdkDir, 'node_modules', 'esbuild', 'bin', 'esbuild'),
+    '--bundle',
+    '--format=cjs',
+    '--platform=neutral',
+    '--target=es2022',
+    '--external:@terrarium/sdk',
+    '--external:terrarium:*',
+    '--external:wasi:*',
+    '--log-level=error',
+  ];
+}
+
+function devBundle(argv) {
+  const { positional, flags } = parseArgs(argv);
+  const entry = positional[0] && resolve(positional[0]);
+  const out = flags.get('out');
+  if (!entry || typeof out !== 'string') fail('usage: terrarium-js dev-bundle ENTRY -o OUT.js');
+  if (!existsSync(entry)) fail(`${entry} does not exist`);
+  const [bin, ...args] = devBundleCommand();
+  const run = spawnSync(bin, [...args, entry, `--outfile=${resolve(out)}`], { stdio: 'inherit' });
+  if (run.error) fail(`cannot run ${bin}: ${run.error.message}; run the repository's scripts/setup`);
+  process.exitCode = run.status ?? 1;
+}
+
 function witTypes(argv) {
   const { positional } = parseArgs(argv);
   const outDir = resolve(positional[0] ?? join(sdkDir, 'src', 'wit'));
@@ -264,6 +376,12 @@ switch (command) {
   case 'wit-types':
     witTypes(rest);
     break;
+  case 'dev-runtime':
+    await devRuntime(rest);
+    break;
+  case 'dev-bundle':
+    devBundle(rest);
+    break;
   default:
-    fail(`${command ? `unknown command ${command}` : 'no command'}; commands: build, test, wit-types`);
+    fail(`${command ? `unknown command ${command}` : 'no command'}; commands: build, test, wit-types, dev-runtime, dev-bundle`);
 }
