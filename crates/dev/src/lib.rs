@@ -191,7 +191,7 @@ pub struct Reloader {
     path: PathBuf,
     settings: RuntimeSettings,
     /// What [`Reloader::reinstantiate`] starts new instances of, and its component's digest.
-    next_version: Option<(NextVersion, [u8; 32])>,
+    next_version: Option<(Arc<NextVersion>, [u8; 32])>,
     serial: tokio::sync::Mutex<()>,
 }
 
@@ -216,7 +216,7 @@ impl Reloader {
             live,
             path,
             settings,
-            next_version: Some((next_version, digest)),
+            next_version: Some((Arc::new(next_version), digest)),
             serial: tokio::sync::Mutex::new(()),
         }
     }
@@ -264,8 +264,14 @@ impl Reloader {
         };
         let _one_at_a_time = self.serial.lock().await;
         let started = Instant::now();
-        // Copies a few source files: quick enough for the watch task's thread.
-        let runtime = next_version()
+        // Copies the sources, or runs a bundler: off the async threads.
+        let make = next_version.clone();
+        let runtime = tokio::task::spawn_blocking(move || make())
+            .await
+            .map_err(|e| ReloadError::Interrupted {
+                path: self.path.clone(),
+                message: e.to_string(),
+            })?
             .map_err(|message| ReloadError::Prepare { path: self.path.clone(), message })?;
         self.swap_in(runtime, *digest, started).await
     }

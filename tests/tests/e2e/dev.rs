@@ -430,7 +430,7 @@ fn dev_with_a_component_that_was_never_built_says_what_to_do() -> anyhow::Result
     Ok(())
 }
 
-/// The configuration of the Python dev test: `readers` copies of the data source (terraform
+/// The configuration of the Python and TypeScript dev tests: `readers` copies of the data source (terraform
 /// reads them concurrently, so several need an instance each at once) and one resource.
 fn greet_config(readers: usize) -> String {
     format!(
@@ -452,6 +452,22 @@ output "message" {{
 }}
 "#
     )
+}
+
+/// A plan of [`greet_config`]: the planned message, the greeting's planned name, the plan run.
+fn planned_greet(server: &DevServer, ws: &Workspace) -> anyhow::Result<(String, String, Run)> {
+    let run = server.terraform(ws, &["plan", "-input=false", "-no-color", "-out", "tfplan"])?;
+    let show = server.terraform(ws, &["show", "-json", "tfplan"])?;
+    let plan: Value = serde_json::from_str(&show.stdout).context("plan JSON")?;
+    let message = plan["planned_values"]["outputs"]["message"]["value"]
+        .as_str()
+        .with_context(|| format!("no planned message in {plan}"))?
+        .to_owned();
+    let name = plan["planned_values"]["root_module"]["resources"][0]["values"]["name"]
+        .as_str()
+        .with_context(|| format!("no planned name in {plan}"))?
+        .to_owned();
+    Ok((message, name, run))
 }
 
 /// A Python provider as an author writes it: a data source whose code the test edits, and a
@@ -548,21 +564,7 @@ fn python_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
     let server = DevServer::spawn(command, "example/greet", ws.root().join("dev.log"))?;
 
     server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
-    let planned = |server: &DevServer| -> anyhow::Result<(String, String, Run)> {
-        let run =
-            server.terraform(&ws, &["plan", "-input=false", "-no-color", "-out", "tfplan"])?;
-        let show = server.terraform(&ws, &["show", "-json", "tfplan"])?;
-        let plan: Value = serde_json::from_str(&show.stdout).context("plan JSON")?;
-        let message = plan["planned_values"]["outputs"]["message"]["value"]
-            .as_str()
-            .with_context(|| format!("no planned message in {plan}"))?
-            .to_owned();
-        let name = plan["planned_values"]["root_module"]["resources"][0]["values"]["name"]
-            .as_str()
-            .with_context(|| format!("no planned name in {plan}"))?
-            .to_owned();
-        Ok((message, name, run))
-    };
+    let planned = |server: &DevServer| planned_greet(server, &ws);
     let (message, name, _) = planned(&server)?;
     assert_eq!((message.as_str(), name.as_str()), ("hello from edit 1", "world"));
 
@@ -607,6 +609,144 @@ fn python_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
         "new instances of the previous version failed\n{run}"
     );
     edit("GREETING = (", "GREETING = \"hello from edit 3\"")?;
+    server.wait_for_log("reloaded:", 3)?;
+    let (message, _, run) = planned(&server)?;
+    assert_eq!(message, "hello from edit 3");
+    ensure!(run.warning_summaries().is_empty(), "no stale warning after a good save\n{run}");
+
+    stop_with_ctrl_c(server)
+}
+
+/// The TypeScript twin of [`GREET_PY`]: the entry module, whose declared default the test
+/// edits, and a module it imports, whose code the test edits.
+const GREET_TS: &str = r#"
+import { DataSource, Provider, Resource, schema, serve, string, type State } from '@terrarium/sdk';
+import { GREETING } from './messages';
+
+const message = schema({ attributes: { text: string().computed() } });
+const greeting = schema({
+  attributes: { name: string().default('world'), id: string().computed() },
+});
+
+class MessageSource extends DataSource<typeof message> {
+  typeName = 'greet_message';
+  schema = message;
+
+  async read(config: State<typeof message>): Promise<State<typeof message>> {
+    // Holds its instance, so concurrent reads need more instances.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return { ...config, text: GREETING };
+  }
+}
+
+class GreetingResource extends Resource<typeof greeting> {
+  typeName = 'greet_greeting';
+  schema = greeting;
+
+  create(planned: State<typeof greeting>): State<typeof greeting> {
+    return { ...planned, id: 'g' };
+  }
+
+  read(current: State<typeof greeting>): State<typeof greeting> {
+    return current;
+  }
+
+  update(_prior: State<typeof greeting>, planned: State<typeof greeting>): State<typeof greeting> {
+    return { ...planned, id: 'g' };
+  }
+
+  delete(): void {}
+}
+
+class Greet extends Provider {
+  dataSources = [new MessageSource()];
+  resources = [new GreetingResource()];
+}
+
+export const { provider, behaviour } = serve(new Greet());
+"#;
+
+/// `terrarium dev provider.ts`: the TypeScript development runtime (the JS engine and the SDK,
+/// built once by `terrarium-js dev-runtime` with componentize-js and cached) evaluates the
+/// entry's bundle, which esbuild makes on each save into a directory granted read-only; a
+/// save is reloaded by bundling and starting new instances, with no componentize-js build
+/// (issue 29 item 4). An edit of an imported module's code shows in the next plan; an edit of
+/// a declared default shows too, and the reload line names it; a save that does not bundle,
+/// and one that throws while it loads, leave the previous version serving, with a warning,
+/// also in the instances it starts later. No timing is asserted: bench/ measures it.
+#[test]
+fn typescript_edit_shows_in_the_next_plan_without_a_build() -> anyhow::Result<()> {
+    let artifacts = Artifacts::get()?;
+    let repo = &artifacts.repo_root;
+    let tool = repo.join("guest-sdk/js/bin/terrarium-js.mjs");
+    let author = tempfile::Builder::new().prefix("terrarium-greet-ts-").tempdir()?;
+    let entry = author.path().join("provider.ts");
+    let messages = author.path().join("messages.ts");
+    fs::write(&entry, GREET_TS)?;
+    fs::write(&messages, "export const GREETING = 'hello from edit 1';\n")?;
+    let edit = |file: &Path, from: &str, to: &str| -> anyhow::Result<()> {
+        let text = fs::read_to_string(file)?;
+        ensure!(text.contains(from), "{} has no {from:?}", file.display());
+        fs::write(file, text.replace(from, to))?;
+        Ok(())
+    };
+    let ws = Workspace::with_cli_config("disable_checkpoint = true\n")?;
+    ws.write("main.tf", &greet_config(1))?;
+
+    let mut command = Command::new(artifacts.terrarium()?);
+    command.arg("dev").arg(&entry).args(["--source", "example/greet"]).env("TERRARIUM_JS", &tool);
+    let server = DevServer::spawn(command, "example/greet", ws.root().join("dev.log"))?;
+
+    server.terraform(&ws, &["init", "-input=false", "-no-color"])?;
+    let planned = |server: &DevServer| planned_greet(server, &ws);
+    let (message, name, _) = planned(&server)?;
+    assert_eq!((message.as_str(), name.as_str()), ("hello from edit 1", "world"));
+
+    // An edit of the code, in a module the entry imports: the next plan runs it.
+    edit(&messages, "hello from edit 1", "hello from edit 2")?;
+    server.wait_for_log("reloaded:", 1)?;
+    let log = server.log_text();
+    ensure!(
+        log.contains("reloaded: new code; schema and declared behaviour"),
+        "a reload of new code with the same schema and behaviour says so\n{log}"
+    );
+    ensure!(!log.contains("componentize"), "a save builds no component\n{log}");
+    let (message, _, _) = planned(&server)?;
+    assert_eq!(message, "hello from edit 2");
+
+    // An edit of a declared default: the reload line says what changed, and the plan has it.
+    edit(&entry, "default('world')", "default('moon')")?;
+    server.wait_for_log("reloaded:", 2)?;
+    let log = server.log_text();
+    ensure!(
+        log.contains("resource greet_greeting: attribute name: default changed"),
+        "the reload names the changed default\n{log}"
+    );
+    let (_, name, _) = planned(&server)?;
+    assert_eq!(name, "moon");
+
+    // A save that does not bundle, then one that throws while it loads: the previous version
+    // keeps serving, with a warning, also on instances it starts after them (six concurrent
+    // reads need more instances than the plans so far started).
+    edit(&messages, "'hello from edit 2';", "(;")?;
+    server.wait_for_log("reload failed", 1)?;
+    edit(&messages, "(;", "(() => { throw new Error('a broken save'); })();")?;
+    server.wait_for_log("reload failed", 2)?;
+    let log = server.log_text();
+    ensure!(log.contains("does not bundle"), "the bundler's error is logged\n{log}");
+    ensure!(log.contains("a broken save"), "the error the module threw is logged\n{log}");
+    ws.write("main.tf", &greet_config(6))?;
+    let (message, _, run) = planned(&server)?;
+    assert_eq!(message, "hello from edit 2", "the previous version keeps serving");
+    ensure!(
+        run.warning_summaries().iter().any(|w| w == "Provider reload failed"),
+        "expected a \"Provider reload failed\" warning\n{run}"
+    );
+    ensure!(
+        run.error_summaries().is_empty(),
+        "new instances of the previous version failed\n{run}"
+    );
+    edit(&messages, "(() => { throw new Error('a broken save'); })();", "'hello from edit 3';")?;
     server.wait_for_log("reloaded:", 3)?;
     let (message, _, run) = planned(&server)?;
     assert_eq!(message, "hello from edit 3");

@@ -28,8 +28,9 @@ use terrarium_install::protected;
 #[command(group(clap::ArgGroup::new("consumer").required(true).args(["source", "pulumi"])))]
 pub struct DevArgs {
     /// The provider component to serve and to reload whenever it changes, e.g.
-    /// target/wasm32-wasip2/debug/my_provider.wasm; or a Python provider module (provider.py),
-    /// served by the Python development runtime and reloaded on every save without a build.
+    /// target/wasm32-wasip2/debug/my_provider.wasm; or a Python provider module (provider.py)
+    /// or a TypeScript entry module (src/provider.ts), served by that language's development
+    /// runtime and reloaded on every save without a component build.
     #[arg(value_name = "COMPONENT")]
     pub component: PathBuf,
     /// The provider's source address as configurations name it (`example/null`, or in full
@@ -68,13 +69,13 @@ impl DevArgs {
     /// The grants from `--grants FILE` or from the grant flags, checked by the rules
     /// `terrarium install` and a provider start apply (see `sandbox::dirs`).
     ///
-    /// For a Python module the result is what each version of its sources is served under
-    /// ([`PythonSandbox::version`] adds that version's directory).
+    /// For a Python or TypeScript module the result is what each version of its sources is
+    /// served under ([`ModuleSandbox::version`] adds that version's directory).
     fn apply_grants(
         &self,
         settings: &mut RuntimeSettings,
-        python: Option<&PythonDev>,
-    ) -> anyhow::Result<PythonSandbox> {
+        module: Option<&ModuleDev>,
+    ) -> anyhow::Result<ModuleSandbox> {
         let grants = match &self.grants {
             Some(file) => {
                 if !file.is_file() {
@@ -86,14 +87,15 @@ impl DevArgs {
         };
         let mut protected = protected::host(settings.cache_dir.as_deref());
         protected.extend(protected::dev(&self.component, &self.watch));
-        if let Some(python) = python {
+        if let Some(module) = module {
             // The module's directory and the copies of its versions: protected, so no grant
             // may make them writable. Each version's copy is granted read-only, and only to
-            // that version (`PythonSandbox::version`).
+            // that version (`ModuleSandbox::version`).
+            let language = module.language.name();
             protected.push(
                 ProtectedPath::new(
-                    &python.dir,
-                    "the directory of the Python module terrarium dev serves",
+                    &module.dir,
+                    &format!("the directory of the {language} module terrarium dev serves"),
                     "a provider that can write there can change its own code, which is then \
                      reloaded",
                     Refuse::Write,
@@ -102,8 +104,8 @@ impl DevArgs {
             );
             protected.push(
                 ProtectedPath::new(
-                    python.versions.path(),
-                    "the copies of the Python module's versions terrarium dev serves",
+                    module.versions.path(),
+                    &format!("the copies of the {language} module's versions terrarium dev serves"),
                     "a provider that can write there can change the code it runs",
                     Refuse::Write,
                 )
@@ -120,27 +122,29 @@ impl DevArgs {
             ));
         }
         super::serve::apply_grants(settings, grants.clone(), &protected)?;
-        Ok(PythonSandbox { grants, protected })
+        Ok(ModuleSandbox { grants, protected })
     }
 }
 
-/// The grants and protected paths of `terrarium dev`, to which each version of a Python
-/// module's sources adds its own directory.
+/// The grants and protected paths of `terrarium dev`, to which each version of a Python or
+/// TypeScript module's sources adds its own directory.
 #[derive(Debug)]
-struct PythonSandbox {
+struct ModuleSandbox {
     grants: Grants,
     protected: Vec<ProtectedPath>,
 }
 
-impl PythonSandbox {
-    /// The sandbox of the version whose sources were copied to `dir`: that directory granted
-    /// read-only, and the variables that tell the runtime where the module is.
-    fn version(&self, dir: &Path, module: &str) -> anyhow::Result<Sandbox> {
+impl ModuleSandbox {
+    /// The sandbox of the version whose sources were copied (or bundled) to `dir`: that
+    /// directory granted read-only, and the variables that tell `language`'s runtime where the
+    /// module is.
+    fn version(&self, dir: &Path, language: Language, module: &str) -> anyhow::Result<Sandbox> {
         let mut grants = self.grants.clone();
         grants.dirs.push(DirGrant { path: dir.to_path_buf(), access: Access::ReadOnly });
         let mut sandbox = Sandbox::new(grants, &self.protected)?;
-        sandbox.set_env(PYTHON_DIR_VAR, &dir.to_string_lossy());
-        sandbox.set_env(PYTHON_MODULE_VAR, module);
+        let (dir_var, module_var) = language.variables();
+        sandbox.set_env(dir_var, &dir.to_string_lossy());
+        sandbox.set_env(module_var, module);
         Ok(sandbox)
     }
 }
@@ -149,19 +153,64 @@ impl PythonSandbox {
 /// the directory of the author's module and its name.
 const PYTHON_DIR_VAR: &str = "TERRARIUM_DEV_PYTHON_DIR";
 const PYTHON_MODULE_VAR: &str = "TERRARIUM_DEV_PYTHON_MODULE";
+/// The variables the TypeScript development runtime (guest-sdk/js/src/devrt.ts) reads: the
+/// directory of the bundle of the author's module and its file name.
+const JS_DIR_VAR: &str = "TERRARIUM_DEV_JS_DIR";
+const JS_MODULE_VAR: &str = "TERRARIUM_DEV_JS_MODULE";
 
-/// A Python provider module served by the Python development runtime: a component holding
-/// the interpreter and the SDK, built once by the SDK (`python -m terrarium.dev_runtime`) and
-/// cached outside the checkout, which imports the module from its directory (granted
-/// read-only) in every new instance. A save is then reloaded by starting new instances,
-/// without componentize-py.
-struct PythonDev {
+/// The languages whose modules `terrarium dev` serves through a development runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Language {
+    Python,
+    TypeScript,
+}
+
+impl Language {
+    /// The language of a module file, by its extension; `None` for a component.
+    fn of(path: &Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "py" => Some(Language::Python),
+            "ts" | "mts" | "js" | "mjs" => Some(Language::TypeScript),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::TypeScript => "TypeScript",
+        }
+    }
+
+    /// The variables that name the directory of a version and the module in it.
+    fn variables(self) -> (&'static str, &'static str) {
+        match self {
+            Language::Python => (PYTHON_DIR_VAR, PYTHON_MODULE_VAR),
+            Language::TypeScript => (JS_DIR_VAR, JS_MODULE_VAR),
+        }
+    }
+}
+
+/// A Python or TypeScript provider module served by its language's development runtime: a
+/// component holding the interpreter (or JS engine) and the SDK, built once by the SDK
+/// (`python -m terrarium.dev_runtime`, `terrarium-js dev-runtime`) and cached outside the
+/// checkout, which loads the module from a directory granted read-only in every new instance.
+/// A save is then reloaded by starting new instances, without componentize-py or
+/// componentize-js.
+struct ModuleDev {
+    language: Language,
     /// The module's directory, absolute.
     dir: PathBuf,
-    /// The module's name (`provider` for provider.py).
+    /// The module file, absolute.
+    entry: PathBuf,
+    /// What the runtime loads from a version's directory: the Python module's name
+    /// (`provider` for provider.py), the bundle's file name (`provider.js` for provider.ts).
     module: String,
     /// The runtime component.
     runtime: PathBuf,
+    /// For TypeScript, the command that bundles the entry (`terrarium-js dev-runtime` prints
+    /// it), to which the entry and `--outfile=` are added.
+    bundler: Vec<String>,
     /// Where each version of the sources is copied (`gen-N`).
     versions: VersionsDir,
 }
@@ -172,7 +221,7 @@ struct VersionsDir(PathBuf);
 impl VersionsDir {
     /// A new directory under the system's temporary directory, which must not be inside
     /// `sources` (the copies would count as edits).
-    fn create(sources: &Path) -> anyhow::Result<VersionsDir> {
+    fn create(sources: &Path, language: Language) -> anyhow::Result<VersionsDir> {
         let base = std::env::temp_dir();
         let base = base.canonicalize().unwrap_or(base);
         if base.starts_with(sources) {
@@ -184,7 +233,11 @@ impl VersionsDir {
             );
         }
         for attempt in 0..100u32 {
-            let dir = base.join(format!("terrarium-dev-python-{}-{attempt}", std::process::id()));
+            let dir = base.join(format!(
+                "terrarium-dev-{}-{}-{attempt}",
+                language.name().to_lowercase(),
+                std::process::id()
+            ));
             match std::fs::create_dir(&dir) {
                 Ok(()) => return Ok(VersionsDir(dir)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -228,39 +281,74 @@ fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The versions of a Python module's sources, each served by its own [`Runtime`] of the one
-/// compiled development runtime: a save copies the sources to `gen-N` and grants that copy,
-/// read-only, to that version alone. A version's instances, also those it starts after a
-/// later save (more concurrent calls, an instance thrown away), import the code it was loaded
-/// from, so a save that does not import leaves the previous version working.
-struct PythonVersions {
+/// The versions of a Python or TypeScript module's sources, each served by its own
+/// [`Runtime`] of the one compiled development runtime: a save copies the sources (Python) or
+/// bundles the entry (TypeScript) to `gen-N` and grants that directory, read-only, to that
+/// version alone. A version's instances, also those it starts after a later save (more
+/// concurrent calls, an instance thrown away), load the code it was loaded from, so a save
+/// that does not load leaves the previous version working.
+struct ModuleVersions {
     base: Arc<Runtime>,
-    sandbox: PythonSandbox,
+    sandbox: ModuleSandbox,
+    language: Language,
     sources: PathBuf,
+    entry: PathBuf,
     module: String,
+    bundler: Vec<String>,
     root: PathBuf,
     made: std::sync::atomic::AtomicU64,
 }
 
-impl PythonVersions {
-    /// Copies the sources as they are now and returns the runtime that serves that copy.
+impl ModuleVersions {
+    /// Copies (or bundles) the sources as they are now and returns the runtime that serves
+    /// that version.
     fn next(&self) -> anyhow::Result<Arc<Runtime>> {
         let n = self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let dir = self.root.join(format!("gen-{n}"));
-        copy_sources(&self.sources, &dir).with_context(|| {
-            format!("cannot copy {} to {}", self.sources.display(), dir.display())
-        })?;
-        let sandbox = self.sandbox.version(&dir, &self.module)?;
+        match self.language {
+            Language::Python => copy_sources(&self.sources, &dir).with_context(|| {
+                format!("cannot copy {} to {}", self.sources.display(), dir.display())
+            })?,
+            Language::TypeScript => bundle(&self.bundler, &self.entry, &dir.join(&self.module))?,
+        }
+        let sandbox = self.sandbox.version(&dir, self.language, &self.module)?;
         Ok(Arc::new(self.base.with_sandbox(Arc::new(sandbox))))
     }
 }
 
-impl PythonDev {
-    /// Finds the runtime (building it the first time) with `TERRARIUM_PYTHON`, else `python3`:
-    /// the Python the author installed the SDK and componentize-py in.
-    fn prepare(module: &Path) -> anyhow::Result<PythonDev> {
+/// Bundles a TypeScript entry to `out` with `bundler` (esbuild, as `terrarium-js dev-runtime`
+/// names it); its errors (file, line, what) are the error.
+fn bundle(bundler: &[String], entry: &Path, out: &Path) -> anyhow::Result<()> {
+    let (program, args) = bundler.split_first().context("the bundle command is empty")?;
+    let mut outfile = std::ffi::OsString::from("--outfile=");
+    outfile.push(out);
+    let output = std::process::Command::new(program)
+        .args(args)
+        .arg(entry)
+        .arg(outfile)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .with_context(|| {
+            format!("cannot run {program}, the bundler `terrarium-js dev-runtime` named")
+        })?;
+    if !output.status.success() {
+        let errors = String::from_utf8_lossy(&output.stderr);
+        bail!(
+            "{} does not bundle ({}): {}",
+            entry.display(),
+            output.status,
+            errors.trim().lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ")
+        );
+    }
+    Ok(())
+}
+
+impl ModuleDev {
+    /// Finds `language`'s runtime (building it the first time) and, for TypeScript, the
+    /// command that bundles each save.
+    fn prepare(module: &Path, language: Language) -> anyhow::Result<ModuleDev> {
         if !module.is_file() {
-            bail!("{}: no such Python module", module.display());
+            bail!("{}: no such {} module", module.display(), language.name());
         }
         let dir = module
             .parent()
@@ -268,44 +356,133 @@ impl PythonDev {
             .context("the module has no directory")?
             .canonicalize()
             .with_context(|| format!("cannot resolve the directory of {}", module.display()))?;
-        let name = module
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            .with_context(|| {
-                format!("{} is not named as a Python module (letters, digits, _)", module.display())
-            })?
-            .to_string();
-        let python = std::env::var("TERRARIUM_PYTHON").unwrap_or_else(|_| "python3".into());
-        tracing::info!(
-            "finding the Python development runtime (built once, then cached): `{python} -m terrarium.dev_runtime`"
-        );
-        let output = std::process::Command::new(&python)
-            .args(["-m", "terrarium.dev_runtime"])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .with_context(|| {
-                format!("cannot run {python}; set TERRARIUM_PYTHON to the Python that has the terrarium SDK")
-            })?;
-        if !output.status.success() {
+        let stem = module.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if stem.is_empty() || !stem.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
             bail!(
-                "`{python} -m terrarium.dev_runtime` failed ({}); its output is above. The Python \
-                 that runs it needs the terrarium SDK and componentize-py (set TERRARIUM_PYTHON \
-                 to choose another)",
-                output.status
+                "{} is not named as a {} module (letters, digits, _)",
+                module.display(),
+                language.name()
             );
         }
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let runtime = stdout
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| PathBuf::from(l.trim()))
-            .context("`python -m terrarium.dev_runtime` printed no path")?;
-        let versions = VersionsDir::create(&dir)?;
-        Ok(PythonDev { dir, module: name, runtime, versions })
+        let entry = dir.join(module.file_name().context("the module has no file name")?);
+        let (runtime, bundler, name) = match language {
+            Language::Python => {
+                if stem.contains('-') {
+                    bail!(
+                        "{} is not named as a Python module (letters, digits, _)",
+                        module.display()
+                    );
+                }
+                (python_runtime()?, Vec::new(), stem.to_string())
+            }
+            Language::TypeScript => {
+                let (runtime, bundler) = typescript_runtime(&dir)?;
+                (runtime, bundler, format!("{stem}.js"))
+            }
+        };
+        let versions = VersionsDir::create(&dir, language)?;
+        Ok(ModuleDev { language, dir, entry, module: name, runtime, bundler, versions })
     }
+}
+
+/// The Python development runtime, from `TERRARIUM_PYTHON` (else `python3`: the Python the
+/// author installed the SDK and componentize-py in), which builds it the first time.
+fn python_runtime() -> anyhow::Result<PathBuf> {
+    let python = std::env::var("TERRARIUM_PYTHON").unwrap_or_else(|_| "python3".into());
+    tracing::info!(
+        "finding the Python development runtime (built once, then cached): `{python} -m terrarium.dev_runtime`"
+    );
+    let output = std::process::Command::new(&python)
+        .args(["-m", "terrarium.dev_runtime"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| {
+            format!(
+                "cannot run {python}; set TERRARIUM_PYTHON to the Python that has the terrarium SDK"
+            )
+        })?;
+    if !output.status.success() {
+        bail!(
+            "`{python} -m terrarium.dev_runtime` failed ({}); its output is above. The Python \
+             that runs it needs the terrarium SDK and componentize-py (set TERRARIUM_PYTHON \
+             to choose another)",
+            output.status
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| PathBuf::from(l.trim()))
+        .context("`python -m terrarium.dev_runtime` printed no path")
+}
+
+/// The TypeScript SDK's command line: `TERRARIUM_JS`, else `node_modules/.bin/terrarium-js`
+/// in the module's directory or one above it (where npm links the SDK).
+fn terrarium_js(dir: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(given) = std::env::var_os("TERRARIUM_JS") {
+        return Ok(PathBuf::from(given));
+    }
+    dir.ancestors()
+        .map(|d| d.join("node_modules/.bin/terrarium-js"))
+        .find(|p| p.is_file())
+        .with_context(|| {
+            format!(
+                "no node_modules/.bin/terrarium-js in {} or above it: install the TypeScript SDK \
+                 (npm install @terrarium/sdk), or set TERRARIUM_JS to its bin/terrarium-js.mjs",
+                dir.display()
+            )
+        })
+}
+
+/// The TypeScript development runtime and the command that bundles a save for it, from
+/// `terrarium-js dev-runtime`, which builds the runtime the first time.
+fn typescript_runtime(dir: &Path) -> anyhow::Result<(PathBuf, Vec<String>)> {
+    let tool = terrarium_js(dir)?;
+    tracing::info!(
+        "finding the TypeScript development runtime (built once, then cached): `{} dev-runtime`",
+        tool.display()
+    );
+    // A .mjs file is run by node, whatever its mode.
+    let mut command = match tool.extension() {
+        Some(ext) if ext == "mjs" || ext == "js" => {
+            let mut node = std::process::Command::new("node");
+            node.arg(&tool);
+            node
+        }
+        _ => std::process::Command::new(&tool),
+    };
+    let output = command
+        .arg("dev-runtime")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| {
+            format!(
+                "cannot run {}; set TERRARIUM_JS to the SDK's bin/terrarium-js.mjs",
+                tool.display()
+            )
+        })?;
+    if !output.status.success() {
+        bail!("`{} dev-runtime` failed ({}); its output is above", tool.display(), output.status);
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines = stdout.lines().filter(|l| !l.trim().is_empty());
+    let runtime = lines
+        .next()
+        .map(|l| PathBuf::from(l.trim()))
+        .context("`terrarium-js dev-runtime` printed no path")?;
+    let bundler: Vec<String> = lines
+        .next()
+        .map(serde_json::from_str)
+        .transpose()
+        .context("`terrarium-js dev-runtime` printed no bundle command (a JSON array of strings)")?
+        .context(
+            "`terrarium-js dev-runtime` printed no bundle command; update the TypeScript SDK",
+        )?;
+    Ok((runtime, bundler))
 }
 
 pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
@@ -335,8 +512,8 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = args.max_instances {
         settings.instance_pool_size = n.get();
     }
-    let python = match args.component.extension() {
-        Some(ext) if ext == "py" => {
+    let module = match Language::of(&args.component) {
+        Some(language) => {
             if args.build.is_some() {
                 bail!(
                     "{} is served without a build: each save under its directory is reloaded; \
@@ -344,14 +521,14 @@ pub fn run(args: &DevArgs) -> anyhow::Result<ExitCode> {
                     args.component.display()
                 );
             }
-            Some(PythonDev::prepare(&args.component)?)
+            Some(ModuleDev::prepare(&args.component, language)?)
         }
-        _ => None,
+        None => None,
     };
-    let sandbox = args.apply_grants(&mut settings, python.as_ref())?;
+    let sandbox = args.apply_grants(&mut settings, module.as_ref())?;
     let runtime = crate::tokio_runtime()?;
-    let served = match &python {
-        Some(python) => runtime.block_on(serve_python(args, python, sandbox, settings)),
+    let served = match &module {
+        Some(module) => runtime.block_on(serve_module(args, module, sandbox, settings)),
         None => runtime.block_on(serve(args, settings)),
     };
     // Guest calls still running on blocking threads are not waited for; the person pressed Ctrl-C.
@@ -431,16 +608,18 @@ async fn serve(args: &DevArgs, settings: RuntimeSettings) -> anyhow::Result<()> 
     serve_live(args, live).await
 }
 
-/// Serves a Python module through the Python development runtime: the runtime is loaded once;
-/// every save under the module's directory starts new instances, which import it afresh.
-async fn serve_python(
+/// Serves a Python or TypeScript module through its language's development runtime: the
+/// runtime is loaded once; every save under the module's directory starts new instances,
+/// which load it afresh.
+async fn serve_module(
     args: &DevArgs,
-    python: &PythonDev,
-    sandbox: PythonSandbox,
+    dev: &ModuleDev,
+    sandbox: ModuleSandbox,
     settings: RuntimeSettings,
 ) -> anyhow::Result<()> {
-    let path = python.runtime.clone();
+    let path = dev.runtime.clone();
     let reload_settings = settings.clone();
+    let language = dev.language.name();
     let (base, digest) = tokio::task::spawn_blocking(move || {
         let bytes =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -449,18 +628,30 @@ async fn serve_python(
         anyhow::Ok((Arc::new(runtime), digest))
     })
     .await
-    .context("loading the Python development runtime was interrupted")??;
-    let module = python.dir.join(format!("{}.py", python.module));
-    let versions = Arc::new(PythonVersions {
+    .with_context(|| format!("loading the {language} development runtime was interrupted"))??;
+    let module = dev.entry.clone();
+    let versions = Arc::new(ModuleVersions {
         base,
         sandbox,
-        sources: python.dir.clone(),
-        module: python.module.clone(),
-        root: python.versions.path().to_path_buf(),
+        language: dev.language,
+        sources: dev.dir.clone(),
+        entry: dev.entry.clone(),
+        module: dev.module.clone(),
+        bundler: dev.bundler.clone(),
+        root: dev.versions.path().to_path_buf(),
         made: std::sync::atomic::AtomicU64::new(0),
     });
-    let first = versions.next()?;
-    let live = match Dispatcher::start(first).await {
+    let first = {
+        let versions = versions.clone();
+        tokio::task::spawn_blocking(move || versions.next())
+            .await
+            .context("preparing the module's first version was interrupted")?
+    };
+    let started = match first {
+        Ok(first) => Dispatcher::start(first).await.map_err(anyhow::Error::from),
+        Err(error) => Err(error),
+    };
+    let live = match started {
         Ok(provider) => {
             let schema = provider.schema();
             tracing::info!(
@@ -475,10 +666,10 @@ async fn serve_python(
         Err(error) => {
             tracing::error!(
                 module = %module.display(),
-                "cannot load the module yet: {error}; it is served as soon as a save fixes it"
+                "cannot load the module yet: {error:#}; it is served as soon as a save fixes it"
             );
             LiveProvider::failed(format!(
-                "terrarium dev has no working version of {} yet: {error}",
+                "terrarium dev has no working version of {} yet: {error:#}",
                 module.display()
             ))
         }
@@ -492,12 +683,8 @@ async fn serve_python(
         next_version,
         digest,
     ));
-    let _source_watch = watch::watch_sources(
-        std::slice::from_ref(&python.dir),
-        None,
-        reloader,
-        watch::MODULE_QUIET,
-    )?;
+    let _source_watch =
+        watch::watch_sources(std::slice::from_ref(&dev.dir), None, reloader, watch::MODULE_QUIET)?;
     serve_live(args, live).await
 }
 
@@ -772,10 +959,13 @@ mod tests {
         std::fs::write(root.join(".terraform/state"), "tool state").unwrap();
         std::fs::write(root.join("terraform.tfstate"), "{}").unwrap();
         let versions = tempfile::tempdir().unwrap();
-        let python = PythonDev {
+        let python = ModuleDev {
+            language: Language::Python,
             dir: root.clone(),
+            entry: root.join("provider.py"),
             module: "provider".into(),
             runtime: root.join("runtime.wasm"),
+            bundler: Vec::new(),
             versions: VersionsDir(versions.path().canonicalize().unwrap()),
         };
         let mut args = dev_args(&[]).unwrap();
@@ -792,7 +982,7 @@ mod tests {
         std::fs::write(root.join("provider.py"), "GREETING = (\n").unwrap();
         assert_eq!(std::fs::read_to_string(gen1.join("provider.py")).unwrap(), "GREETING = 1\n");
 
-        let version = sandbox.version(&gen1, "provider").unwrap();
+        let version = sandbox.version(&gen1, Language::Python, "provider").unwrap();
         let dirs = version.dirs();
         assert_eq!(dirs.len(), 1);
         assert_eq!(dirs[0].grant().path, gen1);
