@@ -2,7 +2,8 @@
 //! of `terrarium-bench` once, at its smallest size (`--smoke`), against the debug builds the
 //! suite already has (the host, `make build-guests`' components, the Go null provider and
 //! terraform from `scripts/setup`). A section that no longer runs fails here; its figures are
-//! printed and never checked (benchmarks measure, tests do not time).
+//! printed and never checked (benchmarks measure, tests do not time). So does
+//! `bench/module-reload`, the Python and TypeScript reload script, with one run.
 
 // Test code: a failed unwrap is a failed test with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -101,5 +102,25 @@ fn every_section_runs_once_at_its_smallest_size() {
         "| ListResource, 100 items",
     ] {
         assert!(stdout.contains(title), "no {title:?} in the output:\n{stdout}\n{stderr}");
+    }
+
+    // The edit-to-plan reload of Python and TypeScript modules under `terrarium dev` (the
+    // development runtimes, built once and cached) is a script of its own.
+    let output = Command::new(repo.join("bench/module-reload"))
+        .args(["--runs", "1"])
+        .env("TERRARIUM_BIN", &host)
+        .env("TERRAFORM", repo.join("scripts/terraform"))
+        .output()
+        .expect("bench/module-reload runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "bench/module-reload --runs 1 failed ({}):\n{stderr}\n{stdout}",
+        output.status
+    );
+    for language in ["python:", "typescript:"] {
+        assert!(stdout.contains(language), "no {language:?} in the output:\n{stdout}\n{stderr}");
     }
 }
