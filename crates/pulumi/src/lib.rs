@@ -625,7 +625,8 @@ impl PulumiService {
         let r = self.resource(&p, token)?;
         let (block, ty) = (r.block, &r.ty);
         let prior = r.prior(&p, "prior outputs", olds).await?;
-        let config = decode_or_status("inputs", news, ty)?;
+        let mut config = decode_or_status("inputs", news, ty)?;
+        config.value = values::with_empty_blocks(config.value, block);
         let secrets: BTreeSet<AttributePath> =
             prior.secrets.union(&config.secrets).cloned().collect();
         let work = async {
@@ -931,7 +932,7 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let resource = self.resource(&p, &request.r#type)?;
             let (type_name, block, ty) = (&resource.name, resource.block, &resource.ty);
             let config = match values::from_inputs(request.news.as_ref(), ty, block) {
-                Ok(c) => c,
+                Ok(c) => Decoded { value: values::with_empty_blocks(c.value, block), ..c },
                 Err(f) => {
                     return ok(pb::CheckResponse {
                         inputs: request.news,
@@ -979,7 +980,8 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let p = self.provider().await?;
             let resource = self.resource(&p, &request.r#type)?;
             let prior = resource.prior(&p, "prior outputs", request.olds.as_ref()).await?;
-            let config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
+            let mut config = decode_or_status("inputs", request.news.as_ref(), &resource.ty)?;
+            config.value = values::with_empty_blocks(config.value, resource.block);
             let (planned, _, requires_replace) = resource
                 .plan(&p, &prior.value, &config.value, private_of(request.olds.as_ref()))
                 .await?;

@@ -17,7 +17,7 @@ use prost_types::{ListValue, Struct, Value as Pb};
 use terrarium_model::conform::conform;
 use terrarium_model::{AttributePath, Number, PathStep, Type, Value};
 
-use terrarium_model::schema::Block;
+use terrarium_model::schema::{Block, BlockNesting};
 
 use super::change::configurable_at;
 use super::names::{PropertyNames, snake_case};
@@ -595,6 +595,33 @@ fn push_name(out: &mut String, name: &str) {
     }
 }
 
+/// A resource's inputs with every nested block of list, set or map nesting they leave out given
+/// as an empty collection, at any depth, as Terraform's core hands configuration to a provider:
+/// an absent `nic { ... }` block is no `nic`, never a null. (A block whose type holds a dynamic
+/// value is left as it is: its empty value has no one type.)
+pub fn with_empty_blocks(inputs: Value, block: &Block) -> Value {
+    let Value::Object(mut fields) = inputs else { return inputs };
+    for nested in &block.block_types {
+        let inner = |v: Value| with_empty_blocks(v, &nested.block);
+        let value = fields.remove(&nested.type_name).unwrap_or(Value::Null);
+        let dynamic = nested.block.implied_type().has_dynamic_types();
+        let value = match (nested.nesting, value) {
+            (BlockNesting::List, Value::Null) if !dynamic => Value::List(Vec::new()),
+            (BlockNesting::Set, Value::Null) if !dynamic => Value::Set(Vec::new()),
+            (BlockNesting::Map, Value::Null) if !dynamic => Value::Map(BTreeMap::new()),
+            (_, Value::List(items)) => Value::List(items.into_iter().map(inner).collect()),
+            (_, Value::Set(items)) => Value::Set(items.into_iter().map(inner).collect()),
+            (_, Value::Map(items)) => {
+                Value::Map(items.into_iter().map(|(k, v)| (k, inner(v))).collect())
+            }
+            (_, object @ Value::Object(_)) => inner(object),
+            (_, other) => other,
+        };
+        fields.insert(nested.type_name.clone(), value);
+    }
+    Value::Object(fields)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -615,6 +642,46 @@ mod tests {
             ("keepers", Type::map(Type::String)),
             ("result", Type::String),
         ])
+    }
+
+    #[test]
+    fn absent_blocks_are_empty_at_any_depth() {
+        use terrarium_model::schema::NestedBlock;
+        let nested = |name: &str, nesting, block| NestedBlock {
+            type_name: name.into(),
+            block,
+            nesting,
+            min_items: 0,
+            max_items: 0,
+        };
+        let disk = Block {
+            block_types: vec![nested("tag", BlockNesting::Set, Block::default())],
+            ..Block::default()
+        };
+        let block = Block {
+            block_types: vec![
+                nested("nic", BlockNesting::List, Block::default()),
+                nested("disk", BlockNesting::List, disk),
+                nested("labels", BlockNesting::Map, Block::default()),
+                nested("boot", BlockNesting::Single, Block::default()),
+            ],
+            ..Block::default()
+        };
+        let inputs = Value::Object(BTreeMap::from([
+            ("nic".to_owned(), Value::Null),
+            ("disk".to_owned(), Value::List(vec![Value::Object(BTreeMap::new())])),
+            ("boot".to_owned(), Value::Null),
+        ]));
+        let empty_disk = Value::Object(BTreeMap::from([("tag".to_owned(), Value::Set(vec![]))]));
+        assert_eq!(
+            with_empty_blocks(inputs, &block),
+            Value::Object(BTreeMap::from([
+                ("nic".to_owned(), Value::List(vec![])),
+                ("disk".to_owned(), Value::List(vec![empty_disk])),
+                ("labels".to_owned(), Value::Map(BTreeMap::new())),
+                ("boot".to_owned(), Value::Null),
+            ]))
+        );
     }
 
     #[test]
