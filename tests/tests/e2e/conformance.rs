@@ -11,7 +11,11 @@ use terrarium_tests::json::{pretty, state_resource};
 use terrarium_tests::mirror::terrarium_install_with;
 use terrarium_tests::{Artifacts, Provider, Workspace};
 
+use terrarium_tests::pulumi::Project;
+
 use crate::typescript::ApiServer;
+
+mod pulumi;
 
 /// The columns: each language's build of tests/guests/slow, Rust (the reference) first.
 const LANGUAGES: [(&str, Provider); 4] = [
@@ -21,16 +25,99 @@ const LANGUAGES: [(&str, Provider); 4] = [
     ("Go", Provider::SlowGo),
 ];
 
+/// The clients a cell runs through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {
+    /// Terraform 1.15 (scripts/terraform): every language's cell.
+    Terraform,
+    /// OpenTofu 1.12 (build/tools/bin/tofu): the Rust build's cell, compared with the Rust
+    /// cell through Terraform.
+    OpenTofu,
+}
+
+/// One cell of a row: a language's build of tests/guests/slow, through a client.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell {
+    pub provider: Provider,
+    pub client: Client,
+}
+
+impl Cell {
+    /// Every language's cell through Terraform.
+    fn terraform(provider: Provider) -> Cell {
+        Cell { provider, client: Client::Terraform }
+    }
+
+    /// An empty workspace offering this cell's provider, run with this cell's client.
+    pub fn bare_workspace(self) -> anyhow::Result<Workspace> {
+        self.through_client(Workspace::new(&[self.provider])?)
+    }
+
+    /// A workspace whose provider is installed with `terrarium install` and `args` (grants),
+    /// run with this cell's client.
+    pub fn with_installs(self, args: &[String]) -> anyhow::Result<Workspace> {
+        self.through_client(Workspace::with_installs(&[(self.provider, args)])?)
+    }
+
+    fn through_client(self, ws: Workspace) -> anyhow::Result<Workspace> {
+        Ok(match self.client {
+            Client::Terraform => ws,
+            Client::OpenTofu => ws.with_terraform(Artifacts::get()?.go_tool("tofu")?),
+        })
+    }
+}
+
+/// A client column's cell of a row.
+#[derive(Clone, Copy)]
+enum ClientCell {
+    /// The row's check, run with the Rust build through this client (OpenTofu): what it shows
+    /// must be what the Rust cell through Terraform shows.
+    Same,
+    /// [`ClientCell::Same`], where the client does the capability its own way, as the note
+    /// says; what the check compares is the same.
+    Alike(&'static str),
+    /// A check of its own with the Rust build through this client (Pulumi, whose programs and
+    /// output are not Terraform's), of the same behaviour; run by the column's own test. The
+    /// note (empty for none) says where the client does it its own way.
+    Own(fn(&Project) -> anyhow::Result<()>, &'static str),
+    /// Empty, and why.
+    Cannot(&'static str),
+}
+
+use ClientCell::{Alike, Cannot, Own, Same};
+
+impl ClientCell {
+    /// The cell as the README shows it.
+    fn rendered(self) -> String {
+        match self {
+            Same | Own(_, "") => "yes".to_owned(),
+            Alike(note) | Own(_, note) => format!("yes ({note})"),
+            Cannot(why) => format!("no: {why}"),
+        }
+    }
+}
+
+/// OpenTofu 1.12 has no `query` command and no list blocks.
+const TOFU_NO_QUERY: ClientCell =
+    Cannot("OpenTofu has no list resources (no `query` command, no `list` blocks)");
+/// OpenTofu 1.12 has no actions.
+const TOFU_NO_ACTIONS: ClientCell =
+    Cannot("OpenTofu has no actions (no `action` blocks, no `-invoke`)");
+
 /// One row: a capability, the test that runs its cells, and the cells it cannot have yet.
 struct Capability {
     /// What a provider author can do, as the README names it.
     name: &'static str,
     /// The `#[test]` below that runs this row.
     test: &'static str,
-    /// Runs one cell: what terraform showed, to compare with the Rust cell.
-    check: fn(Provider) -> anyhow::Result<Value>,
+    /// Runs one cell: what the client showed, to compare with the Rust cell.
+    check: fn(Cell) -> anyhow::Result<Value>,
     /// Languages whose cell is empty, and why.
     gaps: &'static [(&'static str, &'static str)],
+    /// The OpenTofu column (run by the row's test, after the languages).
+    opentofu: ClientCell,
+    /// The Pulumi column (run by `the_pulumi_column`, in one stack).
+    pulumi: ClientCell,
 }
 
 const CAPABILITIES: &[Capability] = &[
@@ -39,12 +126,21 @@ const CAPABILITIES: &[Capability] = &[
         test: "a_failed_create_keeps_what_it_made",
         check: failed_create_is_kept_tainted,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(
+            pulumi::failed_create_is_kept,
+            "kept in the stack, with the error as its init error",
+        ),
     },
     Capability {
         name: "Ctrl-C: a running create learns of the stop and returns what it made",
         test: "ctrl_c_keeps_what_a_create_made",
-        check: crate::stop::ctrl_c_keeps_the_created_object,
+        check: ctrl_c_keeps_the_created_object,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot(
+            "not run through the CLI: Ctrl-C reaches the plugin as `Cancel`, which e2e `pulumi::` drives",
+        ),
     },
     Capability {
         name: "State upgrade from an older schema version, and identity upgrade from an older \
@@ -52,78 +148,116 @@ const CAPABILITIES: &[Capability] = &[
         test: "an_old_state_is_upgraded_by_the_provider",
         check: old_state_is_upgraded,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::old_outputs_are_upgraded, "the state; Pulumi has no identity"),
     },
     Capability {
         name: "Destroy plans: the provider refuses a destroy at plan time",
         test: "a_protected_destroy_is_refused_at_plan_time",
         check: protected_destroy_is_refused,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot(
+            "Pulumi plans no destroy: `Delete` comes without a plan, and the host does not plan one, so the provider is not asked",
+        ),
     },
     Capability {
         name: "Ephemeral resources renewed while in use, and closed",
         test: "an_ephemeral_lease_is_renewed_and_closed",
         check: lease_is_renewed_and_closed,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot("Pulumi has no ephemeral resources"),
     },
     Capability {
         name: "HTTP through the grants: a denial says how to grant the origin, and that works",
         test: "a_denied_origin_is_granted_as_the_diagnostic_says",
         check: denied_origin_is_granted_as_the_diagnostic_says,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot("not run through the CLI: the advice is for Terraform's lock file"),
     },
     Capability {
         name: "Generated configuration for an import (GenerateResourceConfig)",
         test: "configuration_is_generated_by_the_provider",
         check: generated_configuration,
         gaps: &[],
+        opentofu: Alike(
+            "OpenTofu writes the configuration itself from the schema and the imported state; \
+             it never asks the provider",
+        ),
+        pulumi: Own(
+            pulumi::import_writes_the_program,
+            "`pulumi import` writes the program itself from what the provider read",
+        ),
     },
     Capability {
         name: "HTTP sends no request once Terraform has asked the provider to stop",
         test: "no_http_request_goes_out_after_a_stop",
         check: no_request_after_a_stop,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot("not run through the CLI (see the Ctrl-C row)"),
     },
     Capability {
         name: "`moved` into another resource type (MoveResourceState)",
         test: "a_moved_block_changes_the_resource_type",
         check: moved_into_another_type,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot(
+            "Pulumi has no MoveResourceState: an alias to another type does not convert the state",
+        ),
     },
     Capability {
         name: "Validators: a declared pattern refuses a bad value at plan time",
         test: "a_declared_validator_refuses_a_bad_value",
         check: validator_refuses_a_bad_value,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::validator_refuses, ""),
     },
     Capability {
         name: "Defaults: an attribute left unset gets its declared default",
         test: "an_unset_attribute_gets_its_default",
         check: unset_attribute_gets_its_default,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::default_is_filled, ""),
     },
     Capability {
         name: "Sensitive values are hidden in plans and marked in the state",
         test: "a_sensitive_value_is_hidden",
         check: sensitive_value_is_hidden,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::sensitive_is_secret, ""),
     },
     Capability {
         name: "Private state kept beside the state, written by create and read",
         test: "private_state_is_kept_and_handed_back",
         check: private_state_is_kept,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::private_state_is_kept, ""),
     },
     Capability {
         name: "Resource identity in the state, and import by identity",
         test: "an_identity_is_stored_and_imports",
         check: identity_is_stored_and_imports,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot("Pulumi has no resource identity (only as the IDs `List` gives)"),
     },
     Capability {
         name: "List resources (`terraform query`), with `limit` and resource objects",
         test: "a_list_resource_lists_the_servers",
         check: list_resource_lists_servers,
         gaps: &[],
+        opentofu: TOFU_NO_QUERY,
+        pulumi: Cannot(
+            "the host's Pulumi schema declares no `listInputs`, so the CLI offers no `pulumi do ... list`; `List` is served (e2e `pulumi::`)",
+        ),
     },
     Capability {
         name: "List and action configurations: defaults, validators and the list's own check; \
@@ -131,67 +265,101 @@ const CAPABILITIES: &[Capability] = &[
         test: "list_and_action_configurations_behave_as_declared",
         check: list_and_action_configurations,
         gaps: &[],
+        opentofu: Cannot("OpenTofu has neither list resources nor actions"),
+        pulumi: Cannot("Pulumi has no actions, and the CLI does not list (see the row above)"),
     },
     Capability {
         name: "Actions invoked with progress (`terraform apply -invoke`)",
         test: "an_action_reports_its_progress",
         check: action_reports_progress,
         gaps: &[],
+        opentofu: TOFU_NO_ACTIONS,
+        pulumi: Cannot("Pulumi has no actions"),
     },
     Capability {
         name: "Deferred responses: without `-allow-deferral`, an error that says why",
         test: "a_deferred_plan_says_why_it_cannot_proceed",
         check: deferred_plan_says_why,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot("Pulumi has no deferred changes"),
     },
     Capability {
         name: "Write-only attributes: given to create, never planned or stored",
         test: "a_write_only_value_is_never_stored",
         check: write_only_value_is_never_stored,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot(
+            "Pulumi keeps every input in the stack's state, so the host refuses a write-only \
+             value at `Check`",
+        ),
     },
     Capability {
         name: "Integers beyond 2^53 stay exact, in the provider's arithmetic too",
         test: "integers_beyond_2_53_stay_exact",
         check: big_integers_stay_exact,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(
+            pulumi::big_integers_stay_exact,
+            "a number a program gives is a float; one beyond 2^53 the provider returns comes \
+             back exact, as text",
+        ),
     },
     Capability {
         name: "Unknowns in a nested set, defaults and kept values at depth",
         test: "a_nested_set_plans_unknowns_and_keeps_values_at_depth",
         check: nested_set_plans_at_depth,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(
+            pulumi::nested_set_keeps_values_at_depth,
+            "defaults and kept ids at depth; the preview's unknowns are not compared",
+        ),
     },
     Capability {
         name: "Requires-replace at depth: a nested block's attribute replaces the resource",
         test: "a_change_inside_a_block_replaces_the_resource",
         check: change_inside_a_block_replaces,
         gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::change_in_a_block_replaces, ""),
     },
 ];
 
-/// Runs the row named `test`: every cell that is not a gap, each compared with Rust's.
+/// Runs the row named `test`: every language's cell that is not a gap, each compared with
+/// Rust's, then the client columns' cells.
 fn row(test: &str) -> anyhow::Result<()> {
     let capability =
         CAPABILITIES.iter().find(|c| c.test == test).context("no such row in CAPABILITIES")?;
     let mut reference: Option<Value> = None;
     let mut failures = Vec::new();
+    let mut compare = |column: &str, seen: anyhow::Result<Value>| match seen {
+        Err(e) => failures.push(format!("{column}: {e:#}")),
+        Ok(seen) => match &reference {
+            None => reference = Some(seen),
+            Some(rust) if *rust == seen => {}
+            Some(rust) => failures.push(format!(
+                "{column} differs from Rust:\n--- Rust\n{}\n--- {column}\n{}",
+                pretty(rust),
+                pretty(&seen)
+            )),
+        },
+    };
     for (language, provider) in LANGUAGES {
         if capability.gaps.iter().any(|(l, _)| *l == language) {
             continue;
         }
-        match (capability.check)(provider) {
-            Err(e) => failures.push(format!("{language}: {e:#}")),
-            Ok(seen) => match &reference {
-                None => reference = Some(seen),
-                Some(rust) if *rust == seen => {}
-                Some(rust) => failures.push(format!(
-                    "{language} differs from Rust:\n--- Rust\n{}\n--- {language}\n{}",
-                    pretty(rust),
-                    pretty(&seen)
-                )),
-            },
-        }
+        compare(language, (capability.check)(Cell::terraform(provider)));
+    }
+    if let Same | Alike(_) = capability.opentofu {
+        let cell = Cell { provider: Provider::Slow, client: Client::OpenTofu };
+        let started = std::time::Instant::now();
+        let seen = (capability.check)(cell);
+        // What the OpenTofu column costs (shown with --nocapture).
+        eprintln!("{test}: the OpenTofu cell took {:.1} s", started.elapsed().as_secs_f64());
+        compare("OpenTofu (Rust)", seen);
     }
     ensure!(failures.is_empty(), "{}: {}", capability.name, failures.join("\n\n"));
     Ok(())
@@ -307,30 +475,56 @@ fn a_change_inside_a_block_replaces_the_resource() -> anyhow::Result<()> {
     row("a_change_inside_a_block_replaces_the_resource")
 }
 
+/// The Pulumi column: every row's own Pulumi check, in the table's order, in one project and
+/// one stack (`conformance/pulumi.rs`), which is destroyed at the end.
+#[test]
+fn the_pulumi_column() -> anyhow::Result<()> {
+    let project = pulumi::project()?;
+    let mut failures = Vec::new();
+    for capability in CAPABILITIES {
+        if let Own(check, _) = capability.pulumi {
+            let started = std::time::Instant::now();
+            if let Err(e) = check(&project) {
+                failures.push(format!("{}: {e:#}", capability.name));
+            }
+            // What each cell costs (shown with --nocapture).
+            eprintln!("{}: {:.1} s", capability.test, started.elapsed().as_secs_f64());
+        }
+    }
+    if let Err(e) = project.ok(&["destroy", "--yes"]) {
+        failures.push(format!("destroying the stack: {e:#}"));
+    }
+    ensure!(failures.is_empty(), "Pulumi column:\n{}", failures.join("\n\n"));
+    Ok(())
+}
+
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
 
-/// A workspace with `provider` and `resources` (HCL) in main.tf, initialised.
-fn workspace(provider: Provider, resources: &str) -> anyhow::Result<Workspace> {
-    let ws = Workspace::new(&[provider])?;
-    ws.write("main.tf", &main_tf(provider, resources))?;
+/// A workspace for `cell` (its language's provider, its client) with `resources` (HCL) in
+/// main.tf, initialised.
+fn workspace(cell: Cell, resources: &str) -> anyhow::Result<Workspace> {
+    let ws = cell.bare_workspace()?;
+    ws.write("main.tf", &main_tf(cell, resources))?;
     ws.init()?;
     Ok(ws)
 }
 
-/// main.tf: `provider` required, and `resources` (HCL).
-fn main_tf(provider: Provider, resources: &str) -> String {
+/// main.tf: `cell`'s provider required (its full source address, which Terraform and
+/// OpenTofu, whose default registry host differs, both read as the mirror's), and `resources`
+/// (HCL).
+fn main_tf(cell: Cell, resources: &str) -> String {
     format!(
         "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n{resources}",
-        provider.required_providers_entry()
+        cell.provider.required_providers_entry_at_host()
     )
 }
 
 /// A create that fails after making its object returns it with the error
 /// (`Diagnostics::with_state`, `TerraformError.with_state`, `TerraformError.withState`):
 /// Terraform records it tainted, and plans to replace it.
-pub fn failed_create_is_kept_tainted(provider: Provider) -> anyhow::Result<Value> {
+pub fn failed_create_is_kept_tainted(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_server\" \"web\" {\n  boot_seconds = 1\n  fail_boot = true\n}\n",
     )?;
     let run = ws.run_expect(APPLY, 1)?;
@@ -344,8 +538,18 @@ pub fn failed_create_is_kept_tainted(provider: Provider) -> anyhow::Result<Value
         .with_context(|| format!("the failed create left nothing in the state\n{run}"))?;
     ensure!(server["tainted"] == true, "the failed create is not tainted: {server}");
     let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
-    plan.shows(&["# slow_server.web is tainted, so must be replaced"])?;
+    // OpenTofu words it "is tainted, so it must be replaced".
+    plan.shows(&[match cell.client {
+        Client::Terraform => "# slow_server.web is tainted, so must be replaced",
+        Client::OpenTofu => "# slow_server.web is tainted, so it must be replaced",
+    }])?;
     Ok(json!({ "errors": errors, "tainted": server["tainted"], "values": server["values"] }))
+}
+
+/// Ctrl-C while a `slow_server` create waits for its server: the server is in the state, not
+/// ready (`stop::interrupted_create`).
+pub fn ctrl_c_keeps_the_created_object(cell: Cell) -> anyhow::Result<Value> {
+    crate::stop::interrupted_create(&cell.bare_workspace()?, cell.provider, "")
 }
 
 /// A state written by schema version 0 (which called `boot_seconds` `boot`), with an identity
@@ -354,8 +558,8 @@ pub fn failed_create_is_kept_tainted(provider: Provider) -> anyhow::Result<Value
 /// `upgrade_identity`, TypeScript `upgrade` and `upgradeIdentity`, Go `UpgradeState` and
 /// `UpgradeIdentity`) before terraform plans with it: nothing to change, and the refreshed
 /// state has the identity in the current form.
-pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n")?;
+pub fn old_state_is_upgraded(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n")?;
     ws.ok(APPLY)?;
     // Rewrite the state as the provider's version 0 would have left it.
     let mut tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
@@ -405,9 +609,9 @@ pub fn old_state_is_upgraded(provider: Provider) -> anyhow::Result<Value> {
 /// A provider that plans destroys (Rust `PLAN_DESTROY`, Python `plan_destroy`, TypeScript
 /// `planDestroy`) refuses to destroy a protected server: `terraform destroy` fails with its
 /// error and the server stays in the state.
-pub fn protected_destroy_is_refused(provider: Provider) -> anyhow::Result<Value> {
+pub fn protected_destroy_is_refused(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n  protect = true\n}\n",
     )?;
     ws.ok(APPLY)?;
@@ -425,9 +629,9 @@ pub fn protected_destroy_is_refused(provider: Provider) -> anyhow::Result<Value>
 /// An ephemeral `slow_lease` on a one-second lease, used by a provisioner that runs for 3 s:
 /// Terraform renews it while in use (RenewEphemeralResource) and closes it when done
 /// (CloseEphemeralResource); the provider logs both.
-pub fn lease_is_renewed_and_closed(provider: Provider) -> anyhow::Result<Value> {
+pub fn lease_is_renewed_and_closed(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "ephemeral \"slow_lease\" \"l\" {\n  seconds = 1\n}\n\n\
          resource \"terraform_data\" \"uses_it\" {\n  provisioner \"local-exec\" {\n    \
          command     = \"sleep 3\"\n    environment = { TOKEN = ephemeral.slow_lease.l.token }\n  \
@@ -461,19 +665,17 @@ pub fn lease_is_renewed_and_closed(provider: Provider) -> anyhow::Result<Value> 
 /// person would: the same `terrarium install` again with `--force --allow-http ORIGIN`, the
 /// provider's entry deleted from .terraform.lock.hcl (without that `terraform init` refuses
 /// the changed package), `terraform init`; then the apply reads the page.
-pub fn denied_origin_is_granted_as_the_diagnostic_says(
-    provider: Provider,
-) -> anyhow::Result<Value> {
+pub fn denied_origin_is_granted_as_the_diagnostic_says(cell: Cell) -> anyhow::Result<Value> {
     let api = ApiServer::start("hello from the API")?;
     let origin = api.origin();
-    let ws = Workspace::with_installs(&[(provider, &[])])?;
+    let ws = cell.with_installs(&[])?;
     ws.write(
         "main.tf",
         &format!(
             "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
              data \"slow_page\" \"motd\" {{\n  url = \"{origin}/motd\"\n}}\n\n\
              output \"motd\" {{\n  value = data.slow_page.motd.text\n}}\n",
-            provider.required_providers_entry()
+            cell.provider.required_providers_entry_at_host()
         ),
     )?;
     ws.init()?;
@@ -488,11 +690,11 @@ pub fn denied_origin_is_granted_as_the_diagnostic_says(
     ensure!(api.requests() == 0, "the sandbox let a request to {origin} through");
 
     // What the diagnostic says, done.
-    let component = provider.component()?.context("a component provider")?;
+    let component = cell.provider.component()?.context("a component provider")?;
     let install = terrarium_install_with(
         &component,
-        provider.source(),
-        provider.version(),
+        cell.provider.source(),
+        cell.provider.version(),
         &ws.root().join("mirror"),
         &["--force".to_owned(), "--allow-http".to_owned(), origin.clone()],
     )?;
@@ -506,7 +708,7 @@ pub fn denied_origin_is_granted_as_the_diagnostic_says(
         locked.code == Some(1) && locked.stderr.contains("checksum"),
         "terraform init took the changed package without its lock entry deleted\n{locked}"
     );
-    ws.delete_lock_entry(provider.source())?;
+    ws.delete_lock_entry(cell.provider.source())?;
     ws.init()?;
     let granted = ws.ok(APPLY)?;
     ensure!(
@@ -520,8 +722,8 @@ pub fn denied_origin_is_granted_as_the_diagnostic_says(
 /// (GenerateResourceConfig, which the Rust SDK derives from the schema and the host derives
 /// for a component that declares its behaviour), and the configuration it writes imports with
 /// nothing to change.
-pub fn generated_configuration(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "import {\n  to = slow_server.web\n  id = \"server-5\"\n}\n")?;
+pub fn generated_configuration(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "import {\n  to = slow_server.web\n  id = \"server-5\"\n}\n")?;
     let log = ws.root().join("terraform.log");
     let log_path = log.to_string_lossy().into_owned();
     let plan = ws.run_with_env(
@@ -531,16 +733,22 @@ pub fn generated_configuration(provider: Provider) -> anyhow::Result<Value> {
     ensure!(plan.code == Some(0), "plan with -generate-config-out failed\n{plan}");
     let text =
         std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+    // OpenTofu 1.12 has no GenerateResourceConfig: it writes the configuration itself.
     ensure!(
-        text.contains("GRPCProvider.v6: GenerateResourceConfig"),
+        cell.client == Client::OpenTofu || text.contains("GRPCProvider.v6: GenerateResourceConfig"),
         "terraform did not ask the provider for the configuration (see GenerateResourceConfig in {})",
         log.display()
     );
     let generated = ws.read("generated.tf")?;
+    // OpenTofu marks an attribute with a comment (`admin_password = null # write-only`);
+    // Terraform writes none. The lines are compared without it.
     let body: Vec<String> = generated
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(str::to_owned)
+        .map(|l| match cell.client {
+            Client::Terraform => l.to_owned(),
+            Client::OpenTofu => l.split_once(" # ").map_or(l, |(code, _)| code).to_owned(),
+        })
         .collect();
     ensure!(
         body.iter().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["boot_seconds", "=", "5"]),
@@ -558,13 +766,13 @@ pub fn generated_configuration(provider: Provider) -> anyhow::Result<Value> {
 /// Ctrl-C while a create waits, whose server then reports to a granted origin
 /// (`report_url`): the SDK's HTTP client (Rust's `http::Client`, Python's `terrarium.http`,
 /// TypeScript's `fetch`) sends nothing after the stop, and the server is still recorded.
-pub fn no_request_after_a_stop(provider: Provider) -> anyhow::Result<Value> {
+pub fn no_request_after_a_stop(cell: Cell) -> anyhow::Result<Value> {
     let api = ApiServer::start("booted")?;
     let origin = api.origin();
-    let ws = Workspace::with_installs(&[(provider, &["--allow-http".to_owned(), origin.clone()])])?;
+    let ws = cell.with_installs(&["--allow-http".to_owned(), origin.clone()])?;
     let values = crate::stop::interrupted_create(
         &ws,
-        provider,
+        cell.provider,
         &format!("  report_url = \"{origin}/booted\"\n"),
     )?;
     ensure!(api.requests() == 0, "a request went out after the stop");
@@ -585,13 +793,13 @@ pub fn no_request_after_a_stop(provider: Provider) -> anyhow::Result<Value> {
 /// TypeScript `movesFrom` and `moveState`): Terraform asks the provider to convert the state
 /// (MoveResourceState), plans the move with nothing else to do, and the state holds the
 /// server the provider made of the VM.
-pub fn moved_into_another_type(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+pub fn moved_into_another_type(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
     ws.ok(APPLY)?;
     ws.write(
         "main.tf",
         &main_tf(
-            provider,
+            cell,
             "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n\n\
              moved {\n  from = slow_vm.web\n  to   = slow_server.web\n}\n",
         ),
@@ -619,9 +827,9 @@ pub fn moved_into_another_type(provider: Provider) -> anyhow::Result<Value> {
 /// `slow_vm.label` declares a pattern (Rust `validate = pattern(..)`, Python
 /// `validators.pattern(..)`, TypeScript `.validate(pattern(..))`): a plan with a label that
 /// does not match fails with the host's diagnostic at the attribute, before any create.
-pub fn validator_refuses_a_bad_value(provider: Provider) -> anyhow::Result<Value> {
+pub fn validator_refuses_a_bad_value(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  label   = \"Web Server\"\n}\n",
     )?;
     let plan = ws.run_expect(&["plan", "-json", "-input=false"], 1)?;
@@ -652,8 +860,8 @@ pub fn validator_refuses_a_bad_value(provider: Provider) -> anyhow::Result<Value
 /// `slow_vm.cpus` defaults to 2 (Rust `default = 2`, Python `attribute(default=2)`,
 /// TypeScript `.default(2)`): the plan shows it, the state has it, and the next plan has
 /// nothing to do.
-pub fn unset_attribute_gets_its_default(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+pub fn unset_attribute_gets_its_default(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
     let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
     ensure!(
         plan.stdout
@@ -673,9 +881,9 @@ pub fn unset_attribute_gets_its_default(provider: Provider) -> anyhow::Result<Va
 /// `slow_vm.password` is sensitive (Rust `#[tf(sensitive)]`, Python
 /// `attribute(sensitive=True)`, TypeScript `.sensitive()`): Terraform never prints it, and
 /// the state marks it sensitive.
-pub fn sensitive_value_is_hidden(provider: Provider) -> anyhow::Result<Value> {
+pub fn sensitive_value_is_hidden(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_vm\" \"web\" {\n  seconds  = 0\n  password = \"hunter2\"\n}\n",
     )?;
     let apply = ws.ok(APPLY)?;
@@ -698,8 +906,8 @@ pub fn sensitive_value_is_hidden(provider: Provider) -> anyhow::Result<Value> {
 /// create, then a read per refresh. Terraform stores the bytes in the state file and hands
 /// them back on the next call, so after an apply and a refresh the count is what the
 /// provider wrote, read back and wrote again.
-pub fn private_state_is_kept(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
+pub fn private_state_is_kept(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "resource \"slow_vm\" \"web\" {\n  seconds = 0\n}\n")?;
     ws.ok(APPLY)?;
     let after_create = stored_private(&ws, "slow_vm")?;
     ws.ok(&["apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"])?;
@@ -715,9 +923,9 @@ pub fn private_state_is_kept(provider: Provider) -> anyhow::Result<Value> {
 /// TypeScript `identity: schema(...)`): a created server carries it in the state, and an
 /// `import` block with an `identity` imports the server it names
 /// (`import_by_identity`/`importByIdentity`), with nothing left to change.
-pub fn identity_is_stored_and_imports(provider: Provider) -> anyhow::Result<Value> {
+pub fn identity_is_stored_and_imports(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_server\" \"web\" {\n  boot_seconds = 0\n}\n\n\
          import {\n  to       = slow_server.old\n  identity = {\n    id = \"server-3\"\n  }\n}\n\n\
          resource \"slow_server\" \"old\" {\n  boot_seconds = 3\n}\n",
@@ -755,8 +963,8 @@ pub fn identity_is_stored_and_imports(provider: Provider) -> anyhow::Result<Valu
 /// `list_config` and `list`, TypeScript `listConfig` and `list`): `terraform query` shows
 /// each server with its identity, stops at `limit`, and carries the whole object with
 /// `include_resource`.
-pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> {
-    let ws = workspace(provider, "")?;
+pub fn list_resource_lists_servers(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(cell, "")?;
     ws.write(
         "servers.tfquery.hcl",
         "list \"slow_server\" \"all\" {\n  provider         = slow\n  include_resource = true\n  \
@@ -826,9 +1034,9 @@ pub fn list_resource_lists_servers(provider: Provider) -> anyhow::Result<Value> 
 /// a listing without `prefix` names its servers with the default `server-`, and the write-only
 /// `admin_password` its code returns is null in the listed objects; a listing whose server 2
 /// fails to be read sends server 1, then server 2 carrying the error, and nothing after it.
-pub fn list_and_action_configurations(provider: Provider) -> anyhow::Result<Value> {
+pub fn list_and_action_configurations(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "action \"slow_reboot\" \"bad\" {\n  config {\n    server_id = \"web\"\n    steps     = 0\n  }\n}\n",
     )?;
     ws.write(
@@ -857,7 +1065,7 @@ pub fn list_and_action_configurations(provider: Provider) -> anyhow::Result<Valu
     ws.write(
         "main.tf",
         &main_tf(
-            provider,
+            cell,
             "action \"slow_reboot\" \"r\" {\n  config {\n    server_id = \"server-2\"\n  }\n}\n",
         ),
     )?;
@@ -932,9 +1140,9 @@ pub fn list_and_action_configurations(provider: Provider) -> anyhow::Result<Valu
 /// `NewAction`),
 /// invoked with `terraform apply -invoke`: each step's progress message reaches terraform in
 /// order, and the action completes without touching the state.
-pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
+pub fn action_reports_progress(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "action \"slow_reboot\" \"r\" {\n  config {\n    server_id = \"server-1\"\n    steps     = 3\n  }\n}\n",
     )?;
     let run = ws.ok(&[
@@ -968,9 +1176,9 @@ pub fn action_reports_progress(provider: Provider) -> anyhow::Result<Value> {
 /// `terrarium.Deferred`). Terraform 1.15
 /// release builds accept no deferrals (`-allow-deferral` is for experimental builds), so the
 /// SDK answers an error that says why the provider cannot go on and what to do.
-pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {
+pub fn deferred_plan_says_why(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"terraform_data\" \"name\" {\n  input = \"web\"\n}\n\n\
          resource \"slow_vm\" \"web\" {\n  seconds = 0\n  label   = terraform_data.name.id\n}\n",
     )?;
@@ -997,9 +1205,9 @@ pub fn deferred_plan_says_why(provider: Provider) -> anyhow::Result<Value> {
 /// `attribute(write_only=True)`, TypeScript `.writeOnly()`): the plan shows it as write-only,
 /// create gets the configured value (it records its length), and neither the state nor
 /// terraform.tfstate holds it; the next plan has nothing to do.
-pub fn write_only_value_is_never_stored(provider: Provider) -> anyhow::Result<Value> {
+pub fn write_only_value_is_never_stored(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  token   = \"s3cret-token\"\n}\n",
     )?;
     let plan = ws.ok(&["plan", "-input=false", "-no-color"])?;
@@ -1030,9 +1238,9 @@ pub fn write_only_value_is_never_stored(provider: Provider) -> anyhow::Result<Va
 /// `slow_vm.serial = 9007199254740993` (2^53 + 1, which a float cannot hold): the state keeps
 /// it exactly, the provider's `next_serial` (serial + 1, computed in each language's own
 /// integers) is 9007199254740994, and the next plan has nothing to do.
-pub fn big_integers_stay_exact(provider: Provider) -> anyhow::Result<Value> {
+pub fn big_integers_stay_exact(cell: Cell) -> anyhow::Result<Value> {
     let ws = workspace(
-        provider,
+        cell,
         "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  serial  = 9007199254740993\n}\n\n\
          output \"next\" {\n  value = slow_vm.web.next_serial\n}\n",
     )?;
@@ -1060,16 +1268,16 @@ pub fn big_integers_stay_exact(provider: Provider) -> anyhow::Result<Value> {
 /// the default inside each element and every id unknown; after a disk is added, the plan keeps
 /// the ids of the disks the VM had (elements matched by what is configured) and only the new
 /// one's is unknown; the update gives it one, and nothing is left to change.
-pub fn nested_set_plans_at_depth(provider: Provider) -> anyhow::Result<Value> {
+pub fn nested_set_plans_at_depth(cell: Cell) -> anyhow::Result<Value> {
     let config = |disks: &str| {
         format!("resource \"slow_vm\" \"web\" {{\n  seconds = 0\n  disks   = [{disks}]\n}}\n")
     };
-    let ws = workspace(provider, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }"))?;
+    let ws = workspace(cell, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }"))?;
     let created = planned_disks(&ws)?;
     ws.ok(APPLY)?;
     ws.write(
         "main.tf",
-        &main_tf(provider, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }, { size = 30 }")),
+        &main_tf(cell, &config("{ size = 10 }, { size = 20, kind = \"hdd\" }, { size = 30 }")),
     )?;
     let added = planned_disks(&ws)?;
     let apply = ws.ok(APPLY)?;
@@ -1110,20 +1318,20 @@ pub fn nested_set_plans_at_depth(provider: Provider) -> anyhow::Result<Value> {
 /// `attribute(requires_replace=True)` in a `block()` dataclass, TypeScript `.requiresReplace()`
 /// in `block.list`): another network plans a replacement that names `nic[0].network`, and the
 /// new VM gets a new mac.
-pub fn change_inside_a_block_replaces(provider: Provider) -> anyhow::Result<Value> {
+pub fn change_inside_a_block_replaces(cell: Cell) -> anyhow::Result<Value> {
     let config = |network: &str| {
         format!(
             "resource \"slow_vm\" \"web\" {{\n  seconds = 0\n  nic {{\n    network = \"{network}\"\n  }}\n}}\n"
         )
     };
-    let ws = workspace(provider, &config("blue"))?;
+    let ws = workspace(cell, &config("blue"))?;
     ws.ok(APPLY)?;
     let mac = |ws: &Workspace| -> anyhow::Result<Value> {
         Ok(state_resource(&ws.state_json()?, "slow_vm.web")?["values"]["nic"][0]["mac"].clone())
     };
     let before = mac(&ws)?;
     ensure!(before == "mac-blue", "the block's computed mac is not mac-blue: {before}");
-    ws.write("main.tf", &main_tf(provider, &config("green")))?;
+    ws.write("main.tf", &main_tf(cell, &config("green")))?;
     ws.ok(&["plan", "-out=tfplan", "-input=false", "-no-color"])?;
     let shown = ws.ok(&["show", "-json", "tfplan"])?;
     let plan: Value =
@@ -1202,14 +1410,19 @@ const README_BEGIN: &str =
     "<!-- sdk-conformance: begin (rendered from tests/tests/e2e/conformance.rs) -->\n";
 const README_END: &str = "<!-- sdk-conformance: end -->";
 
-/// The README's table, from [`CAPABILITIES`].
+/// The README's table, from [`CAPABILITIES`]: a column per language, then a column per client
+/// other than Terraform.
 fn render_table() -> String {
+    let clients = ["OpenTofu", "Pulumi"];
     let mut out = String::from("| capability |");
     for (language, _) in LANGUAGES {
         out.push_str(&format!(" {language} |"));
     }
+    for client in clients {
+        out.push_str(&format!(" {client} |"));
+    }
     out.push_str(" test |\n|---|");
-    for _ in LANGUAGES {
+    for _ in 0..LANGUAGES.len() + clients.len() {
         out.push_str("---|");
     }
     out.push_str("---|\n");
@@ -1221,6 +1434,7 @@ fn render_table() -> String {
                 None => out.push_str(" yes |"),
             }
         }
+        out.push_str(&format!(" {} | {} |", c.opentofu.rendered(), c.pulumi.rendered()));
         out.push_str(&format!(" `conformance::{}` |\n", c.test));
     }
     out

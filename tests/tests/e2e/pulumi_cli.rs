@@ -436,7 +436,7 @@ fn outputs_of_an_older_schema_version_are_upgraded_by_the_provider() -> anyhow::
 
 /// Changes the outputs of the stack's resource `name` with `edit`, through `pulumi stack
 /// export` and `import`, as a person repairing a stack would.
-fn edit_outputs(
+pub fn edit_outputs(
     project: &Project,
     name: &str,
     edit: impl FnOnce(&mut serde_json::Map<String, Value>) -> anyhow::Result<()>,

@@ -49,7 +49,7 @@ pub fn interrupted_create(
         &format!(
             "terraform {{\n  required_providers {{\n    {}\n  }}\n}}\n\n\
              resource \"slow_server\" \"web\" {{\n  boot_seconds = 3600\n{extra}}}\n",
-            provider.required_providers_entry()
+            provider.required_providers_entry_at_host()
         ),
     )?;
     ws.init()?;
