@@ -4,7 +4,7 @@
 
 use terrarium_model::Value;
 
-use crate::plan::{Shape, counterparts, elements};
+use crate::plan::{Shape, counterparts, elements, elements_mut};
 
 /// Two strings holding the same JSON document (whitespace, key order and number spelling
 /// aside). Anything else compares as [`crate::same_value`] does.
@@ -64,13 +64,9 @@ pub fn keep_equal(shape: Shape<'_>, before: &Value, after: &mut Value) {
         let (Some(old), Some(new)) = (before.attr(name), object.get_mut(name)) else { continue };
         let pairs = counterparts(inner, new, old);
         let olds = elements(old);
-        let news: Vec<&mut Value> = match new {
-            Value::Object(_) => vec![new],
-            Value::List(items) | Value::Set(items) => items.iter_mut().collect(),
-            Value::Map(m) => m.values_mut().collect(),
-            _ => Vec::new(),
-        };
-        for (n, pair) in news.into_iter().zip(pairs) {
+        // A list or map of blocks holding a `dynamic` value is itself `dynamic`: a tuple or
+        // an object with its type, read by position or by key like a list or map.
+        for (n, pair) in elements_mut(new).into_iter().zip(pairs) {
             if let Some(o) = pair.and_then(|j| olds.get(j).copied()) {
                 keep_equal(inner, o, n);
             }
@@ -80,7 +76,54 @@ pub fn keep_equal(shape: Shape<'_>, before: &Value, after: &mut Value) {
 
 #[cfg(test)]
 mod tests {
+    use terrarium_model::schema::BlockNesting;
+    use terrarium_model::{DynamicValue, Type};
+
     use super::*;
+    use crate::schema::{Attribute, Block, NestedBlock, Schema};
+
+    fn obj<const N: usize>(entries: [(&str, Value); N]) -> Value {
+        Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    /// A list or map of blocks holding a `dynamic` attribute is a tuple or an object with its
+    /// type (as Terraform sends it): the semantically equal value inside each block is kept
+    /// as planned, paired by position or by key.
+    #[test]
+    fn equal_values_are_kept_inside_blocks_typed_dynamic() {
+        let block = || {
+            Block::new()
+                .attribute(Attribute::string("doc").optional().semantic_equality(json))
+                .attribute(Attribute::new("meta", Type::Dynamic).optional())
+        };
+        let element_type = Type::object([("doc", Type::String), ("meta", Type::Number)]);
+        let nic = |doc: &str, meta: i64| {
+            obj([("doc", Value::string(doc)), ("meta", Value::Number(meta.into()))])
+        };
+        let (planned_doc, applied_doc) = (r#"{"a": 1}"#, r#"{"a":1.0}"#);
+        for nesting in [BlockNesting::List, BlockNesting::Map] {
+            let schema = Schema::new().block(match nesting {
+                BlockNesting::List => NestedBlock::list("nic", block()),
+                _ => NestedBlock::map("nic", block()),
+            });
+            let typed = |doc: &str| {
+                let (ty, value) = match nesting {
+                    BlockNesting::List => (
+                        Type::Tuple(vec![element_type.clone(), element_type.clone()]),
+                        Value::Tuple(vec![nic(doc, 1), nic(doc, 2)]),
+                    ),
+                    _ => (
+                        Type::object([("a", element_type.clone()), ("b", element_type.clone())]),
+                        obj([("a", nic(doc, 1)), ("b", nic(doc, 2))]),
+                    ),
+                };
+                obj([("nic", Value::Dynamic(Box::new(DynamicValue { ty, value })))])
+            };
+            let mut applied = typed(applied_doc);
+            keep_equal(Shape::of(&schema), &typed(planned_doc), &mut applied);
+            assert_eq!(applied, typed(planned_doc), "{nesting:?}");
+        }
+    }
 
     #[test]
     fn json_documents_compare_by_meaning() {

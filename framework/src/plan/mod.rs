@@ -33,8 +33,9 @@ use terrarium_model::{AttributePath, Value};
 
 use crate::same_value;
 use crate::schema::{DefaultValue, NestedBlock, ReplaceRule, Schema};
+pub(crate) use walk::elements_mut;
 pub use walk::{Shape, counterparts, elements, first_unknown};
-use walk::{elements_mut, identity_key, map_objects, strip_computed};
+use walk::{identity_key, map_objects, strip_computed};
 
 /// The code a schema names by number rather than holds ([`DefaultValue::Hook`],
 /// [`ReplaceRule::Hook`]): a guest that declares its behaviour as data answers for it. The
