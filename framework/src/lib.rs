@@ -10,6 +10,8 @@
 //! - [`validate`]: the validators and the walk that runs them ([`check::run_validators`]);
 //! - [`check`]: the consistency rules Terraform enforces on plans and applies;
 //! - [`semantic`]: values that differ in form but mean the same;
+//! - [`dynamic`]: lists and maps of blocks holding a `dynamic` value, in Terraform's form
+//!   and in the code's;
 //! - [`same_value`] and [`canonical_key`]: Terraform's value equality, sets in O(n log n).
 //!
 //! They are pure functions of the schema and of values. The Rust SDK runs them inside a
@@ -21,6 +23,7 @@
 
 pub mod check;
 pub mod declared;
+pub mod dynamic;
 mod equal;
 pub mod plan;
 pub mod schema;

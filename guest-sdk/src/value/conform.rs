@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use terrarium_model::schema::{Block, BlockNesting, NestedBlock};
+pub use terrarium_framework::dynamic::infer_type;
+use terrarium_model::schema::Block;
 use terrarium_model::{AttributePath, DynamicValue, Type, Value};
 
 use super::Error;
@@ -28,85 +29,7 @@ pub fn conform(value: Value, ty: &Type) -> Result<Value, Error> {
 /// block's object type from the schema, with each `dynamic` attribute's type taken from its
 /// value.
 pub fn conform_block(value: Value, block: &Block) -> Result<Value, Error> {
-    conform(type_dynamic_blocks(value, block), &block.implied_type())
-}
-
-/// Wraps the value of every list or map of blocks typed `dynamic` in `block` with its
-/// concrete tuple or object type.
-fn type_dynamic_blocks(value: Value, block: &Block) -> Value {
-    let Value::Object(mut attributes) = value else { return value };
-    for nested in &block.block_types {
-        let Some(v) = attributes.remove(&nested.type_name) else { continue };
-        let v = match nested.nesting {
-            BlockNesting::Single | BlockNesting::Group => type_dynamic_blocks(v, &nested.block),
-            BlockNesting::List | BlockNesting::Map if nested.implied_type() == Type::Dynamic => {
-                dynamic_blocks(v, nested)
-            }
-            // No dynamic value inside: nothing deeper is typed dynamic either.
-            _ => v,
-        };
-        attributes.insert(nested.type_name.clone(), v);
-    }
-    Value::Object(attributes)
-}
-
-/// A list of blocks as a tuple, a map of blocks as an object, each block with its own type.
-fn dynamic_blocks(value: Value, nested: &NestedBlock) -> Value {
-    let value = match value {
-        Value::Dynamic(d) => d.value,
-        other => other,
-    };
-    let element = |v: Value| {
-        let v = type_dynamic_blocks(v, &nested.block);
-        (concrete_object_type(&v, &nested.block), v)
-    };
-    let (ty, value) = match value {
-        Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
-            let (types, values) = items.into_iter().map(element).unzip();
-            (Type::Tuple(types), Value::Tuple(values))
-        }
-        Value::Map(entries) | Value::Object(entries) => {
-            let mut types = BTreeMap::new();
-            let mut values = BTreeMap::new();
-            for (k, v) in entries {
-                let (t, v) = element(v);
-                types.insert(k.clone(), t);
-                values.insert(k, v);
-            }
-            (Type::object(types), Value::Object(values))
-        }
-        // Null, unknown, or not a collection (reported by `conform` as it is).
-        other => return other,
-    };
-    Value::Dynamic(Box::new(DynamicValue { ty, value }))
-}
-
-/// The object type of one block value: the schema's, with the concrete type of each
-/// `dynamic` attribute's value and of each list or map of blocks typed `dynamic`.
-fn concrete_object_type(value: &Value, block: &Block) -> Type {
-    let of = |name: &str| value.attr(name).unwrap_or(&Value::Null);
-    let mut types = BTreeMap::new();
-    for a in &block.attributes {
-        let declared = a.ty.implied_type();
-        let ty = match of(&a.name) {
-            _ if declared != Type::Dynamic => declared,
-            Value::Dynamic(d) => d.ty.clone(),
-            other => infer_type(other.clone()).0,
-        };
-        types.insert(a.name.clone(), ty);
-    }
-    for nested in &block.block_types {
-        let ty = match (nested.nesting, of(&nested.type_name)) {
-            (BlockNesting::Single | BlockNesting::Group, v) => {
-                concrete_object_type(v, &nested.block)
-            }
-            // Typed by `dynamic_blocks` already.
-            (_, Value::Dynamic(d)) => d.ty.clone(),
-            _ => nested.implied_type(),
-        };
-        types.insert(nested.type_name.clone(), ty);
-    }
-    Type::object(types)
+    conform(terrarium_framework::dynamic::typed_blocks(value, block), &block.implied_type())
 }
 
 /// The inverse of [`conform_block`] for a value Terraform sent: each list or map of blocks
@@ -114,72 +37,7 @@ fn concrete_object_type(value: &Value, block: &Block) -> Type {
 /// block objects, each `dynamic` attribute inside wrapped with its concrete type. That is
 /// the form the SDK's plan reads, and what `Vec` and `BTreeMap` fields of structs read.
 pub fn dynamic_blocks_as_collections(value: Value, block: &Block) -> Value {
-    let Value::Object(mut attributes) = value else { return value };
-    for nested in &block.block_types {
-        let Some(v) = attributes.remove(&nested.type_name) else { continue };
-        let v = match (nested.nesting, v) {
-            (BlockNesting::Single | BlockNesting::Group, v) => {
-                dynamic_blocks_as_collections(v, &nested.block)
-            }
-            (BlockNesting::List | BlockNesting::Map, Value::Dynamic(d)) => {
-                let DynamicValue { ty, value } = *d;
-                match (ty, value) {
-                    (Type::Tuple(types), Value::Tuple(items)) => Value::List(
-                        items
-                            .into_iter()
-                            .zip(types)
-                            .map(|(v, t)| typed_block(v, &t, &nested.block))
-                            .collect(),
-                    ),
-                    (Type::Object(types), Value::Object(entries)) => Value::Map(
-                        entries
-                            .into_iter()
-                            .map(|(k, v)| {
-                                let t = types.attributes.get(&k).cloned().unwrap_or(Type::Dynamic);
-                                let v = typed_block(v, &t, &nested.block);
-                                (k, v)
-                            })
-                            .collect(),
-                    ),
-                    (ty, value) => Value::Dynamic(Box::new(DynamicValue { ty, value })),
-                }
-            }
-            (_, v) => v,
-        };
-        attributes.insert(nested.type_name.clone(), v);
-    }
-    Value::Object(attributes)
-}
-
-/// One block of a tuple or object typed `dynamic`, of concrete object type `ty`: the values
-/// inside that are typed `dynamic` in the schema get their concrete type back as a wrapper.
-fn typed_block(value: Value, ty: &Type, block: &Block) -> Value {
-    let (mut attributes, types) = match (value, ty) {
-        (Value::Object(attributes), Type::Object(types)) => (attributes, types),
-        (other, _) => return other,
-    };
-    let dynamic = block
-        .attributes
-        .iter()
-        .filter(|a| a.ty.implied_type() == Type::Dynamic)
-        .map(|a| &a.name)
-        .chain(
-            block
-                .block_types
-                .iter()
-                .filter(|b| b.implied_type() == Type::Dynamic)
-                .map(|b| &b.type_name),
-        );
-    for name in dynamic {
-        if let (Some(v), Some(t)) = (attributes.remove(name), types.attributes.get(name)) {
-            let v = match v {
-                Value::Null | Value::Unknown(_) | Value::Dynamic(_) => v,
-                v => Value::Dynamic(Box::new(DynamicValue { ty: t.clone(), value: v })),
-            };
-            attributes.insert(name.clone(), v);
-        }
-    }
-    dynamic_blocks_as_collections(Value::Object(attributes), block)
+    terrarium_framework::dynamic::blocks_as_collections(value, block)
 }
 
 /// Like [`conform`], for stored state read without a schema (the raw JSON state Terraform
@@ -309,34 +167,4 @@ fn dedup(items: Vec<Value>) -> Vec<Value> {
         .into_iter()
         .filter(|item| item.contains_unknown() || seen.insert(crate::value::canonical_key(item)))
         .collect()
-}
-
-/// The type Terraform would infer for a value written without one (as `jsondecode` does):
-/// sequences become tuples and maps become objects, so elements may differ in type. Returns
-/// the type and the value reshaped to match it; a null or unknown element has type
-/// `dynamic`.
-pub fn infer_type(value: Value) -> (Type, Value) {
-    match value {
-        Value::Null => (Type::Dynamic, Value::Null),
-        Value::Unknown(r) => (Type::Dynamic, Value::Unknown(r)),
-        Value::Bool(_) => (Type::Bool, value),
-        Value::Number(_) => (Type::Number, value),
-        Value::String(_) => (Type::String, value),
-        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
-            let (types, values): (Vec<Type>, Vec<Value>) =
-                items.into_iter().map(infer_type).unzip();
-            (Type::Tuple(types), Value::Tuple(values))
-        }
-        Value::Map(entries) | Value::Object(entries) => {
-            let mut types = BTreeMap::new();
-            let mut values = BTreeMap::new();
-            for (k, v) in entries {
-                let (t, v) = infer_type(v);
-                types.insert(k.clone(), t);
-                values.insert(k, v);
-            }
-            (Type::object(types), Value::Object(values))
-        }
-        Value::Dynamic(d) => (d.ty, d.value),
-    }
 }
