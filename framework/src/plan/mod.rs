@@ -457,16 +457,25 @@ fn descend(
     hooks: &dyn Hooks,
     out: &mut Vec<AttributePath>,
 ) {
+    // A list or map of blocks holding a `dynamic` value is a tuple or an object with its
+    // type: its blocks line up as a list's or a map's do.
+    let (prior, planned) = (within(nesting, prior), within(nesting, planned));
     match (nesting, prior, planned) {
         (BlockNesting::Single | BlockNesting::Group, Value::Object(_), Value::Object(_)) => {
             replace_paths(inner, prior, planned, path, hooks, out)
         }
-        (BlockNesting::List, Value::List(p), Value::List(n)) if p.len() == n.len() => {
+        (
+            BlockNesting::List,
+            Value::List(p) | Value::Tuple(p),
+            Value::List(n) | Value::Tuple(n),
+        ) if p.len() == n.len() => {
             for (i, (p, n)) in p.iter().zip(n).enumerate() {
                 replace_paths(inner, p, n, &path.index(i as i64), hooks, out);
             }
         }
-        (BlockNesting::Map, Value::Map(p), Value::Map(n)) if p.keys().eq(n.keys()) => {
+        (BlockNesting::Map, Value::Map(p) | Value::Object(p), Value::Map(n) | Value::Object(n))
+            if p.keys().eq(n.keys()) =>
+        {
             for ((k, p), n) in p.iter().zip(n.values()) {
                 replace_paths(inner, p, n, &path.key(k.clone()), hooks, out);
             }
@@ -483,6 +492,15 @@ fn descend(
         }
         _ if !same_value(prior, planned) => out.push(path.clone()),
         _ => {}
+    }
+}
+
+/// A list's or map's blocks as [`descend`] lines them up: the tuple or object inside a
+/// list or map of blocks typed `dynamic`.
+fn within(nesting: BlockNesting, value: &Value) -> &Value {
+    match (nesting, value) {
+        (BlockNesting::List | BlockNesting::Map, Value::Dynamic(d)) => &d.value,
+        _ => value,
     }
 }
 
@@ -660,6 +678,36 @@ mod replace_tests {
         let (_, replace) =
             default_plan(&schema(), &prior, &state(5, "a", vec![80], &[]), &Value::Null);
         assert_eq!(replace, vec![AttributePath::attribute("size")]);
+    }
+
+    /// A list of blocks holding a `dynamic` value is a tuple with its type: the attribute
+    /// that changed inside a block is the path, as in a list.
+    #[test]
+    fn replace_paths_reach_into_blocks_typed_dynamic() {
+        use terrarium_model::DynamicValue;
+        let schema = Schema::new().block(NestedBlock::list(
+            "nic",
+            Block::new()
+                .attribute(Attribute::string("network").required().requires_replace())
+                .attribute(Attribute::new("meta", Type::Dynamic).optional()),
+        ));
+        let element = Type::object([("network", Type::String), ("meta", Type::Number)]);
+        let nic = |network: &str| {
+            obj([(
+                "nic",
+                Value::Dynamic(Box::new(DynamicValue {
+                    ty: Type::Tuple(vec![element.clone()]),
+                    value: Value::Tuple(vec![obj([
+                        ("network", s(network)),
+                        ("meta", Value::Number(Number::Int(1))),
+                    ])]),
+                })),
+            )])
+        };
+        let (_, replace) = default_plan(&schema, &nic("blue"), &nic("green"), &nic("green"));
+        assert_eq!(replace, vec![AttributePath::attribute("nic").index(0).attr("network")]);
+        let (_, replace) = default_plan(&schema, &nic("blue"), &nic("blue"), &nic("blue"));
+        assert!(replace.is_empty(), "{replace:?}");
     }
 
     #[test]
