@@ -9,16 +9,18 @@ import (
 	witTypes "go.bytecodealliance.org/pkg/wit/types"
 
 	exb "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_behaviour"
+	exc "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_computed_blocks"
 	exp "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_provider"
 	exr "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_replacement"
 	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
 	b "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_behaviour"
+	cb "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_computed_blocks"
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
 
-// exports answers the component's exported interfaces (provider, behaviour and replacement)
-// from the provider given to Export.
+// exports answers the component's exported interfaces (provider, behaviour, replacement and
+// computed-blocks) from the provider given to Export.
 type exports struct{ d *providerDef }
 
 func install(d *providerDef) {
@@ -26,6 +28,12 @@ func install(d *providerDef) {
 	exp.Impl = e
 	exb.Impl = e
 	exr.Impl = e
+	exc.Impl = e
+}
+
+// ComputedBlocks names the computed nested blocks (WIT 0.2.3).
+func (e *exports) ComputedBlocks() []cb.ComputedBlock {
+	return []cb.ComputedBlock{}
 }
 
 // DeleteBeforeReplace names the resource types whose replacement deletes first.

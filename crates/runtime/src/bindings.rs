@@ -31,6 +31,7 @@ wasmtime::component::bindgen!({
 });
 
 pub use self::exports::terrarium::provider::behaviour as wit_behaviour;
+pub use self::exports::terrarium::provider::computed_blocks as wit_computed_blocks;
 pub use self::exports::terrarium::provider::provider as guest;
 pub use self::exports::terrarium::provider::replacement as wit_replacement;
 pub use self::terrarium::provider::lifecycle as wit_lifecycle;
@@ -40,18 +41,20 @@ pub use self::terrarium::provider::types as wit;
 
 /// The WIT package and version this host speaks. It serves components of every version of
 /// the same minor line (0.2.x): a patch only adds what a component of an earlier patch can do
-/// without (0.2.1 added `behaviour`, 0.2.2 `replacement`), and wasmtime matches
-/// `provider@0.2.0` to this host's `provider@0.2.2` by semver.
+/// without (0.2.1 added `behaviour`, 0.2.2 `replacement`, 0.2.3 `computed-blocks`), and
+/// wasmtime matches `provider@0.2.0` to this host's `provider@0.2.3` by semver.
 pub const WORLD_PACKAGE: &str = "terrarium:provider";
-pub const WORLD_VERSION: &str = "0.2.2";
+pub const WORLD_VERSION: &str = "0.2.3";
 /// The versions of [`WORLD_PACKAGE`] this host serves: this prefix and any patch.
 pub const WORLD_LINE: &str = "0.2.";
 /// The name under which a component exports the provider interface.
-pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.2";
+pub const PROVIDER_EXPORT: &str = "terrarium:provider/provider@0.2.3";
 /// The name under which a component that lets the host plan exports its behaviour.
-pub const BEHAVIOUR_EXPORT: &str = "terrarium:provider/behaviour@0.2.2";
+pub const BEHAVIOUR_EXPORT: &str = "terrarium:provider/behaviour@0.2.3";
 /// The name under which a component (0.2.2 and later) says how its types are replaced.
-pub const REPLACEMENT_EXPORT: &str = "terrarium:provider/replacement@0.2.2";
+pub const REPLACEMENT_EXPORT: &str = "terrarium:provider/replacement@0.2.3";
+/// The name under which a component (0.2.3 and later) names its computed nested blocks.
+pub const COMPUTED_BLOCKS_EXPORT: &str = "terrarium:provider/computed-blocks@0.2.3";
 
 /// A function of the provider interface whose signature differs from the one this host was
 /// built for: its name and wasmtime's reason.

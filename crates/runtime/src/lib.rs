@@ -33,10 +33,10 @@ use wasmtime::{
 pub use behaviour::{BehaviourLimits, BoundError, ProviderBehaviour, provider_behaviour_from_wit};
 use bindings::TerrariumProviderWithBehaviour;
 pub use bindings::{
-    BEHAVIOUR_EXPORT, ConvertError, PROVIDER_EXPORT, REPLACEMENT_EXPORT, WORLD_LINE, WORLD_PACKAGE,
-    WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest, path_from_wit, path_to_wit,
-    provider_schema_from_wit, schema_from_wit, value_from_wit, value_to_wit, wit, wit_behaviour,
-    wit_streams,
+    BEHAVIOUR_EXPORT, COMPUTED_BLOCKS_EXPORT, ConvertError, PROVIDER_EXPORT, REPLACEMENT_EXPORT,
+    WORLD_LINE, WORLD_PACKAGE, WORLD_VERSION, client_capabilities, diagnostics_from_wit, guest,
+    path_from_wit, path_to_wit, provider_schema_from_wit, schema_from_wit, value_from_wit,
+    value_to_wit, wit, wit_behaviour, wit_computed_blocks, wit_streams,
 };
 pub use host_state::{
     GuestOutput, HostState, LimitHit, MAX_HEADER_MAP_BYTES, MAX_HOST_RESOURCES, MemoryBudget,
@@ -723,7 +723,11 @@ impl Runtime {
                     Some(indices) => Some(indices.load(&mut *store, &instance)?),
                     None => None,
                 };
-                Ok(Bindings { provider, behaviour, replacement })
+                let computed_blocks = match &pre.computed_blocks {
+                    Some(indices) => Some(indices.load(&mut *store, &instance)?),
+                    None => None,
+                };
+                Ok(Bindings { provider, behaviour, replacement, computed_blocks })
             },
         )
         .await?;
@@ -747,6 +751,8 @@ struct Linked {
     behaviour: Option<wit_behaviour::GuestIndices>,
     /// Set when the component says how its types are replaced (0.2.2 and later).
     replacement: Option<bindings::wit_replacement::GuestIndices>,
+    /// Set when the component names its computed nested blocks (0.2.3 and later).
+    computed_blocks: Option<bindings::wit_computed_blocks::GuestIndices>,
 }
 
 /// The exported interfaces of one instance.
@@ -754,6 +760,7 @@ struct Bindings {
     provider: guest::Guest,
     behaviour: Option<wit_behaviour::Guest>,
     replacement: Option<bindings::wit_replacement::Guest>,
+    computed_blocks: Option<bindings::wit_computed_blocks::Guest>,
 }
 
 /// Compiles (or loads from the cache) with `settings.compiler`; when that compiler cannot
@@ -847,7 +854,19 @@ fn link(engine: &Engine, component: &Component, path: &Path) -> Result<Linked, L
             })?)
         }
     };
-    Ok(Linked { instance_pre, provider, behaviour, replacement })
+    let computed_blocks = match component.get_export_index(None, COMPUTED_BLOCKS_EXPORT) {
+        None => None,
+        Some(_) => {
+            Some(bindings::wit_computed_blocks::GuestIndices::new(&instance_pre).map_err(|e| {
+                LoadError::NotAProvider {
+                    path: path.to_path_buf(),
+                    export: COMPUTED_BLOCKS_EXPORT,
+                    exports: format!("{e:#}"),
+                }
+            })?)
+        }
+    };
+    Ok(Linked { instance_pre, provider, behaviour, replacement, computed_blocks })
 }
 
 fn check_component_header(bytes: &[u8], path: &Path) -> Result<(), LoadError> {
@@ -969,6 +988,17 @@ impl GuestInstance {
             return Ok(Vec::new());
         };
         self.call(async |_, store| replacement.call_delete_before_replace(store).await).await
+    }
+
+    /// The computed nested blocks the component names (the `computed-blocks` export); none
+    /// when the component was built before 0.2.3.
+    pub async fn computed_blocks(
+        &mut self,
+    ) -> Result<Vec<bindings::wit_computed_blocks::ComputedBlock>, GuestError> {
+        let Some(Some(computed)) = self.bindings.as_ref().map(|b| b.computed_blocks.clone()) else {
+            return Ok(Vec::new());
+        };
+        self.call(async |_, store| computed.call_computed_blocks(store).await).await
     }
 
     /// Runs one call of the `behaviour` interface (a hook), as [`call`](Self::call) does;

@@ -41,9 +41,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	exc "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_computed_blocks"
 	exp "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_provider"
 	exr "terrarium.dev/sdk/internal/wit/exports/export_terrarium_provider_replacement"
 	_ "terrarium.dev/sdk/internal/wit/exports/wit_exports" // the //go:wasmexport entry points
+	cb "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_computed_blocks"
 	p "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	t "terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
@@ -52,6 +54,7 @@ import (
 func Serve(server tfprotov6.ProviderServer) {
 	exp.Impl = &adapter{server: server}
 	exr.Impl = replacement{}
+	exc.Impl = replacement{}
 }
 
 // replacement answers the WIT replacement interface: a tfprotov6 provider cannot say that a
@@ -60,6 +63,10 @@ func Serve(server tfprotov6.ProviderServer) {
 type replacement struct{}
 
 func (replacement) DeleteBeforeReplace() []string { return []string{} }
+
+// ComputedBlocks answers the WIT computed-blocks interface (0.2.3): the terraform-plugin-go
+// this adapter is built with has no computed blocks, so no block is one.
+func (replacement) ComputedBlocks() []cb.ComputedBlock { return []cb.ComputedBlock{} }
 
 type adapter struct {
 	server tfprotov6.ProviderServer

@@ -122,12 +122,13 @@ async function build(argv) {
   try {
     const bundle = join(scratch, 'provider.js');
     // The component's exports: the entry's `provider` and `behaviour`, and what the SDK
-    // exports on its own (`replacement`), so that an entry names only those two.
+    // exports on its own (`replacement`, `computed-blocks`), so that an entry names only those
+    // two.
     const exports = join(scratch, 'component.ts');
     writeFileSync(
       exports,
       `export * from ${JSON.stringify(entry)};\n` +
-        `export { replacement } from ${JSON.stringify(join(sdkDir, 'src', 'serve.ts'))};\n`,
+        `export { replacement, computedBlocks } from ${JSON.stringify(join(sdkDir, 'src', 'serve.ts'))};\n`,
     );
     const esbuild = await import(join(sdkDir, 'node_modules', 'esbuild', 'lib', 'main.js'));
     await esbuild.build({

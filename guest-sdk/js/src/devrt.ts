@@ -1,5 +1,5 @@
-// The TypeScript development runtime's entry: the WIT `provider`, `behaviour` and
-// `replacement` exports, answered by the author's module, which is read from the directory
+// The TypeScript development runtime's entry: the WIT `provider`, `behaviour`, `replacement`
+// and `computed-blocks` exports, answered by the author's module, which is read from the directory
 // `terrarium dev` grants read-only and evaluated on an instance's first call.
 //
 // `terrarium-js dev-runtime` builds this module (the engine and the SDK, none of the author's
@@ -11,7 +11,7 @@ import { getEnvironment } from 'wasi:cli/environment@0.2.12';
 import * as sdk from './index.js';
 import { readText } from './files.js';
 import { Provider } from './provider.js';
-import { replacement as served, serve } from './serve.js';
+import { computedBlocks as servedBlocks, replacement as served, serve } from './serve.js';
 
 /** The directory holding the author's bundle (granted read-only by `terrarium dev`). */
 export const DIR_VAR = 'TERRARIUM_DEV_JS_DIR';
@@ -99,5 +99,12 @@ export const replacement = {
     // The author's `serve` says which types delete first.
     load();
     return served.deleteBeforeReplace();
+  },
+};
+export const computedBlocks = {
+  computedBlocks(): ReturnType<typeof servedBlocks.computedBlocks> {
+    // The author's `serve` says which blocks are computed (WIT 0.2.3).
+    load();
+    return servedBlocks.computedBlocks();
   },
 };

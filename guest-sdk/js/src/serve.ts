@@ -242,6 +242,16 @@ export const replacement = {
   },
 };
 
+/**
+ * The WIT `computed-blocks` export (0.2.3), which the build exports beside `replacement`:
+ * the computed nested blocks of the provider `serve` made last.
+ */
+export const computedBlocks = {
+  computedBlocks(): { kind: 'resource' | 'data-source'; typeName: string; path: string[] }[] {
+    return [];
+  },
+};
+
 export function serve(p: Provider<any>): { provider: ProviderExports; behaviour: BehaviourExports } {
   installFetch(stopping);
   deletingFirst = p.resources.filter((r) => r.deleteBeforeReplace).map((r) => r.typeName);

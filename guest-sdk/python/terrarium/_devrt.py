@@ -1,4 +1,4 @@
-"""The development runtime's exports: the WIT ``provider``, ``behaviour`` and ``replacement`` interfaces
+"""The development runtime's exports: the WIT ``provider``, ``behaviour``, ``replacement`` and ``computed-blocks`` interfaces
 answered by the author's module, imported from the directory ``terrarium dev`` grants
 read-only (see :mod:`terrarium.dev_runtime`).
 
@@ -123,3 +123,16 @@ if hasattr(exports, "Replacement"):
 
 else:
     Replacement = None
+
+if hasattr(exports, "ComputedBlocks"):
+
+    class ComputedBlocks(exports.ComputedBlocks):
+        """The ``computed-blocks`` export of the author's provider (WIT 0.2.3)."""
+
+        def computed_blocks(self) -> list:
+            _load()
+            made = _guest.exported_computed_blocks()
+            return made().computed_blocks() if made is not None else []
+
+else:
+    ComputedBlocks = None

@@ -560,6 +560,15 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
 
         _replacement = Replacement
 
+    global _computed_blocks
+    if hasattr(exports, "ComputedBlocks"):
+
+        class ComputedBlocks(exports.ComputedBlocks):
+            def computed_blocks(self) -> list:
+                return []
+
+        _computed_blocks = ComputedBlocks
+
     try:
         from . import _behaviour
     except ImportError:  # a WIT without the behaviour interface: the guest plans (proposal)
@@ -576,6 +585,16 @@ def exported_replacement() -> type | None:
     app module takes it from here, so that a provider module names only ``Provider`` and
     ``Behaviour``."""
     return _replacement
+
+
+#: The ``computed-blocks`` export (WIT 0.2.3) of the provider :func:`make_export` made last.
+_computed_blocks: type | None = None
+
+
+def exported_computed_blocks() -> type | None:
+    """The class componentize-py exports as the WIT ``computed-blocks`` interface, taken by
+    the build's app module as :func:`exported_replacement` is."""
+    return _computed_blocks
 
 
 def _item_part(display_name: str, part: str, found: list[Diagnostic], make: Callable[[], Any]) -> Any:

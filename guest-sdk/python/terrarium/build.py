@@ -128,8 +128,9 @@ def write_app(module: Path, into: Path) -> Path:
     app = into / f"{APP_MODULE}.py"
     app.write_text(
         f"from {module.stem} import Provider, Behaviour  # noqa: F401\n"
-        "from terrarium._guest import exported_replacement\n\n"
+        "from terrarium._guest import exported_computed_blocks, exported_replacement\n\n"
         "Replacement = exported_replacement()\n"
+        "ComputedBlocks = exported_computed_blocks()\n"
     )
     return app
 

@@ -87,6 +87,16 @@ impl<E: Export> crate::__private::bindings::exports::terrarium::provider::replac
     }
 }
 
+impl<E: Export> crate::__private::bindings::exports::terrarium::provider::computed_blocks::Guest
+    for E
+{
+    fn computed_blocks()
+    -> Vec<crate::__private::bindings::exports::terrarium::provider::computed_blocks::ComputedBlock>
+    {
+        Vec::new()
+    }
+}
+
 impl<E: Export> api::Guest for E {
     fn get_schema() -> wit::ProviderSchema {
         let (schema, identities, diagnostics) = with_server::<E, _>(|s| s.schema_with_identities());

@@ -267,4 +267,11 @@ impl exports::terrarium::provider::replacement::Guest for Devloop {
     }
 }
 
+// WIT 0.2.3: no block here is computed.
+impl exports::terrarium::provider::computed_blocks::Guest for Devloop {
+    fn computed_blocks() -> Vec<exports::terrarium::provider::computed_blocks::ComputedBlock> {
+        Vec::new()
+    }
+}
+
 export!(Devloop);

@@ -503,4 +503,11 @@ impl exports::terrarium::provider::replacement::Guest for Faulty {
     }
 }
 
+// WIT 0.2.3: no block here is computed.
+impl exports::terrarium::provider::computed_blocks::Guest for Faulty {
+    fn computed_blocks() -> Vec<exports::terrarium::provider::computed_blocks::ComputedBlock> {
+        Vec::new()
+    }
+}
+
 export!(Faulty);

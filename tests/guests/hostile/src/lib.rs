@@ -860,4 +860,11 @@ impl exports::terrarium::provider::replacement::Guest for Hostile {
     }
 }
 
+// WIT 0.2.3: no block here is computed.
+impl exports::terrarium::provider::computed_blocks::Guest for Hostile {
+    fn computed_blocks() -> Vec<exports::terrarium::provider::computed_blocks::ComputedBlock> {
+        Vec::new()
+    }
+}
+
 export!(Hostile);

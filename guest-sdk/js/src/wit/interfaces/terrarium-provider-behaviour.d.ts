@@ -1,5 +1,5 @@
 /// <reference path="./terrarium-provider-types.d.ts" />
-declare module 'terrarium:provider/behaviour@0.2.2' {
+declare module 'terrarium:provider/behaviour@0.2.3' {
   /**
    * Called once per loaded component, after `provider.get-schema`.
    */
@@ -21,12 +21,12 @@ declare module 'terrarium:provider/behaviour@0.2.2' {
    * values null) before it reaches Terraform.
    */
   export function planResource(request: PlanResourceRequest): PlanResourceResponse;
-  export type Value = import('terrarium:provider/types@0.2.2').Value;
-  export type Diagnostic = import('terrarium:provider/types@0.2.2').Diagnostic;
-  export type AttributePath = import('terrarium:provider/types@0.2.2').AttributePath;
-  export type Number = import('terrarium:provider/types@0.2.2').Number;
-  export type ClientCapabilities = import('terrarium:provider/types@0.2.2').ClientCapabilities;
-  export type DeferredReason = import('terrarium:provider/types@0.2.2').DeferredReason;
+  export type Value = import('terrarium:provider/types@0.2.3').Value;
+  export type Diagnostic = import('terrarium:provider/types@0.2.3').Diagnostic;
+  export type AttributePath = import('terrarium:provider/types@0.2.3').AttributePath;
+  export type Number = import('terrarium:provider/types@0.2.3').Number;
+  export type ClientCapabilities = import('terrarium:provider/types@0.2.3').ClientCapabilities;
+  export type DeferredReason = import('terrarium:provider/types@0.2.3').DeferredReason;
   /**
    * A guest-chosen number naming one piece of code (a computed default, a replacement
    * decision, a custom validator) in the hook calls. The same schema must give the same

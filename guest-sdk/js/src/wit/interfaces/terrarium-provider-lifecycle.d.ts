@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/lifecycle@0.2.2' {
+declare module 'terrarium:provider/lifecycle@0.2.3' {
   /**
    * Whether Terraform has asked the provider to stop since the running call began.
    */

@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/log@0.2.2' {
+declare module 'terrarium:provider/log@0.2.3' {
   /**
    * Whether a message at `level` would be written; lets a guest skip building it.
    */

@@ -1,6 +1,6 @@
 /// <reference path="./terrarium-provider-streams.d.ts" />
 /// <reference path="./terrarium-provider-types.d.ts" />
-declare module 'terrarium:provider/provider@0.2.2' {
+declare module 'terrarium:provider/provider@0.2.3' {
   /**
    * The provider's whole schema. Called once per loaded component.
    */
@@ -61,16 +61,16 @@ declare module 'terrarium:provider/provider@0.2.2' {
    * the stop from `lifecycle.stopping` instead. Returns an error text if it could not.
    */
   export function stop(): string | undefined;
-  export type Value = import('terrarium:provider/types@0.2.2').Value;
-  export type Diagnostic = import('terrarium:provider/types@0.2.2').Diagnostic;
-  export type AttributePath = import('terrarium:provider/types@0.2.2').AttributePath;
-  export type ProviderSchema = import('terrarium:provider/types@0.2.2').ProviderSchema;
-  export type ClientCapabilities = import('terrarium:provider/types@0.2.2').ClientCapabilities;
-  export type DeferredReason = import('terrarium:provider/types@0.2.2').DeferredReason;
-  export type TypeJson = import('terrarium:provider/types@0.2.2').TypeJson;
-  export type Timestamp = import('terrarium:provider/types@0.2.2').Timestamp;
-  export type ListResults = import('terrarium:provider/streams@0.2.2').ListResults;
-  export type ActionProgress = import('terrarium:provider/streams@0.2.2').ActionProgress;
+  export type Value = import('terrarium:provider/types@0.2.3').Value;
+  export type Diagnostic = import('terrarium:provider/types@0.2.3').Diagnostic;
+  export type AttributePath = import('terrarium:provider/types@0.2.3').AttributePath;
+  export type ProviderSchema = import('terrarium:provider/types@0.2.3').ProviderSchema;
+  export type ClientCapabilities = import('terrarium:provider/types@0.2.3').ClientCapabilities;
+  export type DeferredReason = import('terrarium:provider/types@0.2.3').DeferredReason;
+  export type TypeJson = import('terrarium:provider/types@0.2.3').TypeJson;
+  export type Timestamp = import('terrarium:provider/types@0.2.3').Timestamp;
+  export type ListResults = import('terrarium:provider/streams@0.2.3').ListResults;
+  export type ActionProgress = import('terrarium:provider/streams@0.2.3').ActionProgress;
   export interface ConfigureRequest {
     terraformVersion: string,
     config: Value,

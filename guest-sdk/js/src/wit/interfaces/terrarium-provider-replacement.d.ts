@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/replacement@0.2.2' {
+declare module 'terrarium:provider/replacement@0.2.3' {
   /**
    * The resource types whose old object must be deleted before its replacement is created,
    * because two cannot exist at once (a fixed file name, a name unique in a remote system).

@@ -1,7 +1,7 @@
 /// <reference path="./terrarium-provider-types.d.ts" />
-declare module 'terrarium:provider/streams@0.2.2' {
-  export type Value = import('terrarium:provider/types@0.2.2').Value;
-  export type Diagnostic = import('terrarium:provider/types@0.2.2').Diagnostic;
+declare module 'terrarium:provider/streams@0.2.3' {
+  export type Value = import('terrarium:provider/types@0.2.3').Value;
+  export type Diagnostic = import('terrarium:provider/types@0.2.3').Diagnostic;
   /**
    * One result of a list resource (`terraform query`).
    */

@@ -1,4 +1,4 @@
-declare module 'terrarium:provider/types@0.2.2' {
+declare module 'terrarium:provider/types@0.2.3' {
   /**
    * A Terraform type, written in Terraform's own JSON type syntax:
    * `"string"`, `"number"`, `"bool"`, `"dynamic"`, `["list","string"]`,
