@@ -242,6 +242,10 @@ pub fn check_plan(
         let here = path.attr(b.name());
         let c = config.attr(b.name()).unwrap_or(&NULL);
         let p = planned.attr(b.name()).unwrap_or(&NULL);
+        if b.is_computed() && crate::plan::absent(c) {
+            // A computed block the configuration leaves out: the provider's to choose.
+            continue;
+        }
         if c.is_unknown() || p.is_unknown() {
             if c.is_unknown() != p.is_unknown() {
                 problems.push((

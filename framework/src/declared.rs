@@ -221,6 +221,9 @@ fn block(b: &model::Block, prefix: &[String], behaviour: &ByPath<'_>) -> Block {
         if behaviour.replace_blocks.contains(path.as_slice()) {
             nested = nested.requires_replace();
         }
+        if nb.computed {
+            nested = nested.computed();
+        }
         out = out.block(nested);
     }
     out

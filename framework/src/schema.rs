@@ -727,6 +727,7 @@ pub struct NestedBlock {
     min_items: u64,
     max_items: u64,
     requires_replace: bool,
+    computed: bool,
 }
 
 impl NestedBlock {
@@ -739,6 +740,7 @@ impl NestedBlock {
             min_items: 0,
             max_items: 0,
             requires_replace: false,
+            computed: false,
         }
     }
 
@@ -785,6 +787,19 @@ impl NestedBlock {
         self
     }
 
+    /// The provider sets the block's contents, as it sets a computed attribute: the
+    /// configuration may not write it; the plan has it unknown on create and keeps it from the
+    /// state on update (protocol 6.11 computed blocks; docs/planning.md).
+    pub fn computed(mut self) -> Self {
+        self.computed = true;
+        self
+    }
+
+    /// Whether the provider sets the block's contents ([`computed`](Self::computed)).
+    pub fn is_computed(&self) -> bool {
+        self.computed
+    }
+
     /// The block's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -813,6 +828,7 @@ impl NestedBlock {
             nesting: self.nesting,
             min_items: self.min_items,
             max_items: self.max_items,
+            computed: self.computed,
         }
     }
 }

@@ -334,6 +334,7 @@ fn take_block(index: usize, slots: &mut [Option<FlatBlock>]) -> Result<Block, Fl
             nesting: nb.nesting,
             min_items: nb.min_items,
             max_items: nb.max_items,
+            computed: false,
         });
     }
     Ok(Block {
@@ -414,6 +415,7 @@ mod tests {
                 nesting: BlockNesting::Set,
                 min_items: 1,
                 max_items: 3,
+                computed: false,
             }],
             ..Default::default()
         };

@@ -99,6 +99,10 @@ pub struct NestedBlock {
     pub nesting: BlockNesting,
     pub min_items: u64,
     pub max_items: u64,
+    /// The provider sets the block's contents, as it sets a computed attribute; a
+    /// configuration may not write it (protocol 6.11's `Schema.Block.computed`, declared
+    /// through the WIT `computed-blocks` export).
+    pub computed: bool,
 }
 
 impl Block {
@@ -179,8 +183,62 @@ impl Block {
     /// The paths at which `config` (a value of this block) sets an attribute that only the
     /// provider may set (computed, neither required nor optional). An unknown value counts:
     /// the configuration sets it, to something not known yet.
+    /// A computed nested block counts too, when the configuration writes one or more blocks
+    /// of it.
     pub fn configured_computed_only(&self, config: &Value) -> Vec<AttributePath> {
-        self.configured(config, &|a| a.computed && !a.optional && !a.required)
+        let mut out = self.configured(config, &|a| a.computed && !a.optional && !a.required);
+        self.collect_configured_computed_blocks(config, &AttributePath::root(), &mut out);
+        out
+    }
+
+    fn collect_configured_computed_blocks(
+        &self,
+        config: &Value,
+        path: &AttributePath,
+        out: &mut Vec<AttributePath>,
+    ) {
+        for b in &self.block_types {
+            let Some(value) = config.attr(&b.type_name) else { continue };
+            let here = path.attr(b.type_name.clone());
+            let written = match value {
+                Value::Null => false,
+                Value::List(items) | Value::Set(items) | Value::Tuple(items) => !items.is_empty(),
+                Value::Map(m) => !m.is_empty(),
+                _ => true,
+            };
+            if b.computed {
+                if written {
+                    out.push(here);
+                }
+                continue;
+            }
+            for (p, element) in nested_elements(b.nesting, value, &here) {
+                b.block.collect_configured_computed_blocks(element, &p, out);
+            }
+        }
+    }
+
+    /// The paths (block type names from this block down) of every computed nested block, at
+    /// any depth.
+    pub fn computed_block_paths(&self) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        for b in &self.block_types {
+            if b.computed {
+                out.push(vec![b.type_name.clone()]);
+            }
+            for mut inner in b.block.computed_block_paths() {
+                inner.insert(0, b.type_name.clone());
+                out.push(inner);
+            }
+        }
+        out
+    }
+
+    /// The nested block at `path` (block type names from this block down), to change it.
+    pub fn nested_block_mut(&mut self, path: &[String]) -> Option<&mut NestedBlock> {
+        let (first, rest) = path.split_first()?;
+        let nested = self.block_types.iter_mut().find(|b| &b.type_name == first)?;
+        if rest.is_empty() { Some(nested) } else { nested.block.nested_block_mut(rest) }
     }
 
     /// The paths at which `config` (a value of this block) sets a write-only attribute; an
@@ -391,7 +449,14 @@ mod tests {
     }
 
     fn nested_block(name: &str, nesting: BlockNesting, block: Block) -> NestedBlock {
-        NestedBlock { type_name: name.into(), block, nesting, min_items: 0, max_items: 0 }
+        NestedBlock {
+            type_name: name.into(),
+            block,
+            nesting,
+            min_items: 0,
+            max_items: 0,
+            computed: false,
+        }
     }
 
     fn nested(name: &str, nesting: BlockNesting, attributes: Vec<Attribute>) -> NestedBlock {

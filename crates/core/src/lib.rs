@@ -142,8 +142,10 @@ impl Dispatcher {
         let identities =
             schemas::identity_schemas_from_wit(std::mem::take(&mut schema.resource_identities))
                 .map_err(|e| StartError::Schema(e.to_string()))?;
-        let (schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
+        let (mut schema, schema_diagnostics) = runtime::provider_schema_from_wit(schema)
             .map_err(|e| StartError::Schema(e.to_string()))?;
+        mark_computed_blocks(&mut schema, instance.computed_blocks().await?)
+            .map_err(StartError::Schema)?;
         let schemas = Schemas::new(schema, identities).map_err(StartError::Schema)?;
         let behaviour = if instance.declares_behaviour() {
             let behaviour = instance
@@ -401,6 +403,34 @@ fn collect_unknowns(value: &Value, path: &AttributePath, found: &mut impl FnMut(
         Value::Dynamic(d) => collect_unknowns(&d.value, path, found),
         _ => {}
     }
+}
+
+/// Marks the nested blocks the component names in its `computed-blocks` export computed;
+/// an error naming the first one that is not a nested block of its schema.
+fn mark_computed_blocks(
+    schema: &mut ProviderSchema,
+    computed: Vec<runtime::wit_computed_blocks::ComputedBlock>,
+) -> Result<(), String> {
+    use runtime::wit_computed_blocks::SchemaKind;
+    for c in computed {
+        let (kind, schemas) = match c.kind {
+            SchemaKind::Resource => ("resource type", &mut schema.resources),
+            SchemaKind::DataSource => ("data source", &mut schema.data_sources),
+        };
+        let found = schemas
+            .get_mut(&c.type_name)
+            .and_then(|s| s.block.nested_block_mut(&c.path))
+            .map(|b| b.computed = true);
+        if found.is_none() {
+            return Err(format!(
+                "`computed-blocks` names the block {:?} of the {kind} {:?}, which has no nested \
+                 block there",
+                c.path.join("."),
+                c.type_name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A configuration that sets the computed-only attribute at `path`.

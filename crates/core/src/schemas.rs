@@ -295,6 +295,7 @@ mod tests {
                     nesting,
                     min_items: 0,
                     max_items: 0,
+                    computed: false,
                 }],
                 ..Default::default()
             };

@@ -146,6 +146,7 @@ mod tests {
                 block: rule,
                 min_items: 0,
                 max_items: 0,
+                computed: false,
             }],
             ..Block::default()
         }

@@ -334,6 +334,7 @@ mod tests {
             block: Block { attributes: vec![inner], ..Block::default() },
             min_items: 0,
             max_items: 0,
+            computed: false,
         }
     }
 

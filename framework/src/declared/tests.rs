@@ -214,6 +214,7 @@ fn a_schema_without_behaviour_proposes_computed_values_into_matched_set_elements
                 nesting: terrarium_model::schema::BlockNesting::Set,
                 min_items: 0,
                 max_items: 0,
+                computed: false,
             }],
             ..Default::default()
         },

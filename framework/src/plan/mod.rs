@@ -21,6 +21,11 @@
 //!   are unknown on every update;
 //! - **no change**: the prior state exactly.
 //!
+//! A [computed](crate::schema::NestedBlock::computed) nested block the configuration leaves
+//! out is planned as a computed attribute is: wholly unknown on create (and replace), kept
+//! from the state on an update that leaves its object's configuration unchanged, unknown on
+//! one that changes it.
+//!
 //! Nested objects are matched with their prior selves by position (lists), key (maps) or,
 //! in sets, by their configured attributes (every computed attribute left out), the way
 //! Terraform correlates set elements. Set matching sorts canonical keys, so it costs
@@ -218,6 +223,13 @@ pub fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
             *v = Value::unknown();
         }
     }
+    for b in shape.blocks.iter().filter(|b| b.is_computed()) {
+        if let Some(v) = object.get_mut(b.name())
+            && absent(v)
+        {
+            *v = Value::unknown();
+        }
+    }
     for (name, nesting, inner) in shape.children() {
         if let Some(v) = object.get_mut(name) {
             let taken = std::mem::replace(v, Value::Null);
@@ -225,6 +237,19 @@ pub fn mark_unknown(shape: Shape<'_>, value: Value) -> Value {
         }
     }
     Value::Object(object)
+}
+
+/// Whether a nested block's value has no block in it: null, or an empty list, set or map
+/// (how a configuration that leaves a block out reads, and how a computed block that the
+/// protocol shows as an attribute reads when unset).
+pub fn absent(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => items.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::Dynamic(d) => absent(&d.value),
+        _ => false,
+    }
 }
 
 /// Plans an update of one object against its prior self (see the module documentation).
@@ -261,6 +286,14 @@ fn plan_update(shape: Shape<'_>, proposed: Value, prior: &Value, config: &Value)
     }
     for b in shape.blocks {
         let Some(v) = object.get_mut(b.name()) else { continue };
+        if b.is_computed() && absent(config.attr(b.name()).unwrap_or(&NULL)) {
+            // The provider's, as a computed attribute is: kept from the state while the
+            // object's configuration is unchanged, unknown when it changed or the state has
+            // none yet.
+            let before = prior.attr(b.name()).unwrap_or(&NULL);
+            *v = if before.is_null() || changed { Value::unknown() } else { before.clone() };
+            continue;
+        }
         let inner = Shape { attributes: b.block().attributes(), blocks: b.block().blocks() };
         update_elements(
             inner,
@@ -383,6 +416,11 @@ fn config_of(shape: Shape<'_>, state: Value) -> Value {
             *v = Value::Null;
         }
     }
+    for b in shape.blocks.iter().filter(|b| b.is_computed()) {
+        if let Some(v) = object.get_mut(b.name()) {
+            *v = empty_blocks(b.nesting());
+        }
+    }
     for (name, nesting, inner) in shape.children() {
         if let Some(v) = object.get_mut(name) {
             let taken = std::mem::replace(v, Value::Null);
@@ -390,6 +428,16 @@ fn config_of(shape: Shape<'_>, state: Value) -> Value {
         }
     }
     Value::Object(object)
+}
+
+/// How a configuration without a block of this nesting reads.
+fn empty_blocks(nesting: BlockNesting) -> Value {
+    match nesting {
+        BlockNesting::List => Value::List(Vec::new()),
+        BlockNesting::Set => Value::Set(Vec::new()),
+        BlockNesting::Map => Value::Map(std::collections::BTreeMap::new()),
+        BlockNesting::Single | BlockNesting::Group => Value::Null,
+    }
 }
 
 /// Collects the paths of replace-forcing attributes whose value changed.
@@ -531,6 +579,13 @@ fn propose(shape: Shape<'_>, prior: &Value, config: &Value) -> Value {
             && let Some(p) = prior.attr(a.name())
         {
             out.insert(a.name().to_string(), p.clone());
+        }
+    }
+    for b in shape.blocks.iter().filter(|b| b.is_computed()) {
+        if c.get(b.name()).is_none_or(absent)
+            && let Some(p) = prior.attr(b.name())
+        {
+            out.insert(b.name().to_string(), p.clone());
         }
     }
     for (name, _, inner) in shape.children() {
@@ -819,5 +874,66 @@ mod replace_tests {
             Some(AttributePath::attribute("a").index(1).attr("b"))
         );
         assert_eq!(first_unknown(&n(1), &AttributePath::root()), None);
+    }
+
+    /// A computed block is planned as a computed attribute is (protocol 6.11): unknown on
+    /// create whether the client shows it as a block (an empty list in the configuration) or
+    /// as an attribute (null), kept from the state while the configuration is unchanged,
+    /// unknown when it changed; Terraform's proposal carries the prior blocks; the plan check
+    /// lets the provider choose it; generated configuration leaves it out.
+    #[test]
+    fn a_computed_block_is_planned_like_a_computed_attribute() {
+        let schema = Schema::new()
+            .attribute(Attribute::string("name").required())
+            .attribute(Attribute::string("note").optional())
+            .block(
+                NestedBlock::list(
+                    "address",
+                    Block::new()
+                        .attribute(Attribute::string("ip").computed())
+                        .attribute(Attribute::number("port").computed()),
+                )
+                .computed(),
+            );
+        let shape = Shape::of(&schema);
+        for absent in [Value::List(Vec::new()), Value::Null] {
+            let config = obj([("name", s("a")), ("note", Value::Null), ("address", absent)]);
+            let proposed = proposed_new_state(&schema, &Value::Null, &config);
+            let (planned, replace) = default_plan(&schema, &Value::Null, &proposed, &config);
+            assert!(replace.is_empty());
+            assert!(planned.attr("address").unwrap().is_unknown(), "{planned:?}");
+            let mut problems = Vec::new();
+            crate::check::check_plan(
+                shape,
+                &config,
+                &planned,
+                &AttributePath::root(),
+                &mut problems,
+            );
+            assert!(problems.is_empty(), "{problems:?}");
+        }
+
+        let addresses = Value::List(vec![obj([("ip", s("10.0.0.1")), ("port", n(443))])]);
+        let prior = obj([("name", s("a")), ("note", Value::Null), ("address", addresses.clone())]);
+        for absent in [Value::List(Vec::new()), Value::Null] {
+            // Unchanged: Terraform proposes the prior blocks, and the plan is the state.
+            let config =
+                obj([("name", s("a")), ("note", Value::Null), ("address", absent.clone())]);
+            let proposed = proposed_new_state(&schema, &prior, &config);
+            assert_eq!(proposed.attr("address"), Some(&addresses));
+            let (planned, _) = default_plan(&schema, &prior, &proposed, &config);
+            assert_eq!(planned, prior);
+
+            // Changed: the provider decides the blocks again at apply.
+            let config = obj([("name", s("a")), ("note", s("new")), ("address", absent)]);
+            let proposed = proposed_new_state(&schema, &prior, &config);
+            let (planned, _) = default_plan(&schema, &prior, &proposed, &config);
+            assert!(planned.attr("address").unwrap().is_unknown(), "{planned:?}");
+            assert_eq!(planned.attr("note"), Some(&s("new")));
+        }
+
+        let config = generated_config(&schema, prior.clone());
+        assert_eq!(config.attr("address"), Some(&Value::List(Vec::new())));
+        assert_eq!(config.attr("name"), Some(&s("a")));
     }
 }

@@ -157,6 +157,9 @@ pub(crate) fn strip_computed(shape: Shape<'_>, value: &Value, keep_optional: boo
             out.insert(a.name().to_string(), Value::Null);
         }
     }
+    for b in shape.blocks.iter().filter(|b| b.is_computed()) {
+        out.insert(b.name().to_string(), Value::Null);
+    }
     for (name, nesting, inner) in shape.children() {
         if let Some(v) = out.get_mut(name) {
             let taken = std::mem::replace(v, Value::Null);

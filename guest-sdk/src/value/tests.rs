@@ -365,6 +365,7 @@ fn a_map_of_blocks_with_a_dynamic_attribute_is_an_object_of_their_own_types_and_
             nesting: BlockNesting::Map,
             min_items: 0,
             max_items: 0,
+            computed: false,
         }],
         ..Default::default()
     };
@@ -432,6 +433,7 @@ fn stored_state_of_a_list_of_blocks_holding_a_dynamic_value_is_read_back() {
             nesting: BlockNesting::List,
             min_items: 0,
             max_items: 0,
+            computed: false,
         }],
         ..Default::default()
     };

@@ -125,11 +125,13 @@ fn attribute_to_pb(a: &Attribute) -> pb::schema::Attribute {
     }
 }
 
-fn nested_block_to_pb(b: &NestedBlock) -> pb::schema::NestedBlock {
+fn nested_block_to_pb(b: &NestedBlock, computed_blocks: bool) -> pb::schema::NestedBlock {
     use pb::schema::nested_block::NestingMode;
+    let mut block = block_to_pb(&b.block, 0, computed_blocks);
+    block.computed = b.computed;
     pb::schema::NestedBlock {
         type_name: b.type_name.clone(),
-        block: Some(block_to_pb(&b.block, 0)),
+        block: Some(block),
         nesting: match b.nesting {
             BlockNesting::Single => NestingMode::Single,
             BlockNesting::List => NestingMode::List,
@@ -142,11 +144,41 @@ fn nested_block_to_pb(b: &NestedBlock) -> pb::schema::NestedBlock {
     }
 }
 
-fn block_to_pb(b: &Block, version: i64) -> pb::schema::Block {
+/// A computed nested block as a client that does not take computed blocks sees it: a
+/// computed attribute of the block's type. Its values are the same (a list of blocks is a
+/// list of objects), the configuration may not set it, and every Terraform lets a provider
+/// plan it unknown and set it at apply, which a plain block would not allow.
+fn computed_block_as_attribute(b: &NestedBlock) -> pb::schema::Attribute {
+    pb::schema::Attribute {
+        name: b.type_name.clone(),
+        r#type: b.implied_type().to_json().into_bytes(),
+        nested_type: None,
+        description: b.block.description.text.clone(),
+        description_kind: text_kind(&b.block.description),
+        required: false,
+        optional: false,
+        computed: true,
+        sensitive: false,
+        deprecated: b.block.deprecated,
+        write_only: false,
+        deprecation_message: b.block.deprecation_message.clone(),
+    }
+}
+
+fn block_to_pb(b: &Block, version: i64, computed_blocks: bool) -> pb::schema::Block {
+    let mut attributes: Vec<_> = b.attributes.iter().map(attribute_to_pb).collect();
+    let mut block_types = Vec::new();
+    for nested in &b.block_types {
+        if nested.computed && !computed_blocks {
+            attributes.push(computed_block_as_attribute(nested));
+        } else {
+            block_types.push(nested_block_to_pb(nested, computed_blocks));
+        }
+    }
     pb::schema::Block {
         version,
-        attributes: b.attributes.iter().map(attribute_to_pb).collect(),
-        block_types: b.block_types.iter().map(nested_block_to_pb).collect(),
+        attributes,
+        block_types,
         description: b.description.text.clone(),
         description_kind: text_kind(&b.description),
         deprecated: b.deprecated,
@@ -155,8 +187,14 @@ fn block_to_pb(b: &Block, version: i64) -> pb::schema::Block {
     }
 }
 
-pub fn schema_to_pb(s: &Schema) -> pb::Schema {
-    pb::Schema { version: s.version, block: Some(block_to_pb(&s.block, s.version)) }
+/// A schema for Terraform. With `computed_blocks` (the client said
+/// `computed_blocks_allowed`), a computed nested block is a block marked computed; without,
+/// a computed attribute of the block's type (`computed_block_as_attribute`).
+pub fn schema_to_pb(s: &Schema, computed_blocks: bool) -> pb::Schema {
+    pb::Schema {
+        version: s.version,
+        block: Some(block_to_pb(&s.block, s.version, computed_blocks)),
+    }
 }
 
 fn parameter_to_pb(p: &Parameter) -> pb::function::Parameter {
@@ -231,5 +269,49 @@ mod tests {
         let p = attribute_to_pb(&nested);
         assert!(p.r#type.is_empty());
         assert_eq!(p.nested_type.map(|o| o.attributes.len()), Some(1));
+    }
+
+    /// A computed block is a block marked computed for a client that takes them, and a
+    /// computed attribute of the block's type for any other; a plain block stays a block.
+    #[test]
+    fn a_computed_block_is_an_attribute_unless_the_client_takes_computed_blocks() {
+        let ip = Attribute {
+            name: "ip".into(),
+            ty: AttributeType::Type(Type::String),
+            computed: true,
+            ..Default::default()
+        };
+        let nested = |name: &str, computed| NestedBlock {
+            type_name: name.into(),
+            block: Block { attributes: vec![ip.clone()], ..Default::default() },
+            nesting: BlockNesting::List,
+            min_items: 0,
+            max_items: 0,
+            computed,
+        };
+        let schema = Schema {
+            version: 0,
+            block: Block {
+                block_types: vec![nested("address", true), nested("rule", false)],
+                ..Default::default()
+            },
+        };
+
+        let block = schema_to_pb(&schema, true).block.unwrap();
+        let names: Vec<_> = block.block_types.iter().map(|b| b.type_name.as_str()).collect();
+        assert_eq!(names, ["address", "rule"]);
+        let computed: Vec<_> =
+            block.block_types.iter().map(|b| b.block.as_ref().unwrap().computed).collect();
+        assert_eq!(computed, [true, false]);
+        assert!(block.attributes.is_empty());
+
+        let block = schema_to_pb(&schema, false).block.unwrap();
+        let names: Vec<_> = block.block_types.iter().map(|b| b.type_name.as_str()).collect();
+        assert_eq!(names, ["rule"]);
+        assert_eq!(block.attributes.len(), 1);
+        let a = &block.attributes[0];
+        assert_eq!(a.name, "address");
+        assert!(a.computed && !a.optional && !a.required);
+        assert_eq!(a.r#type, br#"["list",["object",{"ip":"string"}]]"#);
     }
 }

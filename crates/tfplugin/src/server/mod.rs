@@ -13,6 +13,7 @@ mod provider6;
 pub use provider5::Protocol5;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use terrarium_model::Diagnostic;
 
@@ -28,12 +29,34 @@ use terrarium_proto::tfplugin6::provider_server::ProviderServer;
 #[derive(Clone)]
 pub struct ProviderService {
     serving: Arc<Serving>,
+    /// Set once a request of this provider process said the client takes computed nested
+    /// blocks (`ClientCapabilities.computed_blocks_allowed`, protocol 6.11). Until then
+    /// GetProviderSchema shows each computed block as a computed attribute of the block's
+    /// type, which every Terraform understands (docs/planning.md, "Computed blocks").
+    computed_blocks_allowed: Arc<AtomicBool>,
 }
 
 impl ProviderService {
     /// Serves whatever `serving` serves, including the builds `terrarium dev` swaps in.
     pub fn serving(serving: Arc<Serving>) -> Self {
-        ProviderService { serving }
+        ProviderService { serving, computed_blocks_allowed: Arc::new(AtomicBool::new(false)) }
+    }
+
+    /// The client capabilities of a request, remembering whether the client takes computed
+    /// blocks.
+    fn client(
+        &self,
+        c: Option<terrarium_proto::tfplugin6::ClientCapabilities>,
+    ) -> terrarium_core::types::ClientCapabilities {
+        if c.as_ref().is_some_and(|c| c.computed_blocks_allowed) {
+            self.computed_blocks_allowed.store(true, Ordering::Relaxed);
+        }
+        convert::client_capabilities(c)
+    }
+
+    /// Whether a request of this process said the client takes computed blocks.
+    fn computed_blocks_allowed(&self) -> bool {
+        self.computed_blocks_allowed.load(Ordering::Relaxed)
     }
 
     pub fn new(provider: Arc<Dispatcher>) -> Self {

@@ -164,6 +164,9 @@ impl provider_server::Provider for ProviderService {
             }
         };
         let s = p.schema();
+        let computed_blocks = self.computed_blocks_allowed();
+        let schema_to_pb =
+            |schema: &terrarium_model::schema::Schema| schema_to_pb(schema, computed_blocks);
         ok(get_provider_schema::Response {
             provider: Some(schema_to_pb(&s.provider)),
             provider_meta: s.provider_meta.as_ref().map(schema_to_pb),
@@ -235,7 +238,7 @@ impl provider_server::Provider for ProviderService {
                         kind: "resource",
                         name: &r.type_name,
                     };
-                    let client = client_capabilities(r.client_capabilities);
+                    let client = self.client(r.client_capabilities);
                     let ty = p.resource_type(&r.type_name);
                     validate(&p, subject, ty, r.config.as_ref(), async |c| {
                         p.validate_resource_config(&r.type_name, c, client).await
@@ -415,7 +418,7 @@ impl provider_server::Provider for ProviderService {
                                 .configure(&dt::ConfigureRequest {
                                     terraform_version: r.terraform_version,
                                     config,
-                                    client: client_capabilities(r.client_capabilities),
+                                    client: self.client(r.client_capabilities),
                                 })
                                 .await;
                             if !diags.iter().any(|d| d.severity == Severity::Error) {
@@ -458,7 +461,7 @@ impl provider_server::Provider for ProviderService {
                     current_state: decode.value("current state", r.current_state.as_ref(), ty)?,
                     private: r.private,
                     provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                    client: client_capabilities(r.client_capabilities),
+                    client: self.client(r.client_capabilities),
                     current_identity: decode.identity(
                         "current identity",
                         &r.type_name,
@@ -522,7 +525,7 @@ impl provider_server::Provider for ProviderService {
                     config: decode.value("configuration", r.config.as_ref(), ty)?,
                     prior_private: r.prior_private,
                     provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                    client: client_capabilities(r.client_capabilities),
+                    client: self.client(r.client_capabilities),
                     prior_identity: decode.identity(
                         "prior identity",
                         &r.type_name,
@@ -662,7 +665,7 @@ impl provider_server::Provider for ProviderService {
                 .import_resource_state(&dt::ImportResourceStateRequest {
                     type_name: r.type_name.clone(),
                     id: r.id,
-                    client: client_capabilities(r.client_capabilities),
+                    client: self.client(r.client_capabilities),
                     identity,
                 })
                 .await;
@@ -792,7 +795,7 @@ impl provider_server::Provider for ProviderService {
                     type_name: r.type_name.clone(),
                     config: decode.value("configuration", r.config.as_ref(), ty)?,
                     provider_meta: decode.provider_meta(r.provider_meta.as_ref())?,
-                    client: client_capabilities(r.client_capabilities),
+                    client: self.client(r.client_capabilities),
                 })
             });
             let request = match request {
@@ -916,7 +919,7 @@ impl provider_server::Provider for ProviderService {
             .open_ephemeral_resource(&dt::OpenEphemeralResourceRequest {
                 type_name: r.type_name.clone(),
                 config,
-                client: client_capabilities(r.client_capabilities),
+                client: self.client(r.client_capabilities),
             })
             .await;
         let ty = p.schemas().ephemeral_resource(&r.type_name);
@@ -1226,7 +1229,7 @@ impl provider_server::Provider for ProviderService {
             .plan_action(&dt::ActionRequest {
                 type_name: r.action_type.clone(),
                 config,
-                client: client_capabilities(r.client_capabilities),
+                client: self.client(r.client_capabilities),
             })
             .await;
         ok(plan_action::Response {
@@ -1264,7 +1267,7 @@ impl provider_server::Provider for ProviderService {
         let request = dt::ActionRequest {
             type_name: r.action_type.clone(),
             config,
-            client: client_capabilities(r.client_capabilities),
+            client: self.client(r.client_capabilities),
         };
         let (events, received) = mpsc::channel(STREAM_BUFFER);
         tokio::spawn(async move { p.invoke_action(&request, events).await });

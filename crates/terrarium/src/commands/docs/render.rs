@@ -759,6 +759,7 @@ mod tests {
             nesting: BlockNesting::Single,
             min_items: 0,
             max_items: 0,
+            computed: false,
         };
         let block = Block {
             attributes: vec![

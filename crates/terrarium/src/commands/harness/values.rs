@@ -171,6 +171,7 @@ mod tests {
                 nesting: BlockNesting::List,
                 min_items: 0,
                 max_items: 0,
+                computed: false,
             }],
             ..Default::default()
         }
