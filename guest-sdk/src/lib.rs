@@ -80,6 +80,7 @@
 //! | `validate = expr` | A validator from [`validate`] (in scope unqualified): `validate = length(1, 64)`; repeatable. |
 //! | `nested` | A nested attribute: the field is a `#[derive(Model)]` struct, or a `Vec`, [`Set`] or `BTreeMap<String, _>` of one. |
 //! | `block`, `group`, `min_items = n`, `max_items = n` | A nested block (single, list, set, map by the field's type; `group`: never null). |
+//! | `block, computed` | A computed nested block (protocol 6.11): the provider sets its contents, the configuration may not; unknown on create and where the configuration changed, kept otherwise. Use a field that can be unknown (`Attr<Vec<T>>`). Terraform before 1.16 sees a computed attribute of the block's type. |
 //! | `type = expr` | The Terraform type, where the Rust type does not say it (a [`Value`] holding a `tuple`, say). |
 //! | `name = "..."`, `description = "..."`, `markdown`, `skip` | Rename, describe, Markdown description, leave out. |
 //! | `required_for_import`, `optional_for_import` | On a field of an identity struct (see [`identity`]): an `import { identity = {...} }` block must / may give it. |

@@ -653,6 +653,7 @@ mod tests {
             nesting,
             min_items: 0,
             max_items: 0,
+            computed: false,
         };
         let disk = Block {
             block_types: vec![nested("tag", BlockNesting::Set, Block::default())],

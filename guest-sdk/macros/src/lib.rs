@@ -237,6 +237,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             let min = o.min_items.as_ref().map(|n| quote!(.min_items(#n)));
             let max = o.max_items.as_ref().map(|n| quote!(.max_items(#n)));
             let replace = o.requires_replace.then(|| quote!(.requires_replace()));
+            let computed = o.computed.then(|| quote!(.computed()));
             let mut block = quote!(#sdk::schema::Block::new());
             block = quote!(<<#ty as #sdk::Nest>::Object as #sdk::Model>::attributes()
                 .into_iter()
@@ -245,7 +246,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 .into_iter()
                 .fold(#block, #sdk::schema::Block::block) #describe #deprecated);
             blocks.push(
-                quote!(#sdk::schema::NestedBlock::new(#name, #nesting, #block) #min #max #replace),
+                quote!(#sdk::schema::NestedBlock::new(#name, #nesting, #block) #min #max #replace #computed),
             );
             object_types
                 .push(quote!((#name, <#ty as #sdk::typed::__BlockType>::block_type(#nesting))));

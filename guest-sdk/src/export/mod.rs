@@ -93,7 +93,17 @@ impl<E: Export> crate::__private::bindings::exports::terrarium::provider::comput
     fn computed_blocks()
     -> Vec<crate::__private::bindings::exports::terrarium::provider::computed_blocks::ComputedBlock>
     {
-        Vec::new()
+        use crate::__private::bindings::exports::terrarium::provider::computed_blocks::{
+            ComputedBlock, SchemaKind,
+        };
+        with_server::<E, _>(|s| s.computed_blocks())
+            .into_iter()
+            .map(|(data_source, type_name, path)| ComputedBlock {
+                kind: if data_source { SchemaKind::DataSource } else { SchemaKind::Resource },
+                type_name,
+                path,
+            })
+            .collect()
     }
 }
 

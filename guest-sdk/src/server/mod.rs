@@ -191,6 +191,25 @@ impl<P: Provider> Server<P> {
             .collect()
     }
 
+    /// The computed nested blocks ([`crate::schema::NestedBlock::computed`]) of the resource
+    /// types and data sources: whether in a data source, the type name, and the block's path
+    /// of block type names.
+    pub fn computed_blocks(&self) -> Vec<(bool, String, Vec<String>)> {
+        let (schema, _, _) = self.schema_with_identities();
+        let mut out = Vec::new();
+        for (data_source, schemas) in [(false, &schema.resources), (true, &schema.data_sources)] {
+            for (name, s) in schemas {
+                out.extend(
+                    s.block
+                        .computed_block_paths()
+                        .into_iter()
+                        .map(|p| (data_source, name.clone(), p)),
+                );
+            }
+        }
+        out
+    }
+
     /// The identity schemas of the resource types that have one, by type name
     /// (`GetResourceIdentitySchemas`); [`get_schema`](Self::get_schema) reports their
     /// mistakes.

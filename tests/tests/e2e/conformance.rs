@@ -326,6 +326,19 @@ const CAPABILITIES: &[Capability] = &[
         opentofu: Same,
         pulumi: Own(pulumi::change_in_a_block_replaces, ""),
     },
+    Capability {
+        name: "Computed nested blocks (6.11): set by the provider, planned unknown on create and \
+               on a change, under a Terraform before 1.16 too",
+        test: "a_computed_block_is_set_by_the_provider",
+        check: computed_block_is_set_by_the_provider,
+        gaps: &[
+            ("Python", "the SDK cannot declare a computed block yet"),
+            ("TypeScript", "the SDK cannot declare a computed block yet"),
+            ("Go", "the SDK cannot declare a computed block yet"),
+        ],
+        opentofu: Cannot("not run yet: the row came with the Terraform column only"),
+        pulumi: Cannot("not run yet: the row came with the Terraform column only"),
+    },
 ];
 
 /// Runs the row named `test`: every language's cell that is not a gap, each compared with
@@ -496,6 +509,11 @@ fn the_pulumi_column() -> anyhow::Result<()> {
     }
     ensure!(failures.is_empty(), "Pulumi column:\n{}", failures.join("\n\n"));
     Ok(())
+}
+
+#[test]
+fn a_computed_block_is_set_by_the_provider() -> anyhow::Result<()> {
+    row("a_computed_block_is_set_by_the_provider")
 }
 
 const APPLY: &[&str] = &["apply", "-auto-approve", "-input=false", "-no-color"];
@@ -1356,6 +1374,59 @@ pub fn change_inside_a_block_replaces(cell: Cell) -> anyhow::Result<Value> {
         "replace_paths": change["replace_paths"],
         "macs": [before, after],
     }))
+}
+
+/// `slow_network`'s `address` block is computed (Rust `#[tf(block, computed)]`). Terraform
+/// 1.15 does not take computed blocks, so the host shows it a computed attribute of the
+/// block's type (docs/planning.md): the plan has it known after apply, the apply stores the
+/// provider's blocks, the next plan changes nothing, and a changed `note` plans it unknown
+/// again and stores the blocks update makes.
+pub fn computed_block_is_set_by_the_provider(cell: Cell) -> anyhow::Result<Value> {
+    let config =
+        |note: &str| format!("resource \"slow_network\" \"lan\" {{\n  size = 2\n{note}}}\n");
+    let planned = |ws: &Workspace| -> anyhow::Result<Value> {
+        ws.ok(&["plan", "-out=tfplan", "-input=false", "-no-color"])?;
+        let shown = ws.ok(&["show", "-json", "tfplan"])?;
+        let plan: Value =
+            serde_json::from_str(&shown.stdout).context("terraform show -json is not JSON")?;
+        plan["resource_changes"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["address"] == "slow_network.lan"))
+            .map(|c| c["change"].clone())
+            .context("the plan has no change of slow_network.lan")
+    };
+    let stored = |ws: &Workspace| -> anyhow::Result<Value> {
+        Ok(state_resource(&ws.state_json()?, "slow_network.lan")?["values"]["address"].clone())
+    };
+    let ws = workspace(cell, &config(""))?;
+    let create = planned(&ws)?;
+    ensure!(
+        create["actions"] == json!(["create"]) && create["after_unknown"]["address"] == true,
+        "the create does not plan address as known after apply: {}",
+        pretty(&create)
+    );
+    ws.ok(APPLY)?;
+    let created = stored(&ws)?;
+    ensure!(
+        created == json!([{"ip": "10.0.0.1", "port": 443}, {"ip": "10.0.0.2", "port": 443}]),
+        "the provider's addresses are not stored: {created}"
+    );
+    let again = ws.ok(&["plan", "-input=false", "-no-color"])?;
+    ensure!(again.stdout.contains("No changes."), "a second plan is not empty: {again}");
+    ws.write("main.tf", &main_tf(cell, &config("  note = \"tls\"\n")))?;
+    let update = planned(&ws)?;
+    ensure!(
+        update["actions"] == json!(["update"]) && update["after_unknown"]["address"] == true,
+        "a changed note does not plan address as known after apply: {}",
+        pretty(&update)
+    );
+    ws.ok(APPLY)?;
+    let updated = stored(&ws)?;
+    ensure!(
+        updated == json!([{"ip": "10.0.0.1", "port": 8443}, {"ip": "10.0.0.2", "port": 8443}]),
+        "the update's addresses are not stored: {updated}"
+    );
+    Ok(json!({ "created": created, "updated": updated }))
 }
 
 /// The disks `terraform plan` plans for `slow_vm.web`, by size, an unknown id shown as

@@ -5,6 +5,7 @@
 // Test code: a failed unwrap is a failed test with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod computed_blocks;
 mod declared_behaviour;
 mod guest_faults;
 mod guest_limits;

@@ -43,7 +43,7 @@ pub struct SlowProvider;
 
 impl Provider for SlowProvider {
     fn resources(&self) -> Vec<Box<dyn AnyResource + '_>> {
-        vec![Box::new(ServerResource), Box::new(VmResource)]
+        vec![Box::new(ServerResource), Box::new(VmResource), Box::new(NetworkResource)]
     }
 
     fn data_sources(&self) -> Vec<Box<dyn AnyDataSource + '_>> {
@@ -186,6 +186,68 @@ impl Resource for ServerResource {
     fn read(&self, current: Server) -> Result<Option<Server>> {
         // Nothing outside Terraform's state to look at: keep the state as it is.
         Ok(Some(current))
+    }
+}
+
+struct NetworkResource;
+
+/// A network whose addresses the provider assigns: `address` is a computed nested block
+/// (protocol 6.11), which a Terraform older than 1.16 sees as a computed attribute.
+#[derive(Serialize, Deserialize, Model)]
+struct Network {
+    #[tf(computed, use_state_for_unknown)]
+    id: Attr<String>,
+    /// How many addresses the network gets.
+    size: i64,
+    /// A note; changing it updates the network in place.
+    #[tf(optional)]
+    note: Option<String>,
+    /// The addresses the provider assigned.
+    #[tf(block, computed)]
+    address: Attr<Vec<Address>>,
+}
+
+#[derive(Serialize, Deserialize, Model)]
+struct Address {
+    #[tf(computed)]
+    ip: String,
+    #[tf(computed)]
+    port: i64,
+}
+
+impl NetworkResource {
+    /// The addresses of a network of `size` (changed by the note, so that an update shows a
+    /// new value).
+    fn assign(network: Network) -> Network {
+        let port = if network.note.is_some() { 8443 } else { 443 };
+        let address =
+            (1..=network.size).map(|i| Address { ip: format!("10.0.0.{i}"), port }).collect();
+        Network {
+            id: Attr::Known(format!("net-{}", network.size)),
+            address: Attr::Known(address),
+            ..network
+        }
+    }
+}
+
+impl Resource for NetworkResource {
+    const TYPE_NAME: &'static str = "slow_network";
+    type State = Network;
+
+    fn create(&self, planned: Network) -> Result<Network> {
+        Ok(Self::assign(planned))
+    }
+
+    fn update(&self, _prior: Network, planned: Network) -> Result<Network> {
+        Ok(Self::assign(planned))
+    }
+
+    fn read(&self, current: Network) -> Result<Option<Network>> {
+        Ok(Some(current))
+    }
+
+    fn delete(&self, _prior: Network) -> Result<()> {
+        Ok(())
     }
 }
 
