@@ -177,6 +177,11 @@ impl Generator<'_> {
             properties.insert(pulumi, Json::Object(spec));
         }
         for b in &block.block_types {
+            if b.computed && side == Side::Input {
+                // The provider's to set (a computed block): an output only, as a computed-only
+                // attribute is.
+                continue;
+            }
             let type_base = format!("{base}{}", pascal_case(&b.type_name));
             let token = self.block_type(&b.block, &type_base, side);
             let reference = json!({ "$ref": format!("#/types/{token}") });
@@ -366,5 +371,25 @@ mod tests {
         };
         assert_eq!(type_of("foo_bar")["a"]["type"], "string", "{json:#}");
         assert_eq!(type_of("fooBar")["b"]["type"], "boolean", "{json:#}");
+    }
+
+    #[test]
+    fn a_computed_block_is_an_output_only() {
+        let mut address = nested("address", attribute("ip", Type::String));
+        address.computed = true;
+        let block = Block {
+            attributes: vec![attribute("name", Type::String)],
+            block_types: vec![address],
+            ..Block::default()
+        };
+        let mut schema = ProviderSchema::default();
+        schema.resources.insert("p_net".into(), Schema { block, version: 0 });
+        let none: Vec<String> = Vec::new();
+        let tokens = Tokens::new("p", schema.resources.keys(), &none, &none).unwrap();
+        let json = package_schema(&schema, &tokens, "1.0.0");
+        let net = &json["resources"]["p:index/net:Net"];
+        assert!(net["inputProperties"]["address"].is_null(), "{json:#}");
+        assert!(net["inputProperties"]["name"].is_object(), "{json:#}");
+        assert!(net["properties"]["address"].is_object(), "{json:#}");
     }
 }
