@@ -72,6 +72,9 @@ fn every_section_runs_once_at_its_smallest_size() {
         // The framework pets pair of `instances` compiles a large Go component: the full run's.
         .env_remove("FRAMEWORK_PETS_NATIVE")
         .env_remove("PETS_FRAMEWORK_COMPONENT")
+        // The large generated provider takes minutes to build and to compile: the full run's.
+        .env_remove("LARGE_NATIVE")
+        .env_remove("LARGE_COMPONENT")
         .env("BENCH_DIR", scratch.path().join("run"))
         .env("BENCH_AUTHOR_DIR", author)
         .env("REPO", &repo)
