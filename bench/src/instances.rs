@@ -32,6 +32,12 @@ struct Pair {
     /// The resource each configuration manages, and its arguments (HCL body lines).
     resource: String,
     body: String,
+    /// What each provider block says (HCL body lines; `{dir}` becomes the configuration's own
+    /// directory, made under [`Pair::dirs`] before the run).
+    provider_body: String,
+    /// A directory under which each configuration gets its own (and ours is granted,
+    /// read-write), for a provider that keeps its resources in files.
+    dirs: Option<String>,
     component: PathBuf,
     native: PathBuf,
     native_label: String,
@@ -62,8 +68,12 @@ impl Client {
     }
 }
 
-fn configuration(pair: &Pair, client: Client, n: usize) -> String {
+fn configuration(pair: &Pair, client: Client, n: usize, dirs: Option<&Path>) -> String {
     let (source, ty, resource, body) = (&pair.source, &pair.type_name, &pair.resource, &pair.body);
+    let provider_body = |key: &str| match dirs {
+        Some(dirs) => pair.provider_body.replace("{dir}", &format!("{}/{key}", dirs.display())),
+        None => pair.provider_body.clone(),
+    };
     let mut text = format!(
         "terraform {{\n  required_providers {{\n    {ty} = {{ source = \"{source}\" }}\n  }}\n}}\n\n"
     );
@@ -72,8 +82,9 @@ fn configuration(pair: &Pair, client: Client, n: usize) -> String {
             for i in 0..n {
                 let _ = writeln!(
                     text,
-                    "provider \"{ty}\" {{\n  alias = \"p{i}\"\n}}\n\n\
-                     resource \"{resource}\" \"r{i}\" {{\n  provider = {ty}.p{i}\n{body}}}\n"
+                    "provider \"{ty}\" {{\n  alias = \"p{i}\"\n{}}}\n\n\
+                     resource \"{resource}\" \"r{i}\" {{\n  provider = {ty}.p{i}\n{body}}}\n",
+                    provider_body(&format!("k{i}"))
                 );
             }
         }
@@ -81,8 +92,9 @@ fn configuration(pair: &Pair, client: Client, n: usize) -> String {
             let _ = writeln!(
                 text,
                 "locals {{\n  keys = toset([for i in range({n}) : \"k${{i}}\"])\n}}\n\n\
-                 provider \"{ty}\" {{\n  alias    = \"each\"\n  for_each = local.keys\n}}\n\n\
-                 resource \"{resource}\" \"r\" {{\n  for_each = local.keys\n  provider = {ty}.each[each.key]\n{body}}}"
+                 provider \"{ty}\" {{\n  alias    = \"each\"\n  for_each = local.keys\n{}}}\n\n\
+                 resource \"{resource}\" \"r\" {{\n  for_each = local.keys\n  provider = {ty}.each[each.key]\n{body}}}",
+                provider_body("${each.key}")
             );
         }
     }
@@ -149,8 +161,38 @@ fn measure(
     counts: &[usize],
 ) -> anyhow::Result<Vec<Row>> {
     let root = setup.dir.join("instances").join(&pair.type_name).join(client.dir_name());
-    let ours =
-        Prepared::ours(setup, &root.join("ours"), &pair.source, &pair.type_name, &pair.component)?;
+    // Each configuration's directory, made beforehand (keys k0, k1, ... in both clients).
+    let dirs = match &pair.dirs {
+        Some(name) => {
+            let dirs = root.join(name);
+            for i in 0..counts.iter().copied().max().unwrap_or(1) {
+                std::fs::create_dir_all(dirs.join(format!("k{i}")))?;
+            }
+            Some(dirs)
+        }
+        None => None,
+    };
+    let ours = match &dirs {
+        Some(dirs) => {
+            let grants = root.join("grants.toml");
+            std::fs::write(&grants, format!("allow_dir = [\"{}:rw\"]\n", dirs.display()))?;
+            Prepared::ours_granted(
+                setup,
+                &root.join("ours"),
+                &pair.source,
+                &pair.type_name,
+                &pair.component,
+                Some(&grants),
+            )?
+        }
+        None => Prepared::ours(
+            setup,
+            &root.join("ours"),
+            &pair.source,
+            &pair.type_name,
+            &pair.component,
+        )?,
+    };
     let native = Prepared::new(
         &root.join("native"),
         &pair.source,
@@ -167,7 +209,10 @@ fn measure(
             .map(|side| {
                 let dir = root.join(side).join(format!("n{n}"));
                 std::fs::create_dir_all(&dir)?;
-                std::fs::write(dir.join("main.tf"), configuration(pair, client, n))?;
+                std::fs::write(
+                    dir.join("main.tf"),
+                    configuration(pair, client, n, dirs.as_deref()),
+                )?;
                 Ok(dir)
             })
             .collect::<anyhow::Result<_>>()?;
@@ -266,16 +311,42 @@ fn measure(
 
 pub fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
     let counts: Vec<usize> = if setup.smoke { vec![COUNTS[0]] } else { COUNTS.to_vec() };
-    let pairs = vec![Pair {
+    let mut pairs = vec![Pair {
         label: "examples/null against the Go null provider 2.1.2".into(),
         source: "hashicorp/null".into(),
         type_name: "null".into(),
         resource: "null_resource".into(),
         body: String::new(),
+        provider_body: String::new(),
+        dirs: None,
         component: setup.null_component.clone(),
         native: setup.go_null.clone(),
         native_label: "Go null 2.1.2".into(),
     }];
+    // The fairest pair there is: examples/pets/framework, one terraform-plugin-framework
+    // source built natively and as a component (through the tfprotov6 adapter).
+    let framework = (
+        std::env::var_os("FRAMEWORK_PETS_NATIVE").map(PathBuf::from).filter(|p| p.exists()),
+        std::env::var_os("PETS_FRAMEWORK_COMPONENT").map(PathBuf::from).filter(|p| p.exists()),
+    );
+    match framework {
+        (Some(native), Some(component)) => pairs.push(Pair {
+            label: "examples/pets/framework, native and as a component".into(),
+            source: "terrarium/pets".into(),
+            type_name: "pets".into(),
+            resource: "pets_pet".into(),
+            body: "  name = \"rex\"\n".into(),
+            provider_body: "  directory = \"{dir}\"\n".into(),
+            dirs: Some("pets".into()),
+            component,
+            native,
+            native_label: "framework pets, native Go".into(),
+        }),
+        _ => eprintln!(
+            "   FRAMEWORK_PETS_NATIVE and PETS_FRAMEWORK_COMPONENT are not both set: the \
+             framework pets pair is left out"
+        ),
+    }
     let tofu = std::env::var_os("TOFU").map(PathBuf::from).filter(|p| p.exists());
     if tofu.is_none() {
         eprintln!("   TOFU is not set: the OpenTofu provider for_each half is left out");

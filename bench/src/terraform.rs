@@ -91,10 +91,23 @@ impl Prepared {
         type_name: &str,
         component: &Path,
     ) -> anyhow::Result<Prepared> {
+        Prepared::ours_granted(setup, root, source, type_name, component, None)
+    }
+
+    /// [`Prepared::ours`] with the grants of a grants file (`--grants FILE`).
+    pub fn ours_granted(
+        setup: &Setup,
+        root: &Path,
+        source: &str,
+        type_name: &str,
+        component: &Path,
+        grants: Option<&Path>,
+    ) -> anyhow::Result<Prepared> {
         let cache_home = root.join("cache");
         std::fs::create_dir_all(&cache_home)?;
+        let grants = grants.map(|g| format!(" --grants '{}'", g.display())).unwrap_or_default();
         let command = format!(
-            "XDG_CACHE_HOME='{}' exec '{}' serve --component '{}'",
+            "XDG_CACHE_HOME='{}' exec '{}' serve --component '{}'{grants}",
             cache_home.display(),
             setup.terrarium.display(),
             component.display()
