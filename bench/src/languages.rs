@@ -1,6 +1,7 @@
 //! Providers written in Python and TypeScript: examples/pets built with the Python SDK
 //! (componentize-py) and the TypeScript SDK (componentize-js), components of 17–40 MB that
-//! start a dozen core modules each. Next to a Rust provider (examples/null, release): exec →
+//! start a dozen core modules each; with PETS_GO_COMPONENT and PETS_RS_COMPONENT set, the Go
+//! pets (stock Go, wasip1, one 7 MB core module) and the Rust pets too. Next to a Rust provider (examples/null, release): exec →
 //! handshake and → first GetProviderSchema with a warm cache, the CPU and memory of a start,
 //! a ReadResource round trip, an instance pool grown to 16 by 16 calls at once (the pool's
 //! per-component limits must hold for these components), and a reload under `terrarium dev`.
@@ -177,11 +178,17 @@ async fn serve_null(setup: &Setup, cache_home: &Path) -> anyhow::Result<Served> 
 }
 
 pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
-    let subjects = [
+    let mut subjects = vec![
         Subject { label: "Python", component: crate::env_path("PETS_PY_COMPONENT")? },
         Subject { label: "TypeScript", component: crate::env_path("PETS_TS_COMPONENT")? },
     ];
-    eprintln!("== providers in Python and TypeScript (examples/pets) next to examples/null");
+    // The Go pets, and the Rust pets (the same provider in Rust), when given.
+    for (label, key) in [("Go", "PETS_GO_COMPONENT"), ("Rust", "PETS_RS_COMPONENT")] {
+        if std::env::var_os(key).is_some() {
+            subjects.push(Subject { label, component: crate::env_path(key)? });
+        }
+    }
+    eprintln!("== providers in other languages (examples/pets) next to examples/null");
     let root = setup.dir.join("languages");
     std::fs::create_dir_all(&root)?;
     let pets = pets_dir(&root)?;

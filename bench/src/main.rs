@@ -17,8 +17,9 @@
 //! TOFU (for `instances`' OpenTofu half), RELEASE_EXAMPLES (for `dev-reload`:
 //! the release example components, separated by `:`; examples/null's when unset), FRAMEWORK_PROVIDER (optional: without it the start section leaves the framework baseline
 //! out and says so), TERRAFORM, BENCH_DIR, BENCH_AUTHOR_DIR, REPO, and for `languages`
-//! PETS_PY_COMPONENT and PETS_TS_COMPONENT; for `instances`' framework pair (optional)
-//! FRAMEWORK_PETS_NATIVE and PETS_FRAMEWORK_COMPONENT. `list-stream` needs only
+//! PETS_PY_COMPONENT and PETS_TS_COMPONENT (and, when set, PETS_GO_COMPONENT and
+//! PETS_RS_COMPONENT); for `instances`' framework pair (optional) FRAMEWORK_PETS_NATIVE and
+//! PETS_FRAMEWORK_COMPONENT. `list-stream` needs only
 //! the host and the hostile component, and finds them next to this executable when unset.
 
 mod author;
