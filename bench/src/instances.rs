@@ -199,7 +199,7 @@ fn measure(
         &pair.type_name,
         &format!("exec '{}'", pair.native.display()),
     )?;
-    let sides = [(&ours, setup.terrarium.as_path()), (&native, pair.native.as_path())];
+    let sides = [(&ours, setup.served.as_path()), (&native, pair.native.as_path())];
     let mut rows = Vec::new();
     let mut totals: Vec<(usize, f64, f64)> = Vec::new();
     for &n in counts {

@@ -12,7 +12,8 @@
 //! at its smallest size, against whatever builds the environment names (debug builds too), so
 //! that `make test` proves each section still runs (bench/tests/smoke.rs): its figures mean
 //! nothing and nothing is asserted on them.
-//! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, NULL_COMPONENT,
+//! Paths come from the environment (bench/run sets them): TERRARIUM_BIN, TERRARIUM_PROVIDER_BIN
+//! (what serves: the served-only executable; TERRARIUM_BIN's `serve` when unset), NULL_COMPONENT,
 //! NULL_DEBUG_COMPONENT, FAULTY_COMPONENT, HOSTILE_COMPONENT, SLOW_COMPONENT, GO_NULL,
 //! TOFU (for `instances`' OpenTofu half), RELEASE_EXAMPLES (for `dev-reload`:
 //! the release example components, separated by `:`; examples/null's when unset), FRAMEWORK_PROVIDER (optional: without it the start section leaves the framework baseline
@@ -45,7 +46,11 @@ use plugin_client::{Launch, Protocol, RunningPlugin};
 
 /// Everything the benchmarks run.
 pub struct Setup {
+    /// The `terrarium` CLI: `dev` for the reload sections.
     terrarium: PathBuf,
+    /// What serves a provider as users install it: the served-only `terrarium-provider`
+    /// (`TERRARIUM_PROVIDER_BIN`; the CLI's `serve` when unset).
+    served: PathBuf,
     null_component: PathBuf,
     null_debug_component: PathBuf,
     faulty_component: PathBuf,
@@ -289,6 +294,10 @@ fn main() -> anyhow::Result<()> {
     }
     let setup = Setup {
         terrarium: env_path("TERRARIUM_BIN")?,
+        served: match std::env::var_os("TERRARIUM_PROVIDER_BIN") {
+            Some(_) => env_path("TERRARIUM_PROVIDER_BIN")?,
+            None => env_path("TERRARIUM_BIN")?,
+        },
         null_component: env_path("NULL_COMPONENT")?,
         null_debug_component: env_path("NULL_DEBUG_COMPONENT")?,
         faulty_component: env_path("FAULTY_COMPONENT")?,
@@ -365,7 +374,7 @@ fn ours_launch(
     component: &std::path::Path,
     cache_home: Option<&std::path::Path>,
 ) -> Launch {
-    let mut launch = Launch::new(&setup.terrarium, Protocol::V6);
+    let mut launch = Launch::new(&setup.served, Protocol::V6);
     launch.args = vec!["serve".into(), "--component".into(), component.as_os_str().to_owned()];
     if let Some(dir) = cache_home {
         launch.env.push(("XDG_CACHE_HOME".into(), dir.as_os_str().to_owned()));

@@ -109,7 +109,7 @@ impl Prepared {
         let command = format!(
             "XDG_CACHE_HOME='{}' exec '{}' serve --component '{}'{grants}",
             cache_home.display(),
-            setup.terrarium.display(),
+            setup.served.display(),
             component.display()
         );
         Prepared::new(root, source, type_name, &command)
