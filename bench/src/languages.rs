@@ -4,7 +4,9 @@
 //! pets (stock Go, wasip1, one 7 MB core module) and the Rust pets too. Next to a Rust provider (examples/null, release): exec →
 //! handshake and → first GetProviderSchema with a warm cache, the CPU and memory of a start,
 //! a ReadResource round trip, an instance pool grown to 16 by 16 calls at once (the pool's
-//! per-component limits must hold for these components), and a reload under `terrarium dev`.
+//! per-component limits must hold for these components), and a reload under `terrarium dev`;
+//! also the component's size, its first compile (wall and CPU), and the provider CPU one more
+//! resource costs in a `terraform plan` of 1,000.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -196,16 +198,22 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
     // Fill the cache (Cranelift, optimizing, as `terrarium install` does).
     let mut starts: Vec<Samples> = Vec::new();
     let mut launches = vec![ours_launch(setup, &setup.null_component, Some(warm_cache.path()))];
+    // The first start compiles into the cache, as `terrarium install` does: its wall time and
+    // the CPU of every compiling thread.
+    let mut first_compiles = Vec::new();
     for subject in &subjects {
         let began = Instant::now();
         let launch = ours_launch(setup, &subject.component, Some(warm_cache.path()));
-        RunningPlugin::start(&launch).await?.ready().await?.stop().await;
+        let plugin = RunningPlugin::start(&launch).await?.ready().await?;
+        let wall_s = began.elapsed().as_secs_f64();
+        let cpu_s = start::cpu_ms(plugin.pid().context("the provider exited")?)? / 1e3;
+        plugin.stop().await;
         eprintln!(
-            "   {} ({:.1} MiB): first start, compiled into the cache in {:.1} s",
+            "   {} ({:.1} MiB): first start, compiled into the cache in {wall_s:.1} s ({cpu_s:.1} s CPU)",
             subject.label,
             std::fs::metadata(&subject.component)?.len() as f64 / f64::from(1 << 20),
-            began.elapsed().as_secs_f64()
         );
+        first_compiles.push((wall_s, cpu_s));
         launches.push(launch);
     }
     starts.resize_with(launches.len(), Samples::default);
@@ -220,6 +228,25 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
         }
     }
     let null_start = starts[0].medians();
+    let null_compile = {
+        let cold = tempfile::tempdir_in(&root)?;
+        let began = Instant::now();
+        let plugin =
+            RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cold.path())))
+                .await?
+                .ready()
+                .await?;
+        let wall_s = began.elapsed().as_secs_f64();
+        let cpu_s = start::cpu_ms(plugin.pid().context("the provider exited")?)? / 1e3;
+        plugin.stop().await;
+        (wall_s, cpu_s)
+    };
+    let null_plan_us = plan_cpu_per_resource_us(
+        setup,
+        &root.join("plan-null"),
+        &setup.null_component,
+        &PlanShape::null(),
+    )?;
     let null_served = serve_null(setup, warm_cache.path()).await?;
     eprintln!(
         "   Rust (examples/null): handshake {:.1} ms, schema {:.1} ms, ReadResource {:.0} µs",
@@ -233,6 +260,7 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
     )
     .await?;
 
+    let null_size = std::fs::metadata(&setup.null_component)?.len() as f64 / f64::from(1 << 20);
     let mut tables = Vec::new();
     for (k, subject) in subjects.iter().enumerate() {
         let (handshake, ready, cpu, rss) = starts[k + 1].medians();
@@ -249,6 +277,13 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
              16 at once {:.1} ms, reload {reload_ms:.0} ms",
             subject.label, served.round_trip_us, served.first_batch_ms
         );
+        let plan_us = plan_cpu_per_resource_us(
+            setup,
+            &root.join(format!("plan-{k}")),
+            &subject.component,
+            &PlanShape::pets(&pets),
+        )?;
+        let (compile_s, compile_cpu_s) = first_compiles[k];
         let size = bytes.len() as f64 / f64::from(1 << 20);
         let row = |what: String, ours: f64, baseline: f64, unit, target: String| Row {
             what,
@@ -262,6 +297,32 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
             ours: format!("{} pets", subject.label),
             baseline: "Rust (examples/null, release)".into(),
             rows: vec![
+                row("component size".into(), size, null_size, "MiB", "-".into()),
+                row(
+                    "first start: compiled into the cache (Cranelift), wall time".into(),
+                    compile_s,
+                    null_compile.0,
+                    "s",
+                    "-".into(),
+                ),
+                row(
+                    "first start: CPU time of the compile, every thread".into(),
+                    compile_cpu_s,
+                    null_compile.1,
+                    "s",
+                    "-".into(),
+                ),
+                row(
+                    format!(
+                        "terraform plan of {PLANNED} resources: provider CPU per resource, \
+                         (CPU at {PLANNED} - CPU at 1) / {}",
+                        PLANNED - 1
+                    ),
+                    plan_us,
+                    null_plan_us,
+                    "µs",
+                    "-".into(),
+                ),
                 row(
                     "exec → handshake line, warm cache".into(),
                     handshake,
@@ -340,4 +401,86 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
         });
     }
     Ok(tables)
+}
+
+/// Resources in the plan whose provider CPU is divided among them.
+const PLANNED: usize = 1000;
+
+/// What a plan's configuration holds: the provider's source and type, its `provider` block's
+/// body, the resource type and one resource's body, and the grants the provider needs.
+struct PlanShape {
+    source: &'static str,
+    type_name: &'static str,
+    provider_body: String,
+    resource: &'static str,
+    resource_body: &'static str,
+    grants: Option<PathBuf>,
+}
+
+impl PlanShape {
+    fn null() -> PlanShape {
+        PlanShape {
+            source: "hashicorp/null",
+            type_name: "null",
+            provider_body: String::new(),
+            resource: "null_resource",
+            resource_body: "",
+            grants: None,
+        }
+    }
+
+    fn pets(pets: &PetsDir) -> PlanShape {
+        PlanShape {
+            source: "terrarium/pets",
+            type_name: "pets",
+            provider_body: format!("  directory = \"{}\"\n", pets.data.display()),
+            resource: "pets_pet",
+            resource_body: "  name = \"rex-${count.index}\"\n",
+            grants: Some(pets.grants.clone()),
+        }
+    }
+}
+
+/// The provider CPU one more resource costs in a `terraform plan` (every Validate and Plan
+/// call it brings): the plan of [`PLANNED`] resources less the plan of one, which carries the
+/// same start, divided by the resources between them. Each plan runs once unmeasured first.
+fn plan_cpu_per_resource_us(
+    setup: &Setup,
+    root: &Path,
+    component: &Path,
+    shape: &PlanShape,
+) -> anyhow::Result<f64> {
+    let planned = setup.times(PLANNED).max(2);
+    let prepared = crate::terraform::Prepared::ours_granted(
+        setup,
+        root,
+        shape.source,
+        shape.type_name,
+        component,
+        shape.grants.as_deref(),
+    )?;
+    let mut cpu = Vec::new();
+    for count in [1, planned] {
+        let dir = root.join(format!("work-{count}"));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join("main.tf"),
+            format!(
+                "terraform {{\n  required_providers {{\n    {t} = {{ source = \"{source}\" }}\n  }}\n}}\n\n\
+                 provider \"{t}\" {{\n{provider}}}\n\n\
+                 resource \"{resource}\" \"r\" {{\n  count = {count}\n{body}}}\n",
+                t = shape.type_name,
+                source = shape.source,
+                provider = shape.provider_body,
+                resource = shape.resource,
+                body = shape.resource_body,
+            ),
+        )?;
+        crate::terraform::plan(setup, &prepared, &dir)?;
+        let mut samples: Vec<f64> = (0..setup.times(3))
+            .map(|_| crate::terraform::plan(setup, &prepared, &dir).map(|s| s.provider_cpu_s))
+            .collect::<anyhow::Result<_>>()?;
+        cpu.push(median(&mut samples));
+    }
+    Ok((cpu[1] - cpu[0]) * 1e6 / (planned - 1) as f64)
 }
