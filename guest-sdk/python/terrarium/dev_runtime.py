@@ -58,7 +58,9 @@ def runtime() -> Path:
     with tempfile.TemporaryDirectory(prefix="terrarium-devrt-") as scratch:
         entry = Path(scratch) / "app"
         entry.mkdir()
-        (entry / f"{ENTRY}.py").write_text("from terrarium._devrt import Behaviour, Provider, Replacement  # noqa: F401\n")
+        (entry / f"{ENTRY}.py").write_text(
+            "from terrarium._devrt import Behaviour, ComputedBlocks, Provider, Replacement  # noqa: F401\n"
+        )
         world = _build.componentize_args(wit, Path(scratch) / "wit")
         # Beside the target (one file system), renamed into place whole: a concurrent
         # `terrarium dev` never reads half a file.
