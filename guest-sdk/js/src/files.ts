@@ -39,13 +39,32 @@ function errorCode(e: unknown): string {
   return typeof payload === 'string' ? payload : String(e);
 }
 
+/**
+ * The granted directories, asked for once per instance: every `getDirectories()` hands out new
+ * descriptors, which would stay open until the instance ends.
+ */
+let granted: Array<[Descriptor, string]> | undefined;
+
+/**
+ * Closes a file now rather than whenever the garbage collector gets to it: the host lets an
+ * instance hold 1,024 handles at once, and a provider reading a file on every call reached
+ * that in a few hundred calls. componentize-js gives every imported resource `Symbol.dispose`.
+ */
+function close(handle: object): void {
+  const dispose = (Symbol as { dispose?: symbol }).dispose;
+  if (dispose === undefined) return;
+  const drop = (handle as Record<symbol, (() => void) | undefined>)[dispose];
+  drop?.call(handle);
+}
+
 /** The granted directory holding `path`, and `path` relative to it. */
 function locate(path: string, action: string): [Descriptor, string] {
   if (!path.startsWith('/')) throw new FileError('invalid', path, `${action} (not an absolute path)`);
   const normal = path.replace(/\/+$/, '');
   let best: [Descriptor, string] | undefined;
   let bestLength = -1;
-  for (const [descriptor, dir] of wasiPreopens.getDirectories()) {
+  granted ??= wasiPreopens.getDirectories();
+  for (const [descriptor, dir] of granted) {
     const d = dir.replace(/\/+$/, '');
     if ((normal === d || normal.startsWith(`${d}/`) || d === '') && d.length > bestLength) {
       best = [descriptor, normal.slice(d.length + 1) || '.'];
@@ -72,11 +91,15 @@ export function readBytes(path: string): Uint8Array {
     const file = dir.openAt({ symlinkFollow: true }, rel, {}, { read: true });
     const chunks: Uint8Array[] = [];
     let offset = 0n;
-    for (;;) {
-      const [chunk, end] = file.read(65536n, offset);
-      chunks.push(chunk);
-      offset += BigInt(chunk.length);
-      if (end || chunk.length === 0) break;
+    try {
+      for (;;) {
+        const [chunk, end] = file.read(65536n, offset);
+        chunks.push(chunk);
+        offset += BigInt(chunk.length);
+        if (end || chunk.length === 0) break;
+      }
+    } finally {
+      close(file);
     }
     const out = new Uint8Array(Number(offset));
     let at = 0;
@@ -98,9 +121,13 @@ export function writeBytes(path: string, data: Uint8Array): void {
   attempt(path, 'write', () => {
     const [dir, rel] = locate(path, 'write');
     const file = dir.openAt({ symlinkFollow: true }, rel, { create: true, truncate: true }, { write: true });
-    let offset = 0;
-    while (offset < data.length) {
-      offset += Number(file.write(data.subarray(offset), BigInt(offset)));
+    try {
+      let offset = 0;
+      while (offset < data.length) {
+        offset += Number(file.write(data.subarray(offset), BigInt(offset)));
+      }
+    } finally {
+      close(file);
     }
   });
 }

@@ -34,6 +34,13 @@ test('a pet is planned with its defaults at every depth and created', async () =
   assert.equal(stored.name, 'rex');
 });
 
+test('one instance reads a pet a thousand times: no file handle is left open', async () => {
+  const created = (await h.create('pets_pet', { name: 'ivy' })).state!;
+  for (let i = 0; i < 1000; i++) {
+    assert.equal((await h.read('pets_pet', created)).state?.name, 'ivy');
+  }
+});
+
 test('an update keeps the id and the serials of the toys it keeps; a collar size replaces', async () => {
   const base = { name: 'max', toys: [{ kind: 'ball' }], collar: [{ size: 'm' }] };
   const created = (await h.create('pets_pet', base)).state!;
