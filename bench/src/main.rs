@@ -250,7 +250,7 @@ fn fmt(v: f64, unit: &str) -> String {
         "s" => format!("{v:.3} s"),
         "ms" => format!("{v:.1} ms"),
         "µs" => format!("{v:.0} µs"),
-        "MB" => format!("{v:.1} MB"),
+        "MB" | "MiB" => format!("{v:.1} {unit}"),
         _ => format!("{v} {unit}"),
     }
 }
