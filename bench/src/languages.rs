@@ -16,7 +16,7 @@ use anyhow::{Context, bail};
 use terrarium_model::{Type, Value};
 use terrarium_runtime::DEV_COMPILER;
 
-use crate::plugin_client::RunningPlugin;
+use crate::plugin_client::{Launch, RunningPlugin};
 use crate::start::{self, Samples};
 use crate::{Row, Setup, Table, median, ours_launch, verdict};
 
@@ -202,12 +202,8 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
     // the CPU of every compiling thread.
     let mut first_compiles = Vec::new();
     for subject in &subjects {
-        let began = Instant::now();
         let launch = ours_launch(setup, &subject.component, Some(warm_cache.path()));
-        let plugin = RunningPlugin::start(&launch).await?.ready().await?;
-        let wall_s = began.elapsed().as_secs_f64();
-        let cpu_s = start::cpu_ms(plugin.pid().context("the provider exited")?)? / 1e3;
-        plugin.stop().await;
+        let (wall_s, cpu_s) = first_start(&launch).await?;
         eprintln!(
             "   {} ({:.1} MiB): first start, compiled into the cache in {wall_s:.1} s ({cpu_s:.1} s CPU)",
             subject.label,
@@ -230,16 +226,7 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
     let null_start = starts[0].medians();
     let null_compile = {
         let cold = tempfile::tempdir_in(&root)?;
-        let began = Instant::now();
-        let plugin =
-            RunningPlugin::start(&ours_launch(setup, &setup.null_component, Some(cold.path())))
-                .await?
-                .ready()
-                .await?;
-        let wall_s = began.elapsed().as_secs_f64();
-        let cpu_s = start::cpu_ms(plugin.pid().context("the provider exited")?)? / 1e3;
-        plugin.stop().await;
-        (wall_s, cpu_s)
+        first_start(&ours_launch(setup, &setup.null_component, Some(cold.path()))).await?
     };
     let null_plan_us = plan_cpu_per_resource_us(
         setup,
@@ -401,6 +388,17 @@ pub async fn run(setup: &Setup) -> anyhow::Result<Vec<Table>> {
         });
     }
     Ok(tables)
+}
+
+/// A start whose cache has no compiled artifact yet, to the first GetProviderSchema answer:
+/// its wall time and the CPU of every thread (Cranelift compiles on several), in seconds.
+async fn first_start(launch: &Launch) -> anyhow::Result<(f64, f64)> {
+    let began = Instant::now();
+    let plugin = RunningPlugin::start(launch).await?.ready().await?;
+    let wall_s = began.elapsed().as_secs_f64();
+    let cpu_s = start::cpu_ms(plugin.pid().context("the provider exited")?)? / 1e3;
+    plugin.stop().await;
+    Ok((wall_s, cpu_s))
 }
 
 /// Resources in the plan whose provider CPU is divided among them.
