@@ -361,3 +361,44 @@ pub fn inconsistent(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::plan::{default_plan, proposed_new_state};
+    use crate::schema::{Attribute, Block, NestedBlock, Schema};
+
+    /// A computed block the configuration leaves out (an empty list from a client that shows
+    /// it as a block, null from one that shows it as an attribute) is the provider's to
+    /// choose: the plan check accepts the unknown the planner puts there.
+    #[test]
+    fn the_plan_check_lets_the_provider_choose_a_computed_block() {
+        let schema = Schema::new().attribute(Attribute::string("name").required()).block(
+            NestedBlock::list(
+                "address",
+                Block::new().attribute(Attribute::string("ip").computed()),
+            )
+            .computed(),
+        );
+        for absent in [Value::List(Vec::new()), Value::Null] {
+            let config = Value::Object(BTreeMap::from([
+                ("name".to_string(), Value::string("a")),
+                ("address".to_string(), absent),
+            ]));
+            let proposed = proposed_new_state(&schema, &Value::Null, &config);
+            let (planned, _) = default_plan(&schema, &Value::Null, &proposed, &config);
+            assert!(planned.attr("address").is_some_and(Value::is_unknown), "{planned:?}");
+            let mut problems = Vec::new();
+            check_plan(
+                Shape::of(&schema),
+                &config,
+                &planned,
+                &AttributePath::root(),
+                &mut problems,
+            );
+            assert!(problems.is_empty(), "{problems:?}");
+        }
+    }
+}
