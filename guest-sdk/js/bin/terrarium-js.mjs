@@ -13,8 +13,9 @@
 //       regenerates the TypeScript declarations of the WIT world (src/wit of this package).
 //   terrarium-js dev-runtime
 //       prints the path of the TypeScript development runtime (the engine and this SDK, none
-//       of a provider's code), building it with componentize-js first unless it is cached,
-//       then the command that bundles a save for it (a JSON array; see devBundleCommand).
+//       of a provider's code), building it with componentize-js first unless it is cached
+//       (the cache keeps the few used last: bin/dev-runtime.mjs), then the command that
+//       bundles a save for it (a JSON array; see devBundleCommand).
 //   terrarium-js dev-bundle ENTRY -o OUT.js
 //       bundles ENTRY with esbuild for that runtime (no type check): what `terrarium dev
 //       provider.ts` runs on each save.
@@ -22,11 +23,12 @@
 // Errors are one line on stderr and exit status 1.
 
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { devRuntimeCache, devRuntimeKey, listFiles, pruneDevRuntimes } from './dev-runtime.mjs';
 
 const sdkDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /// The WIT world every component targets: the repository's wit/ (this package lives in
@@ -236,30 +238,6 @@ async function test(argv) {
   }
 }
 
-/** Where the development runtime is cached: TERRARIUM_DEV_RUNTIME_CACHE, else
- * $XDG_CACHE_HOME/terrarium/dev-runtime (~/.cache/terrarium/dev-runtime), as for Python. */
-function devRuntimeCache() {
-  if (process.env.TERRARIUM_DEV_RUNTIME_CACHE) return resolve(process.env.TERRARIUM_DEV_RUNTIME_CACHE);
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'terrarium', 'dev-runtime');
-}
-
-/** What the runtime is built from: this SDK's sources and build script, the WIT and
- * componentize-js's version. */
-function devRuntimeKey() {
-  const digest = createHash('sha256');
-  const files = [
-    ...listFiles(join(sdkDir, 'src')).filter((f) => f.endsWith('.ts')),
-    ...listFiles(witDir).filter((f) => f.endsWith('.wit')),
-    fileURLToPath(import.meta.url),
-  ].sort();
-  for (const file of files) digest.update(`${relative(sdkDir, file)}\0`).update(readFileSync(file)).update('\0');
-  const componentizeJs = JSON.parse(
-    readFileSync(join(sdkDir, 'node_modules', '@bytecodealliance', 'componentize-js', 'package.json'), 'utf8'),
-  ).version;
-  digest.update(`componentize-js ${componentizeJs}`);
-  return digest.digest('hex').slice(0, 20);
-}
-
 async function devRuntime(argv) {
   const { positional, flags } = parseArgs(argv);
   if (positional.length || flags.size) fail('dev-runtime takes no arguments');
@@ -299,6 +277,8 @@ async function devRuntime(argv) {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
+  // The cache keeps the few TypeScript runtimes used last (bin/dev-runtime.mjs).
+  pruneDevRuntimes(dirname(target), 'typescript', target);
   // The runtime, then the command `terrarium dev` bundles each save with (JSON).
   process.stdout.write(`${target}\n${JSON.stringify(devBundleCommand())}\n`);
 }
@@ -358,12 +338,6 @@ function witTypes(argv) {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-function listFiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)],
-  );
 }
 
 const [command, ...rest] = process.argv.slice(2);

@@ -48,7 +48,11 @@ pub fn pytest(paths: &[&str]) -> anyhow::Result<()> {
 
 #[test]
 fn the_python_sdk_tests_pass() -> anyhow::Result<()> {
-    pytest(&["guest-sdk/python/tests/test_schema.py", "guest-sdk/python/tests/test_wire.py"])
+    pytest(&[
+        "guest-sdk/python/tests/test_schema.py",
+        "guest-sdk/python/tests/test_wire.py",
+        "guest-sdk/python/tests/test_dev_runtime.py",
+    ])
 }
 
 /// A failed `python -m terrarium.build` says what is wrong in a line (a syntax error, a module
