@@ -14,6 +14,7 @@ import (
 
 	terrarium "terrarium.dev/sdk"
 
+	"terrarium.dev/sdk/internal/gcgate"
 	handler "terrarium.dev/sdk/internal/wit/imports/wasi_http_outgoing_handler"
 	h "terrarium.dev/sdk/internal/wit/imports/wasi_http_types"
 	s "terrarium.dev/sdk/internal/wit/imports/wasi_io_streams"
@@ -89,7 +90,7 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		o.SetBetweenBytesTimeout(left)
 		options = witTypes.Some(o)
 	}
-	sent := handler.Handle(out, options)
+	sent := held(func() witTypes.Result[*h.FutureIncomingResponse, h.ErrorCode] { return handler.Handle(out, options) })
 	if sent.IsErr() {
 		if bodyResult.IsOk() {
 			bodyResult.Ok().Drop()
@@ -106,14 +107,17 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil && req.Body != http.NoBody {
 			sendErr = writeBody(body, req)
 		}
-		if r := h.OutgoingBodyFinish(body, witTypes.None[*h.Fields]()); r.IsErr() && sendErr == nil {
+		finish := func() witTypes.Result[witTypes.Unit, h.ErrorCode] {
+			return h.OutgoingBodyFinish(body, witTypes.None[*h.Fields]())
+		}
+		if r := held(finish); r.IsErr() && sendErr == nil {
 			sendErr = failure(req, r.Err())
 		}
 	}
 	ready := future.Subscribe()
 	ready.Block()
 	ready.Drop()
-	answer := future.Get()
+	answer := held(future.Get)
 	if answer.IsNone() || answer.Some().IsErr() {
 		return nil, fmt.Errorf("the request to %s got no response", u.Redacted())
 	}
@@ -128,7 +132,7 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	status := int(incoming.Status())
 	headerFields := incoming.Headers()
 	header := http.Header{}
-	for _, e := range headerFields.Entries() {
+	for _, e := range held(headerFields.Entries) {
 		header.Add(e.F0, string(e.F1))
 	}
 	headerFields.Drop()
@@ -196,7 +200,7 @@ func (b *responseBody) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	r := b.stream.BlockingRead(uint64(len(p)))
+	r := held(func() witTypes.Result[[]uint8, s.StreamError] { return b.stream.BlockingRead(uint64(len(p))) })
 	if r.IsErr() {
 		e := r.Err()
 		b.done = true
@@ -205,10 +209,10 @@ func (b *responseBody) Read(p []byte) (int, error) {
 		}
 		failed := e.LastOperationFailed()
 		defer failed.Drop()
-		if code := h.HttpErrorCode(failed); code.IsSome() {
+		if code := held(func() witTypes.Option[h.ErrorCode] { return h.HttpErrorCode(failed) }); code.IsSome() {
 			return 0, failure(b.req, code.Some())
 		}
-		return 0, fmt.Errorf("reading the response from %s failed: %s", b.req.URL.Redacted(), failed.ToDebugString())
+		return 0, fmt.Errorf("reading the response from %s failed: %s", b.req.URL.Redacted(), held(failed.ToDebugString))
 	}
 	return copy(p, r.Ok()), nil
 }
@@ -222,6 +226,14 @@ func (b *responseBody) Close() error {
 		b.done = true
 	}
 	return nil
+}
+
+// held calls an imported function whose results the host allocates in the component (lists,
+// strings, error codes holding them) with the garbage collector stopped: a collection starting
+// there would call the host, which traps (guest-sdk/go/internal/gcgate).
+func held[T any](call func() T) T {
+	defer gcgate.Hold()()
+	return call()
 }
 
 // failure is the error of a request wasi:http answered with code.

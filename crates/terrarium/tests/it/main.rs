@@ -14,6 +14,7 @@ mod hostile;
 mod hot_reload;
 mod identity;
 mod instance_pool;
+mod long_lived;
 mod old_terraform;
 mod proto_facts;
 mod rpc_coverage;

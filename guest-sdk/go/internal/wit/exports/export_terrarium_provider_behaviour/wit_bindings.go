@@ -8,6 +8,7 @@
 package export_terrarium_provider_behaviour
 
 import (
+	"terrarium.dev/sdk/internal/gcgate"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_behaviour"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
 )
@@ -25,21 +26,26 @@ type Exports interface {
 var Impl Exports
 
 func GetBehaviour() terrarium_provider_behaviour.ProviderBehaviour {
+	defer gcgate.Open()()
 	return Impl.GetBehaviour()
 }
 
 func ComputeDefaults(_requests []terrarium_provider_behaviour.DefaultRequest) []terrarium_provider_types.Value {
+	defer gcgate.Open()()
 	return Impl.ComputeDefaults(_requests)
 }
 
 func DecideReplacements(_requests []terrarium_provider_behaviour.ReplaceRequest) []bool {
+	defer gcgate.Open()()
 	return Impl.DecideReplacements(_requests)
 }
 
 func ValidateValues(_requests []terrarium_provider_behaviour.ValidateRequest) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateValues(_requests)
 }
 
 func PlanResource(_request terrarium_provider_behaviour.PlanResourceRequest) terrarium_provider_behaviour.PlanResourceResponse {
+	defer gcgate.Open()()
 	return Impl.PlanResource(_request)
 }

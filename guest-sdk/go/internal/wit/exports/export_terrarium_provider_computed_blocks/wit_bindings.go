@@ -8,6 +8,7 @@
 package export_terrarium_provider_computed_blocks
 
 import (
+	"terrarium.dev/sdk/internal/gcgate"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_computed_blocks"
 )
 
@@ -20,5 +21,6 @@ type Exports interface {
 var Impl Exports
 
 func ComputedBlocks() []terrarium_provider_computed_blocks.ComputedBlock {
+	defer gcgate.Open()()
 	return Impl.ComputedBlocks()
 }

@@ -9,6 +9,7 @@ package export_terrarium_provider_provider
 
 import (
 	witTypes "go.bytecodealliance.org/pkg/wit/types"
+	"terrarium.dev/sdk/internal/gcgate"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_provider"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_streams"
 	"terrarium.dev/sdk/internal/wit/imports/terrarium_provider_types"
@@ -47,101 +48,126 @@ type Exports interface {
 var Impl Exports
 
 func GetSchema() terrarium_provider_types.ProviderSchema {
+	defer gcgate.Open()()
 	return Impl.GetSchema()
 }
 
 func ValidateProviderConfig(_config terrarium_provider_types.Value) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateProviderConfig(_config)
 }
 
 func ValidateResourceConfig(_typeName string, _config terrarium_provider_types.Value, _client terrarium_provider_types.ClientCapabilities) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateResourceConfig(_typeName, _config, _client)
 }
 
 func ValidateDataSourceConfig(_typeName string, _config terrarium_provider_types.Value) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateDataSourceConfig(_typeName, _config)
 }
 
 func Configure(_request terrarium_provider_provider.ConfigureRequest) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.Configure(_request)
 }
 
 func ReadResource(_request terrarium_provider_provider.ReadResourceRequest) terrarium_provider_provider.ReadResourceResponse {
+	defer gcgate.Open()()
 	return Impl.ReadResource(_request)
 }
 
 func PlanResourceChange(_request terrarium_provider_provider.PlanResourceChangeRequest) terrarium_provider_provider.PlanResourceChangeResponse {
+	defer gcgate.Open()()
 	return Impl.PlanResourceChange(_request)
 }
 
 func ApplyResourceChange(_request terrarium_provider_provider.ApplyResourceChangeRequest) terrarium_provider_provider.ApplyResourceChangeResponse {
+	defer gcgate.Open()()
 	return Impl.ApplyResourceChange(_request)
 }
 
 func ImportResourceState(_request terrarium_provider_provider.ImportResourceStateRequest) terrarium_provider_provider.ImportResourceStateResponse {
+	defer gcgate.Open()()
 	return Impl.ImportResourceState(_request)
 }
 
 func UpgradeResourceState(_request terrarium_provider_provider.UpgradeResourceStateRequest) terrarium_provider_provider.UpgradeResourceStateResponse {
+	defer gcgate.Open()()
 	return Impl.UpgradeResourceState(_request)
 }
 
 func UpgradeResourceIdentity(_request terrarium_provider_provider.UpgradeResourceIdentityRequest) terrarium_provider_provider.UpgradeResourceIdentityResponse {
+	defer gcgate.Open()()
 	return Impl.UpgradeResourceIdentity(_request)
 }
 
 func MoveResourceState(_request terrarium_provider_provider.MoveResourceStateRequest) terrarium_provider_provider.MoveResourceStateResponse {
+	defer gcgate.Open()()
 	return Impl.MoveResourceState(_request)
 }
 
 func GenerateResourceConfig(_typeName string, _state terrarium_provider_types.Value) terrarium_provider_provider.GenerateResourceConfigResponse {
+	defer gcgate.Open()()
 	return Impl.GenerateResourceConfig(_typeName, _state)
 }
 
 func ReadDataSource(_request terrarium_provider_provider.ReadDataSourceRequest) terrarium_provider_provider.ReadDataSourceResponse {
+	defer gcgate.Open()()
 	return Impl.ReadDataSource(_request)
 }
 
 func ValidateEphemeralResourceConfig(_typeName string, _config terrarium_provider_types.Value) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateEphemeralResourceConfig(_typeName, _config)
 }
 
 func OpenEphemeralResource(_request terrarium_provider_provider.OpenEphemeralResourceRequest) terrarium_provider_provider.OpenEphemeralResourceResponse {
+	defer gcgate.Open()()
 	return Impl.OpenEphemeralResource(_request)
 }
 
 func RenewEphemeralResource(_typeName string, _private witTypes.Option[[]uint8]) terrarium_provider_provider.RenewEphemeralResourceResponse {
+	defer gcgate.Open()()
 	return Impl.RenewEphemeralResource(_typeName, _private)
 }
 
 func CloseEphemeralResource(_typeName string, _private witTypes.Option[[]uint8]) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.CloseEphemeralResource(_typeName, _private)
 }
 
 func ValidateListResourceConfig(_typeName string, _config terrarium_provider_types.Value) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateListResourceConfig(_typeName, _config)
 }
 
 func ListResource(_request terrarium_provider_provider.ListResourceRequest, _results *terrarium_provider_streams.ListResults) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ListResource(_request, _results)
 }
 
 func ValidateActionConfig(_typeName string, _config terrarium_provider_types.Value) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.ValidateActionConfig(_typeName, _config)
 }
 
 func PlanAction(_request terrarium_provider_provider.ActionRequest) terrarium_provider_provider.PlanActionResponse {
+	defer gcgate.Open()()
 	return Impl.PlanAction(_request)
 }
 
 func InvokeAction(_request terrarium_provider_provider.ActionRequest, _progress *terrarium_provider_streams.ActionProgress) []terrarium_provider_types.Diagnostic {
+	defer gcgate.Open()()
 	return Impl.InvokeAction(_request, _progress)
 }
 
 func CallFunction(_name string, _arguments []terrarium_provider_types.Value) witTypes.Result[terrarium_provider_types.Value, terrarium_provider_provider.FunctionError] {
+	defer gcgate.Open()()
 	return Impl.CallFunction(_name, _arguments)
 }
 
 func Stop() witTypes.Option[string] {
+	defer gcgate.Open()()
 	return Impl.Stop()
 }

@@ -7,7 +7,9 @@
 
 package export_terrarium_provider_replacement
 
-import ()
+import (
+	"terrarium.dev/sdk/internal/gcgate"
+)
 
 // Exports is the exported interface; the SDK implements it.
 type Exports interface {
@@ -18,5 +20,6 @@ type Exports interface {
 var Impl Exports
 
 func DeleteBeforeReplace() []string {
+	defer gcgate.Open()()
 	return Impl.DeleteBeforeReplace()
 }
