@@ -132,9 +132,10 @@ impl HostState {
             sandbox.max_http_response(),
             &settings.log_module,
         );
-        // Host memory the guest can make the host hold: every WASI handle (header maps,
-        // requests, responses, streams, pollables) is an entry of this table, and no header map
-        // grows past its own limit, so header maps alone stay within 32 MiB per instance.
+        // Host memory the guest can make the host hold: every WASI handle (file and directory
+        // descriptors, header maps, requests, responses, streams, pollables) is an entry of
+        // this table, and no header map grows past its own limit, so header maps alone stay
+        // within 32 MiB per instance.
         let mut table = ResourceTable::new();
         table.set_max_capacity(MAX_HOST_RESOURCES);
         let mut http = WasiHttpCtx::new();
@@ -211,8 +212,8 @@ impl ConsumerWait {
     }
 }
 
-/// The most host resources (WASI handles: header maps, HTTP requests and responses, body
-/// streams, pollables, ...) one instance may hold at once.
+/// The most host resources (WASI handles: file and directory descriptors, header maps, HTTP
+/// requests and responses, body streams, pollables, ...) one instance may hold at once.
 pub const MAX_HOST_RESOURCES: usize = 1024;
 /// The largest header map (`wasi:http` fields) a guest may build, in bytes of host memory
 /// (wasmtime's estimate: names and values plus a few dozen bytes per entry). Requests are

@@ -270,8 +270,10 @@ fn limit_text(hit: &LimitHit) -> String {
             format!("the provider tried to grow a table past its limit of {limit} elements")
         }
         LimitHit::HostResources { limit } => format!(
-            "the provider tried to hold more than {limit} host resources at once (WASI handles: HTTP header \
-             maps, requests, responses, streams, pollables)"
+            "the provider tried to hold more than {limit} host resources at once (WASI handles: file \
+             and directory descriptors, HTTP header maps, requests, responses, streams, pollables); \
+             one that keeps a handle per call, such as a file it never closes, reaches this after \
+             that many calls on one instance"
         ),
         LimitHit::HeaderMap { limit } => format!(
             "the provider tried to build an HTTP header map larger than {} of host memory",
@@ -939,11 +941,70 @@ fn classify(
     // Both are the guest's text (a panic message, symbol names in the backtrace).
     GuestError::Trap {
         message: guest_text::for_people(
-            &format!("{err:#}"),
+            &trap_text(&err),
             Lines::Multi,
             guest_text::MAX_DETAIL_BYTES,
         ),
         output: guest_text::for_people(&output.tail(), Lines::Multi, guest_text::MAX_DETAIL_BYTES),
+    }
+}
+
+/// What a trap was, for people: the trap first, with what it means when its name does not say
+/// it, then the WebAssembly backtrace (wasmtime's own text puts the backtrace first and the trap
+/// at its very end, where a reader of the first lines never sees it). Errors that are not traps
+/// as wasmtime formats them.
+fn trap_text(err: &wasmtime::Error) -> String {
+    let Some(trap) = err.downcast_ref::<wasmtime::Trap>() else {
+        return format!("{err:#}");
+    };
+    // "wasm trap: ...".
+    let mut text = trap.to_string();
+    if let Some(meaning) = trap_meaning(trap) {
+        text.push_str(". ");
+        text.push_str(meaning);
+        text.push('.');
+    }
+    let backtrace = err.downcast_ref::<wasmtime::WasmBacktrace>();
+    // Whatever else the error says (contexts other than the backtrace), outermost first.
+    let (trap_line, backtrace_text) = (trap.to_string(), backtrace.map(|b| b.to_string()));
+    for other in err.chain().map(|e| e.to_string()) {
+        if other != trap_line && Some(&other) != backtrace_text.as_ref() {
+            text.push('\n');
+            text.push_str(&other);
+        }
+    }
+    match backtrace {
+        Some(b) if !b.frames().is_empty() => {
+            text.push_str("\n\n");
+            text.push_str(&b.to_string().replacen(
+                "error while executing at wasm backtrace:",
+                "WebAssembly backtrace, innermost call first:",
+                1,
+            ));
+        }
+        _ => text.push_str("\n\n(wasmtime recorded no WebAssembly backtrace)"),
+    }
+    text
+}
+
+/// What a trap means, when its name does not say it.
+fn trap_meaning(trap: &wasmtime::Trap) -> Option<&'static str> {
+    match trap {
+        wasmtime::Trap::CannotLeaveComponent => Some(
+            "The provider called the host while the host was passing it a value (from its \
+             allocator `cabi_realloc`, or from a post-return function), which the component \
+             model forbids. Go providers built with a Terrarium Go SDK before 2026-11-27 did \
+             this when Go's garbage collector started there, after a few hundred calls on one \
+             instance: rebuild the provider with the current guest-sdk/go",
+        ),
+        wasmtime::Trap::UnreachableCodeReached => Some(
+            "The provider aborted (a Rust panic ends this way): its last output, if any, says \
+             why",
+        ),
+        wasmtime::Trap::MemoryOutOfBounds => {
+            Some("The provider read or wrote outside its own memory (a bug in its code or SDK)")
+        }
+        _ => None,
     }
 }
 

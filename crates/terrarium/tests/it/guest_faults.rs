@@ -76,6 +76,38 @@ async fn a_trap_names_the_rpc_and_resource_type_and_the_next_call_works() {
     assert_eq!(state, Some(thing("ok", Value::string("thing-ok"), Value::string("fine"))));
 }
 
+/// Issue 24: a guest that calls the host from its `cabi_realloc` (Go's garbage collector did,
+/// after a few hundred calls) traps in wasmtime with "cannot leave component instance" at the
+/// very end of a long backtrace; the diagnostic leads with the trap and what it means.
+#[tokio::test]
+async fn a_call_to_the_host_from_cabi_realloc_is_named_and_explained() {
+    let p = start(Duration::from_secs(60)).await;
+    // Arms the fixture: the next allocation the host asks of it calls the host.
+    let (_, diags) = apply(&p, "realloc-calls-host").await;
+    assert!(diags.is_empty(), "{diags:#?}");
+    let (state, diags) = apply(&p, "ok").await;
+    assert!(state.is_none());
+    let d = single_error(&diags);
+    assert_eq!(d.summary, "Provider crashed");
+    let cause = "The provider crashed while serving ApplyResourceChange for resource \"faulty_thing\": \
+                 wasm trap: cannot leave component instance. The provider called the host while \
+                 the host was passing it a value (from its allocator `cabi_realloc`";
+    assert!(d.detail.starts_with(cause), "{}", d.detail);
+    assert!(
+        d.detail.contains("rebuild the provider with the current guest-sdk/go"),
+        "{}",
+        d.detail
+    );
+    // The backtrace follows, innermost call first: the fixture's allocator.
+    let backtrace = d.detail.find("WebAssembly backtrace, innermost call first:");
+    let realloc = d.detail.find("cabi_realloc\n");
+    assert!(backtrace.is_some() && realloc > backtrace, "{}", d.detail);
+
+    let (state, diags) = apply(&p, "ok").await;
+    assert!(diags.is_empty(), "{diags:#?}");
+    assert!(state.is_some());
+}
+
 #[tokio::test]
 async fn a_panic_while_planning_names_plan_resource_change() {
     let p = start(Duration::from_secs(60)).await;

@@ -239,6 +239,19 @@ async fn wasmtime_limits_are_named_rather_than_reported_as_crashes() {
     assert_eq!(d.summary, "Provider exceeded a resource limit", "{}", d.detail);
     assert!(d.detail.contains("more than 1024 host resources"), "{}", d.detail);
     assert!(!d.detail.contains("crashed"), "{}", d.detail);
+
+    // Descriptors are host resources too, and the message says so: the TypeScript SDK once
+    // asked for the preopened directories on every call and kept them, and its provider read
+    // of "HTTP header maps, requests, ..." only.
+    let d = only_error("descriptors", &probe(&mut p, "directories", "2000").await.diagnostics);
+    assert_eq!(d.summary, "Provider exceeded a resource limit", "{}", d.detail);
+    assert!(
+        d.detail.contains("more than 1024 host resources")
+            && d.detail.contains("file and directory descriptors")
+            && d.detail.contains("after that many calls on one instance"),
+        "{}",
+        d.detail
+    );
 }
 
 /// Item 8: a guest that leaks header maps into the host holds at most its table's worth.

@@ -20,6 +20,9 @@
 //! | `defer`               | (plan defers with reason resource-config-unknown instead)   |
 //! | `plan-unknown-identity` | (plan returns a wholly unknown identity instead)          |
 //! | `plan-unknown-identity-id` | (plan returns the identity `{ id = unknown }` instead) |
+//! | `realloc-calls-host`  | returns a valid state; the next `cabi_realloc` (the host    |
+//! |                       | passing the next call's arguments) calls the host, as Go's  |
+//! |                       | garbage collector did, which the component model forbids    |
 //!
 //! `faulty_thing` has the identity `{ id = string }`: apply returns `{ id = <state id> }`,
 //! read hands back the identity it was given (or derives it from the state), import by
@@ -41,6 +44,45 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether ConfigureProvider has been called on this instance.
 static CONFIGURED: AtomicBool = AtomicBool::new(false);
+
+/// Set by apply in mode `realloc-calls-host`: the next [`cabi_realloc`] calls the host.
+static REALLOC_CALLS_HOST: AtomicBool = AtomicBool::new(false);
+
+/// The allocator the host calls to pass values into the component (the canonical ABI's
+/// `realloc`), in place of wasi-libc's: the same allocation, except that once armed it first
+/// calls an import, as a Go guest did when its garbage collector started in there.
+///
+/// # Safety
+///
+/// The canonical ABI's contract: `old_ptr` is null with `old_len` 0, or an allocation of
+/// `old_len` bytes at `align` made here; `align` is a power of two.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cabi_realloc(
+    old_ptr: *mut u8,
+    old_len: usize,
+    align: usize,
+    new_len: usize,
+) -> *mut u8 {
+    use std::alloc::{Layout, alloc, handle_alloc_error, realloc};
+    if REALLOC_CALLS_HOST.swap(false, Ordering::SeqCst) {
+        std::hint::black_box(terrarium::provider::lifecycle::stopping());
+    }
+    if new_len == 0 {
+        return align as *mut u8;
+    }
+    // SAFETY: the caller's contract above; the layouts are the ones the allocations were made with.
+    unsafe {
+        let ptr = if old_len == 0 {
+            alloc(Layout::from_size_align_unchecked(new_len, align))
+        } else {
+            realloc(old_ptr, Layout::from_size_align_unchecked(old_len, align), new_len)
+        };
+        if ptr.is_null() {
+            handle_alloc_error(Layout::from_size_align_unchecked(new_len, align));
+        }
+        ptr
+    }
+}
 
 /// A random token drawn once per instance (std's hash keys come from WASI random), so a
 /// test can tell instances apart.
@@ -300,6 +342,10 @@ impl Guest for Faulty {
         };
         let value = match mode.as_str() {
             "ok" => Node::String("fine".into()),
+            "realloc-calls-host" => {
+                REALLOC_CALLS_HOST.store(true, Ordering::SeqCst);
+                Node::String("fine".into())
+            }
             "slow" => {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 let configured =

@@ -37,6 +37,8 @@
 //! | `dangling-value`   | return a value tree pointing past its end                       |
 //! | `panic:RPC`        | panic in that RPC (any resource RPC; see below for the others)  |
 //! | `header-maps`      | leak `target` wasi:http header maps, each filled to its limit   |
+//! | `directories`      | ask for the preopened directories `target` times, keeping every |
+//! |                    | descriptor (what the TypeScript SDK once did once per call)     |
 //! | `open-requests`    | send `target` ("COUNT URL") requests without reading any, then  |
 //! |                    | wait for the last one                                           |
 //! | `long-diagnostic`  | return an error whose summary and detail are `target` bytes     |
@@ -225,6 +227,18 @@ fn leak_header_maps(count: usize) -> Result<String, String> {
     Ok("leaked nothing".into())
 }
 
+/// Asks wasi:filesystem for the preopened directories `count` times and never drops a
+/// descriptor: each answer is new handles in the host's table.
+fn leak_directories(count: usize) -> Result<String, String> {
+    let mut held = 0usize;
+    for _ in 0..count {
+        let directories = wasip2::filesystem::preopens::get_directories();
+        held += directories.len();
+        std::mem::forget(directories);
+    }
+    Ok(format!("holding {held} directory descriptors"))
+}
+
 /// Sends `count` GETs to `url` and keeps every response future without reading it, then waits
 /// for the last one.
 fn open_requests(count: usize, url: &str) -> Result<String, String> {
@@ -260,6 +274,7 @@ fn attack(kind: &str, target: &str) -> Result<String, String> {
     let count = || target.parse::<usize>().map_err(|e| format!("target {target:?}: {e}"));
     match kind {
         "header-maps" => leak_header_maps(count()?),
+        "directories" => leak_directories(count()?),
         "open-requests" => {
             let (n, url) = target.split_once(' ').ok_or("target is \"COUNT URL\"")?;
             open_requests(n.parse().map_err(|_| "COUNT is a number")?, url)
