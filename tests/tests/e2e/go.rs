@@ -236,8 +236,10 @@ fn a_terraform_data_moves_into_a_go_resource_type() -> anyhow::Result<()> {
 /// The Go SDK's hooks and actions through terraform, with tests/guests/slow/go: `slow_tag`'s
 /// label is planned from its `default_func` hook, a reserved name is refused by its
 /// `custom(...)` validator at the attribute, its `requires_replace_if` hook updates a raised
-/// priority in place and replaces the tag for a lowered one, and `terraform apply -invoke`
-/// runs the action `slow_reboot`, whose progress reports terraform shows in order.
+/// priority in place and replaces the tag for a lowered one, its Plan hook's
+/// `RequiresReplace(ctx)` replaces a renamed tag and keeps a `sticky` one, and
+/// `terraform apply -invoke` runs the action `slow_reboot`, whose progress reports terraform
+/// shows in order.
 #[test]
 fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result<()> {
     let ws = Workspace::new(&[Provider::SlowGo])?;
@@ -282,6 +284,27 @@ fn go_hooks_plan_and_validate_and_an_action_reports_progress() -> anyhow::Result
                 .lines()
                 .any(|l| l.contains("priority") && l.contains("# forces replacement")),
         "a lowered priority does not replace the tag\n{lowered}"
+    );
+
+    // RequiresReplace(ctx) in the Plan hook: a rename replaces the tag (the hook adds `name`),
+    // and a tag renamed `sticky` is updated in place even with a lowered priority (the hook
+    // drops every path, requires_replace_if's too).
+    ws.write("main.tf", &config_with("www", 5))?;
+    let renamed = ws.ok(&plan)?;
+    ensure!(
+        renamed.stdout.contains("must be replaced")
+            && renamed
+                .stdout
+                .lines()
+                .any(|l| l.contains("name") && l.contains("# forces replacement")),
+        "a renamed tag is not replaced\n{renamed}"
+    );
+    ws.write("main.tf", &config_with("sticky", 3))?;
+    let sticky = ws.ok(&plan)?;
+    ensure!(
+        sticky.stdout.contains("will be updated in-place")
+            && !sticky.stdout.contains("forces replacement"),
+        "the Plan hook's dropped paths still replace the tag\n{sticky}"
     );
 
     ws.write("main.tf", &config("admin"))?;

@@ -349,8 +349,9 @@ func (leaseResource) Close(ctx context.Context, private []byte) error {
 }
 
 // Tag is slow_tag (Go only): a resource whose label defaults to what a hook computes, whose
-// name a custom validator checks, and whose priority is raised in place but lowered by a
-// replacement (requires_replace_if), for the e2e test of the Go SDK's hooks.
+// name a custom validator checks, whose priority is raised in place but lowered by a
+// replacement (requires_replace_if), and whose Plan hook replaces it when renamed, for the e2e
+// test of the Go SDK's hooks.
 type Tag struct {
 	Name     string           `tf:"name" validate:"custom(unreserved)"`
 	Label    terrarium.String `tf:"label" default_func:"label"`
@@ -389,6 +390,19 @@ func (tagResource) Update(_ context.Context, _, planned Tag) (Tag, error) {
 	return planned, nil
 }
 func (tagResource) Delete(context.Context, Tag) error { return nil }
+
+// Plan: renaming a tag replaces it (terrarium.RequiresReplace in a Plan hook adds the path),
+// and a tag named `sticky` is never replaced (the hook drops every path, the priority's from
+// requires_replace_if too).
+func (tagResource) Plan(ctx context.Context, prior *Tag, planned, _ Tag) (Tag, error) {
+	if prior != nil && planned.Name != prior.Name {
+		terrarium.RequiresReplace(ctx).Add(terrarium.Attr("name"))
+	}
+	if planned.Name == "sticky" {
+		terrarium.RequiresReplace(ctx).Paths = nil
+	}
+	return planned, nil
+}
 
 // TagIdentity is a tag's identity: its name. Version 0 called it tag.
 type TagIdentity struct {
