@@ -32,6 +32,15 @@
 //! system clock's granularity (`SETTLED`): two writes within one tick may leave it as it was.
 //! A file changed more recently is waited for, briefly, before it is read and its identity
 //! recorded.
+//!
+//! The artifacts are kept within [`BUDGET`] bytes: after storing one, the cache removes the
+//! entries used least recently (their tag, then their artifact) until the rest fit, never the
+//! entry just stored. Every load of an entry marks it as used by setting its tag's modification
+//! time: the artifact's times are part of its identity, the tag's are part of nothing trusted.
+//! A record whose entry was removed misses it, and the component is compiled again. Eviction
+//! only removes files, so it cannot make anything trusted: a concurrent start that read a tag
+//! whose artifact is then gone finds no entry, and one whose artifact is removed while it maps
+//! it sees the artifact's identity change; both compile instead.
 
 use std::fs::File;
 use std::hash::{Hash, Hasher};
@@ -60,6 +69,10 @@ const RECORD_EXTENSION: &str = "rec";
 /// How far back a file's change time must lie before its identity is taken to stand for its
 /// contents: file systems stamp changes with a clock that advances in ticks of up to 10 ms.
 const SETTLED: Duration = Duration::from_millis(20);
+
+/// How many bytes of artifacts the cache keeps: a few dozen components (a Python or TypeScript
+/// one compiles to about 60 MB), twice what the whole test suite compiles.
+pub const BUDGET: u64 = 2 << 30;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -283,10 +296,11 @@ fn read_settled(
     Ok((bytes, settled.then_some(before)))
 }
 
-/// The cache directory and its key.
+/// The cache directory, its key, and how many bytes of artifacts it keeps.
 struct Cache {
     dir: PathBuf,
     secret: [u8; KEY_BYTES],
+    budget: u64,
 }
 
 /// What a component file's record led to.
@@ -319,7 +333,7 @@ impl Cache {
     /// start to trust.
     fn open(dir: &Path) -> Option<Cache> {
         match entry_key(dir) {
-            Ok(secret) => Some(Cache { dir: dir.to_path_buf(), secret }),
+            Ok(secret) => Some(Cache { dir: dir.to_path_buf(), secret, budget: BUDGET }),
             Err(e) => {
                 tracing::warn!(dir = %dir.display(), error = %e, "cannot read or create the compiled-component cache's key; compiling without the cache");
                 None
@@ -345,8 +359,11 @@ impl Cache {
             }
         }
         let artifact = engine.precompile_component(bytes)?;
-        if let Err(e) = self.store(&name, &artifact) {
-            tracing::warn!(dir = %self.dir.display(), error = %e, "cannot store the compiled component; the next start compiles again");
+        match self.store(&name, &artifact) {
+            Ok(()) => self.evict(&name),
+            Err(e) => {
+                tracing::warn!(dir = %self.dir.display(), error = %e, "cannot store the compiled component; the next start compiles again")
+            }
         }
         // SAFETY: produced just now by this engine, and copied by `deserialize`.
         let component = unsafe { Component::deserialize(engine, &artifact)? };
@@ -390,30 +407,48 @@ impl Cache {
         }
     }
 
-    /// The component in entry `name`: `None` when there is no such entry, an error when there
-    /// is one that must not be run (its files are then removed).
+    /// The component in entry `name`: `None` when there is no such entry (or only its tag: it
+    /// was evicted meanwhile), an error when there is one that must not be run (its files are
+    /// then removed). An entry that loads is marked as used now.
     fn open_entry(&self, engine: &Engine, name: &str) -> Result<Option<Component>, Distrust> {
-        let tag = match std::fs::read(self.tag_path(name)) {
-            Ok(tag) => tag,
+        let mut tag_file = match File::open(self.tag_path(name)) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
         };
+        let mut tag = Vec::new();
+        tag_file.read_to_end(&mut tag)?;
         let result = self.open_tagged(engine, name, &tag);
-        if result.is_err() {
-            // Leave nothing behind that a later start could mistake for an entry.
-            let _ = std::fs::remove_file(self.tag_path(name));
-            let _ = std::fs::remove_file(self.artifact(name));
+        match &result {
+            Ok(Some(_)) => mark_used(&tag_file, name),
+            Ok(None) => {}
+            Err(_) => {
+                // Leave nothing behind that a later start could mistake for an entry.
+                let _ = std::fs::remove_file(self.tag_path(name));
+                let _ = std::fs::remove_file(self.artifact(name));
+            }
         }
-        result.map(Some)
+        result
     }
 
-    fn open_tagged(&self, engine: &Engine, name: &str, tag: &[u8]) -> Result<Component, Distrust> {
+    /// The component of an entry whose tag holds `tag`; `None` when its artifact is gone.
+    fn open_tagged(
+        &self,
+        engine: &Engine,
+        name: &str,
+        tag: &[u8],
+    ) -> Result<Option<Component>, Distrust> {
         let (digest, tagged) = self.authentic_tag(name, tag).ok_or(Distrust::NotAuthentic)?;
         let path = self.artifact(name);
-        let file = File::open(&path)?;
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            // Evicted by another start since the tag was read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
         let identity = Identity::of(&file)?;
         if identity == tagged {
-            return map(engine, &path, file, &identity);
+            return map(engine, &path, file, &identity).map(Some);
         }
         // Copied or restored, or changed: the digest decides.
         let (bytes, settled) = read_settled(file, identity)?;
@@ -428,7 +463,7 @@ impl Cache {
         // SAFETY: the MAC proves that this host wrote an artifact with this digest under this
         // entry's name, i.e. what `precompile_component` produced for this component and these
         // settings, and these bytes have that digest; `deserialize` copies them.
-        unsafe { Component::deserialize(engine, &bytes) }.map_err(Distrust::Refused)
+        unsafe { Component::deserialize(engine, &bytes) }.map(Some).map_err(Distrust::Refused)
     }
 
     /// The digest and artifact identity of an authentic tag for entry `name`.
@@ -516,6 +551,89 @@ impl Cache {
             }
             _ => Err(std::io::Error::other("the artifact changed while it was stored")),
         }
+    }
+
+    /// When the artifacts exceed the budget, removes the entries used least recently (tag,
+    /// then artifact) until the rest fit; never entry `keep`. Problems only leave more behind.
+    fn evict(&self, keep: &str) {
+        let mut entries = match self.entries() {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::debug!(dir = %self.dir.display(), error = %e, "cannot list the compiled-component cache");
+                return;
+            }
+        };
+        let mut total: u64 = entries.iter().map(|e| e.size).sum();
+        if total <= self.budget {
+            return;
+        }
+        entries.sort_by_key(|e| e.used);
+        let (mut count, mut freed) = (0u32, 0u64);
+        for entry in entries.iter().filter(|e| e.name != keep) {
+            if total <= self.budget {
+                break;
+            }
+            let gone = |path: PathBuf| match std::fs::remove_file(&path) {
+                Ok(()) => true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => {
+                    tracing::debug!(path = %path.display(), error = %e, "cannot evict from the compiled-component cache");
+                    false
+                }
+            };
+            if gone(self.tag_path(&entry.name)) && gone(self.artifact(&entry.name)) {
+                total = total.saturating_sub(entry.size);
+                count += 1;
+                freed += entry.size;
+            }
+        }
+        tracing::debug!(dir = %self.dir.display(), count, freed, kept = total, "evicted the compiled-component cache entries used least recently");
+    }
+
+    /// Every entry's artifact: its size and when it was last used (its tag's modification
+    /// time, else the artifact's for an artifact whose tag is not written yet).
+    fn entries(&self) -> std::io::Result<Vec<Stored>> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)?.flatten() {
+            let file_name = entry.file_name();
+            let Some(name) = file_name
+                .to_str()
+                .and_then(|n| n.strip_suffix(&format!(".{ARTIFACT_EXTENSION}")))
+                .filter(|n| is_entry_name(n))
+            else {
+                continue;
+            };
+            // Not following links: only the cache's own files count, and only they are removed.
+            let Ok(artifact) = entry.metadata() else { continue };
+            if !artifact.is_file() {
+                continue;
+            }
+            let used = std::fs::symlink_metadata(self.tag_path(name))
+                .and_then(|tag| tag.modified())
+                .or_else(|_| artifact.modified())
+                .unwrap_or(UNIX_EPOCH);
+            found.push(Stored { name: name.to_string(), size: artifact.len(), used });
+        }
+        Ok(found)
+    }
+}
+
+/// An entry's artifact, as eviction sees it.
+struct Stored {
+    name: String,
+    size: u64,
+    used: SystemTime,
+}
+
+/// Whether `name` is what [`entry_name`] makes: 64 lowercase hexadecimal digits.
+fn is_entry_name(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Marks entry `name` as used now: its tag's modification time, which eviction goes by.
+fn mark_used(tag: &File, name: &str) {
+    if let Err(e) = tag.set_modified(SystemTime::now()) {
+        tracing::debug!(entry = name, error = %e, "cannot mark a compiled-component cache entry as used");
     }
 }
 
@@ -756,7 +874,8 @@ mod tests {
         assert!(log.contains("it is not authentic"), "{log}");
 
         // An entry for A made with another key, as someone without this user's key would.
-        let forger = Cache { dir: dir.path().to_path_buf(), secret: [7u8; KEY_BYTES] };
+        let forger =
+            Cache { dir: dir.path().to_path_buf(), secret: [7u8; KEY_BYTES], budget: BUDGET };
         forger.store(&key(&engine, &a), &engine.precompile_component(&b).unwrap()).unwrap();
         let (component, outcome) = load(&engine, &a, Some(dir.path())).unwrap();
         assert_eq!(outcome, CacheOutcome::Rebuilt);
@@ -844,7 +963,7 @@ mod tests {
 
         // A record for A's file naming B's entry, made without this user's key.
         let file = File::open(&path_a).unwrap();
-        let forger = Cache { dir: cache.clone(), secret: [7u8; KEY_BYTES] };
+        let forger = Cache { dir: cache.clone(), secret: [7u8; KEY_BYTES], budget: BUDGET };
         forger.write_record(&record_a, &Identity::of(&file).unwrap(), &key(&engine, &b)).unwrap();
         let (component, outcome) = load_path(&engine, &path_a, &cache);
         assert_eq!((outcome, imports(&engine, &component)), (CacheOutcome::Hit, vec!["a".into()]));
@@ -874,6 +993,135 @@ mod tests {
         let replaced = entry_key(&cache).unwrap();
         assert_ne!(replaced, first);
         assert_eq!(entry_key(&cache).unwrap(), replaced);
+    }
+
+    /// The files in `dir`, sorted.
+    fn file_names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The files of the entries of `components`, and the key.
+    fn entries_of(dir: &Path, engine: &Engine, components: &[&[u8]]) -> Vec<String> {
+        let mut names = vec![KEY_FILE_NAME.to_string()];
+        for bytes in components {
+            let (artifact, tag) = entry_files(dir, engine, bytes);
+            for path in [artifact, tag] {
+                names.push(path.file_name().unwrap().to_str().unwrap().to_string());
+            }
+        }
+        names.sort();
+        names
+    }
+
+    /// Sets when `bytes`' entry was last used to `ago` before now.
+    fn used_ago(dir: &Path, engine: &Engine, bytes: &[u8], ago: Duration) {
+        let (_, tag) = entry_files(dir, engine, bytes);
+        File::open(tag).unwrap().set_modified(SystemTime::now() - ago).unwrap();
+    }
+
+    fn tag_modified(dir: &Path, engine: &Engine, bytes: &[u8]) -> SystemTime {
+        std::fs::metadata(entry_files(dir, engine, bytes).1).unwrap().modified().unwrap()
+    }
+
+    const DAY: Duration = Duration::from_secs(86400);
+
+    #[test]
+    fn beyond_the_budget_the_entries_used_least_recently_are_evicted() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine();
+        let mut cache = Cache::open(dir.path()).unwrap();
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(component_importing);
+        for bytes in [&a, &b, &c] {
+            assert_eq!(cache.load_named(&engine, bytes).unwrap().1, CacheOutcome::Miss);
+        }
+        // Used three, two and one days ago; then A is loaded, which marks it as used now.
+        for (bytes, days) in [(&a, 3), (&b, 2), (&c, 1)] {
+            used_ago(dir.path(), &engine, bytes, DAY * days);
+        }
+        assert_eq!(cache.load_named(&engine, &a).unwrap().1, CacheOutcome::Hit);
+        assert!(tag_modified(dir.path(), &engine, &a) > tag_modified(dir.path(), &engine, &c));
+
+        // Room for two artifacts: storing D evicts B, then C (the least recently used).
+        let size = |bytes: &[u8]| engine.precompile_component(bytes).unwrap().len() as u64;
+        let (a_artifact, _) = entry_files(dir.path(), &engine, &a);
+        assert_eq!(std::fs::metadata(&a_artifact).unwrap().len(), size(&a));
+        cache.budget = size(&a) + size(&d);
+        assert_eq!(cache.load_named(&engine, &d).unwrap().1, CacheOutcome::Miss);
+        assert_eq!(file_names(dir.path()), entries_of(dir.path(), &engine, &[&a, &d]));
+
+        // An evicted component is compiled again, and it is its own code that runs.
+        cache.budget = BUDGET;
+        let (component, outcome, _) = cache.load_named(&engine, &b).unwrap();
+        assert_eq!((outcome, imports(&engine, &component)), (CacheOutcome::Miss, vec!["b".into()]));
+        assert_eq!(cache.load_named(&engine, &b).unwrap().1, CacheOutcome::Hit);
+    }
+
+    #[test]
+    fn the_entry_just_stored_is_kept_and_a_record_of_an_evicted_one_compiles_again() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("cache");
+        let engine = engine();
+        let (a, b) = (component_importing("a"), component_importing("b"));
+        let path = scratch.path().join("provider.wasm");
+        std::fs::write(&path, &a).unwrap();
+        assert_eq!(load_path(&engine, &path, &dir).1, CacheOutcome::Miss);
+        assert_eq!(load_path(&engine, &path, &dir).1, CacheOutcome::Mapped);
+
+        // No room at all: each store evicts every other entry, never its own.
+        let mut cache = Cache::open(&dir).unwrap();
+        cache.budget = 0;
+        assert_eq!(cache.load_named(&engine, &b).unwrap().1, CacheOutcome::Miss);
+        let record = format!("{}.rec", record_name(&engine, &path));
+        let mut expected = entries_of(&dir, &engine, &[&b]);
+        expected.push(record.clone());
+        expected.sort();
+        assert_eq!(file_names(&dir), expected);
+
+        // The provider's record names an entry that is gone: it is read and compiled again.
+        let ((component, outcome), log) = logged(|| load_path(&engine, &path, &dir));
+        assert_eq!((outcome, imports(&engine, &component)), (CacheOutcome::Miss, vec!["a".into()]));
+        assert!(!log.contains("WARN"), "{log}");
+        assert_eq!(load_path(&engine, &path, &dir).1, CacheOutcome::Mapped);
+
+        // A start that read the tag just before another evicted the entry finds no artifact:
+        // no entry, and no warning.
+        let (a_artifact, _) = entry_files(&dir, &engine, &a);
+        std::fs::remove_file(&a_artifact).unwrap();
+        let ((component, outcome), log) = logged(|| load_path(&engine, &path, &dir));
+        assert_eq!((outcome, imports(&engine, &component)), (CacheOutcome::Miss, vec!["a".into()]));
+        assert!(!log.contains("WARN"), "{log}");
+        assert_eq!(load_path(&engine, &path, &dir).1, CacheOutcome::Mapped);
+    }
+
+    #[test]
+    fn concurrent_starts_that_evict_each_other_all_run_their_own_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine();
+        std::thread::scope(|scope| {
+            let starts: Vec<_> = (0..4)
+                .map(|i| {
+                    let (dir, engine) = (dir.path(), &engine);
+                    scope.spawn(move || {
+                        let mut cache = Cache::open(dir).unwrap();
+                        cache.budget = 0;
+                        let name = format!("c{i}");
+                        let bytes = component_importing(&name);
+                        for _ in 0..8 {
+                            let (component, _, _) = cache.load_named(engine, &bytes).unwrap();
+                            assert_eq!(imports(engine, &component), [name.as_str()]);
+                        }
+                    })
+                })
+                .collect();
+            for start in starts {
+                start.join().unwrap();
+            }
+        });
     }
 
     #[test]
