@@ -173,6 +173,10 @@ func decodeInto(t *tree, v reflect.Value, path Path) error {
 			if e == nil {
 				e = nullTree
 			}
+			if f.block && f.computed && e.kind == tUnknown {
+				// A computed block the plan has unknown: nil until the provider sets it.
+				continue
+			}
 			if err := decodeInto(e, v.Field(f.index), append(path, Attr(f.name))); err != nil {
 				return err
 			}
@@ -404,4 +408,36 @@ func tupleAttrs(t *tree) []objectAttr {
 		out[i] = objectAttr{typ: inferType(e)}
 	}
 	return out
+}
+
+// keepUnknownBlocks keeps unknown, in the tree a plan hook returned (out, of model m), each
+// computed block that the planned tree it was given (in) had unknown and that the hook left
+// nil: a Go nil cannot say "unknown", and planning such a block as known and empty would be
+// contradicted by the apply.
+func keepUnknownBlocks(m *model, in, out *tree) {
+	if m == nil || in == nil || out == nil || in.kind != tObject || out.kind != tObject {
+		return
+	}
+	for _, f := range m.fields {
+		if !f.block {
+			continue
+		}
+		before, i := in.attr(f.name), out.index(f.name)
+		if before == nil || i < 0 {
+			continue
+		}
+		after := out.elems[i]
+		switch {
+		case f.computed && before.kind == tUnknown:
+			if after.kind == tNull || len(after.elems) == 0 {
+				out.elems[i] = &tree{kind: tUnknown}
+			}
+		case f.nested != nil && f.nesting == "single":
+			keepUnknownBlocks(f.nested, before, after)
+		case f.nested != nil && len(before.elems) == len(after.elems) && after.kind != tSet:
+			for j := range after.elems {
+				keepUnknownBlocks(f.nested, before.elems[j], after.elems[j])
+			}
+		}
+	}
 }

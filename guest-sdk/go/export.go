@@ -31,9 +31,25 @@ func install(d *providerDef) {
 	exc.Impl = e
 }
 
-// ComputedBlocks names the computed nested blocks (WIT 0.2.3).
+// ComputedBlocks names the computed nested blocks (WIT 0.2.3): the blocks tagged
+// `block,computed` of the resource types and data sources.
 func (e *exports) ComputedBlocks() []cb.ComputedBlock {
-	return []cb.ComputedBlock{}
+	out := []cb.ComputedBlock{}
+	for _, kinds := range []struct {
+		kind  cb.SchemaKind
+		types map[string]*typeDef
+	}{{cb.SchemaKind_Resource, e.d.resources}, {cb.SchemaKind_DataSource, e.d.dataSources}} {
+		for _, n := range sortedNames(kinds.types) {
+			td := kinds.types[n]
+			if td.model == nil {
+				continue
+			}
+			for _, path := range computedBlockPaths(td.model, nil) {
+				out = append(out, cb.ComputedBlock{Kind: kinds.kind, TypeName: n, Path: path})
+			}
+		}
+	}
+	return out
 }
 
 // DeleteBeforeReplace names the resource types whose replacement deletes first.

@@ -84,7 +84,11 @@ func planHooks[S any](d *typeDef, impl any) {
 			if err != nil {
 				return nil, err
 			}
-			return encode(s)
+			out, err := encode(s)
+			if err == nil {
+				keepUnknownBlocks(d.model, planned, out)
+			}
+			return out, err
 		}
 	}
 	if destroy, ok := impl.(DestroyPlanner[S]); ok {

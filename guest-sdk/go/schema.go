@@ -31,6 +31,10 @@ import (
 //	sensitive, write_only          as in Terraform
 //	set                            a []T field is a set, not a list
 //	block                          a struct, *struct or []struct field is a nested block
+//	computed (on a block)          the provider sets the block's contents (a computed nested
+//	                               block, protocol 6.11): the configuration may not write it;
+//	                               the field is nil while the plan has it unknown (on create
+//	                               and after a change), and Create and Update set it
 //	min_items=N, max_items=N       bounds of a block's count
 //	use_state_for_unknown          a computed value keeps its prior value in plans
 //	unknown_on_update              a computed value is unknown on every update
@@ -248,6 +252,9 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 		if f.set && nesting != "set" {
 			return nil, fmt.Errorf("%s: only a slice can be a set", where)
 		}
+		if f.computed && sf.Type.Kind() == reflect.Struct {
+			return nil, fmt.Errorf("%s: a computed block is nil until the provider sets it; type it *%s, []%s or map[string]%s", where, sf.Type, sf.Type, sf.Type)
+		}
 	}
 	typ, err := typeOf(base, f.set)
 	if err != nil {
@@ -272,6 +279,23 @@ func fieldOf(owner reflect.Type, sf reflect.StructField, tag string, seen map[re
 		return nil, fmt.Errorf("%s: an optional or computed attribute can be null; type it *%s (or terrarium.String, Bool, Number)", where, sf.Type)
 	}
 	return f, nil
+}
+
+// computedBlockPaths are the paths (block type names from the root down, under path) of the
+// computed blocks of m: what the component names in the WIT computed-blocks export.
+func computedBlockPaths(m *model, path []string) [][]string {
+	var out [][]string
+	for _, f := range m.fields {
+		if !f.block {
+			continue
+		}
+		here := append(append([]string{}, path...), f.name)
+		if f.computed {
+			out = append(out, here)
+		}
+		out = append(out, computedBlockPaths(f.nested, here)...)
+	}
+	return out
 }
 
 func isModel(t reflect.Type) bool {

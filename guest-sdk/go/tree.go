@@ -45,6 +45,16 @@ func (t *tree) attr(k string) *tree {
 	return nil
 }
 
+// index is the position of key k in a map or object tree's elems, or -1.
+func (t *tree) index(k string) int {
+	for i, key := range t.keys {
+		if key == k {
+			return i
+		}
+	}
+	return -1
+}
+
 // tfType is a Terraform type.
 type tfType struct {
 	kind  string // "string" "number" "bool" "dynamic" "list" "set" "map" "object"

@@ -100,3 +100,33 @@ func TestListsThroughTheHarness(t *testing.T) {
 		t.Fatalf("listing an unknown list resource: %v", err)
 	}
 }
+
+// slow_network's address blocks are computed (`tf:"address,block,computed"`): a create plans
+// them unknown and stores the provider's, and a changed note plans them unknown again.
+func TestAComputedBlockThroughTheHarness(t *testing.T) {
+	h := openSlow(t)
+	addresses := func(port string) []any {
+		return []any{
+			map[string]any{"ip": "10.0.0.1", "port": json.Number(port)},
+			map[string]any{"ip": "10.0.0.2", "port": json.Number(port)},
+		}
+	}
+	created, err := h.Create("slow_network", map[string]any{"size": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, _ := created.Plan.Planned.(map[string]any)
+	state, _ := created.State.(map[string]any)
+	if planned["address"] != Unknown || !reflect.DeepEqual(state["address"], addresses("443")) {
+		t.Fatalf("create planned address %v, stored %v", planned["address"], state["address"])
+	}
+	updated, err := h.Update("slow_network", created.State, map[string]any{"size": 2, "note": "tls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, _ = updated.Plan.Planned.(map[string]any)
+	state, _ = updated.State.(map[string]any)
+	if planned["address"] != Unknown || !reflect.DeepEqual(state["address"], addresses("8443")) {
+		t.Fatalf("a changed note planned address %v, stored %v", planned["address"], state["address"])
+	}
+}

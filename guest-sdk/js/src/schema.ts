@@ -227,39 +227,61 @@ export const nested = {
 
 export type BlockNesting = 'single' | 'list' | 'set' | 'map' | 'group';
 
-export interface BlockOptions {
+export interface BlockOptions<C extends boolean = boolean> {
   description?: string;
   /** Any change inside the block replaces the resource. */
   requiresReplace?: boolean;
   deprecated?: string;
   minItems?: number;
   maxItems?: number;
+  /**
+   * The provider sets the block's contents, as it sets a computed attribute (protocol 6.11
+   * computed nested blocks): the configuration may not write it, the plan has it unknown on
+   * create and after a change (its value is then `Unknown`), and `create` and `update` return
+   * the blocks the provider made (docs/planning.md).
+   */
+  computed?: C;
 }
 
-export type Blocks = Record<string, NestedBlock<Attributes, Blocks, BlockNesting>>;
+export type Blocks = Record<string, NestedBlock<Attributes, Blocks, BlockNesting, boolean>>;
 
 /** A nested block (`collar { ... }` in the configuration). Made by `block.*(...)`. */
-export class NestedBlock<A extends Attributes, B extends Blocks, N extends BlockNesting> {
+export class NestedBlock<A extends Attributes, B extends Blocks, N extends BlockNesting, C extends boolean = false> {
   constructor(
     readonly nesting: N,
     readonly attributes: A,
     readonly blocks: B,
-    readonly options: BlockOptions,
+    readonly options: BlockOptions<C>,
   ) {}
 }
 
 export const block = {
-  single: <A extends Attributes, B extends Blocks = {}>(attributes: A, blocks?: B, options: BlockOptions = {}) =>
-    new NestedBlock(`single`, attributes, blocks ?? ({} as B), options),
-  list: <A extends Attributes, B extends Blocks = {}>(attributes: A, blocks?: B, options: BlockOptions = {}) =>
-    new NestedBlock(`list`, attributes, blocks ?? ({} as B), options),
-  set: <A extends Attributes, B extends Blocks = {}>(attributes: A, blocks?: B, options: BlockOptions = {}) =>
-    new NestedBlock(`set`, attributes, blocks ?? ({} as B), options),
-  map: <A extends Attributes, B extends Blocks = {}>(attributes: A, blocks?: B, options: BlockOptions = {}) =>
-    new NestedBlock(`map`, attributes, blocks ?? ({} as B), options),
+  single: <A extends Attributes, B extends Blocks = {}, const C extends boolean = false>(
+    attributes: A,
+    blocks?: B,
+    options: BlockOptions<C> = {},
+  ) => new NestedBlock(`single`, attributes, blocks ?? ({} as B), options),
+  list: <A extends Attributes, B extends Blocks = {}, const C extends boolean = false>(
+    attributes: A,
+    blocks?: B,
+    options: BlockOptions<C> = {},
+  ) => new NestedBlock(`list`, attributes, blocks ?? ({} as B), options),
+  set: <A extends Attributes, B extends Blocks = {}, const C extends boolean = false>(
+    attributes: A,
+    blocks?: B,
+    options: BlockOptions<C> = {},
+  ) => new NestedBlock(`set`, attributes, blocks ?? ({} as B), options),
+  map: <A extends Attributes, B extends Blocks = {}, const C extends boolean = false>(
+    attributes: A,
+    blocks?: B,
+    options: BlockOptions<C> = {},
+  ) => new NestedBlock(`map`, attributes, blocks ?? ({} as B), options),
   /** A single block that is always present; its attributes are null when it is not written. */
-  group: <A extends Attributes, B extends Blocks = {}>(attributes: A, blocks?: B, options: BlockOptions = {}) =>
-    new NestedBlock(`group`, attributes, blocks ?? ({} as B), options),
+  group: <A extends Attributes, B extends Blocks = {}, const C extends boolean = false>(
+    attributes: A,
+    blocks?: B,
+    options: BlockOptions<C> = {},
+  ) => new NestedBlock(`group`, attributes, blocks ?? ({} as B), options),
 };
 
 // ---- schemas ------------------------------------------------------------------------------
@@ -275,14 +297,17 @@ export type AttributeValue<A> =
     : never;
 
 type BlockValue<B> =
-  B extends NestedBlock<infer A, infer BB, infer N>
-    ? N extends 'list' | 'set'
-      ? Infer<A, BB>[]
-      : N extends 'map'
-        ? Record<string, Infer<A, BB>>
-        : N extends 'group'
-          ? Infer<A, BB>
-          : Infer<A, BB> | null
+  B extends NestedBlock<infer A, infer BB, infer N, infer C>
+    ?
+        | (N extends 'list' | 'set'
+            ? Infer<A, BB>[]
+            : N extends 'map'
+              ? Record<string, Infer<A, BB>>
+              : N extends 'group'
+                ? Infer<A, BB>
+                : Infer<A, BB> | null)
+        // A computed block is unknown in a plan until the provider sets it.
+        | ([C] extends [true] ? Unknown : never)
     : never;
 
 /** The JavaScript type of an object with attributes `A` and nested blocks `B`. */
@@ -329,7 +354,7 @@ export function schema<A extends Attributes, B extends Blocks = {}>(options: Sch
 /** The JavaScript type of a value of schema `S`. */
 export type State<S> = 0 extends 1 & S ? any : S extends Schema<infer A, infer B> ? Infer<A, B> : never;
 
-function blockType(b: NestedBlock<Attributes, Blocks, BlockNesting>): TypeJson {
+function blockType(b: NestedBlock<Attributes, Blocks, BlockNesting, boolean>): TypeJson {
   const object = objectType(b.attributes, b.blocks);
   switch (b.nesting) {
     case 'single':
@@ -345,6 +370,21 @@ function objectType(attributes: Attributes, blocks: Blocks): TypeJson {
   for (const [k, a] of Object.entries(attributes)) types[k] = typeOfAttribute(a);
   for (const [k, b] of Object.entries(blocks)) types[k] = blockType(b);
   return ['object', types];
+}
+
+/** The paths (block type names from the root down) of the computed blocks of `s`: what the
+ * component names in the WIT `computed-blocks` export. */
+export function computedBlockPaths(s: Schema): string[][] {
+  const paths: string[][] = [];
+  const walk = (blocks: Blocks, path: string[]): void => {
+    for (const [name, b] of Object.entries(blocks)) {
+      const here = [...path, name];
+      if (b.options.computed) paths.push(here);
+      walk(b.blocks, here);
+    }
+  };
+  walk(s.blocks, []);
+  return paths;
 }
 
 // ---- to the host --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import {
   type Provider,
   type Resource,
 } from './provider.js';
-import { type Attributes, type Blocks, Schema, schemaToWit, typeOfAttribute } from './schema.js';
+import { type Attributes, type Blocks, Schema, computedBlockPaths, schemaToWit, typeOfAttribute } from './schema.js';
 import type { MaybePromise } from './types.js';
 import { type TfValue, fromWit, isUnknown, toWit } from './values.js';
 import { PrivateState } from './private.js';
@@ -247,14 +247,25 @@ export const replacement = {
  * the computed nested blocks of the provider `serve` made last.
  */
 export const computedBlocks = {
-  computedBlocks(): { kind: 'resource' | 'data-source'; typeName: string; path: string[] }[] {
-    return [];
+  computedBlocks(): ComputedBlock[] {
+    return computed;
   },
 };
+
+type ComputedBlock = { kind: 'resource' | 'data-source'; typeName: string; path: string[] };
+let computed: ComputedBlock[] = [];
 
 export function serve(p: Provider<any>): { provider: ProviderExports; behaviour: BehaviourExports } {
   installFetch(stopping);
   deletingFirst = p.resources.filter((r) => r.deleteBeforeReplace).map((r) => r.typeName);
+  computed = [
+    ...p.resources.flatMap((r) =>
+      computedBlockPaths(r.schema).map((path): ComputedBlock => ({ kind: 'resource', typeName: r.typeName, path })),
+    ),
+    ...p.dataSources.flatMap((d) =>
+      computedBlockPaths(d.schema).map((path): ComputedBlock => ({ kind: 'data-source', typeName: d.typeName, path })),
+    ),
+  ];
   const resource = (typeName: string): Resource<Schema> => find('resource', p.resources, typeName);
   const dataSource = (typeName: string): DataSource<Schema> => find('data source', p.dataSources, typeName);
   const ephemeral = (typeName: string): EphemeralResource<Schema> =>

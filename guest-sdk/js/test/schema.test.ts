@@ -3,7 +3,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { block, bool, length, nested, number, schema, schemaToWit, set, string } from '../src/schema.js';
+import {
+  type State,
+  block,
+  bool,
+  computedBlockPaths,
+  length,
+  nested,
+  number,
+  schema,
+  schemaToWit,
+  set,
+  string,
+} from '../src/schema.js';
+import { unknown } from '../src/values.js';
 
 const pet = schema({
   description: 'A pet.',
@@ -58,4 +71,30 @@ test('the object type of a whole value covers attributes and blocks', () => {
       collar: ['list', ['object', { size: 'string' }]],
     },
   ]);
+});
+
+const lan = schema({
+  attributes: { size: number().required() },
+  blocks: {
+    address: block.list(
+      { ip: string().computed() },
+      {
+        route: block.single({ via: string().computed() }, {}, { computed: true }),
+        notes: block.list({ text: string().computed() }),
+      },
+      { computed: true },
+    ),
+    tags: block.list({ name: string().required() }),
+  },
+});
+
+test('computed blocks are named by their path of block type names, for the computed-blocks export', () => {
+  assert.deepEqual(computedBlockPaths(lan), [['address'], ['address', 'route']]);
+  assert.deepEqual(computedBlockPaths(pet), []);
+  // A computed block is unknown in a plan until the provider sets it: its type says so.
+  const planned: State<typeof lan> = { size: 2, address: unknown, tags: [] };
+  assert.equal(planned.address, unknown);
+  // @ts-expect-error a block that is not computed is never unknown
+  const wrong: State<typeof lan> = { size: 2, address: [], tags: unknown };
+  assert.equal(wrong.tags, unknown);
 });

@@ -17,7 +17,7 @@ from . import _wire as wire
 from .diagnostics import DeferredReason, Diagnostic, FunctionError, TerraformError, format_path, take_warnings
 from .provider import ListResults, MovedState, Opened, PrivateState, Progress, Renewed
 from .provider import Provider as UserProvider
-from .schema import Type, schema_of, type_of
+from .schema import Type, computed_block_paths, schema_of, type_of
 from .values import to_python, to_tree
 
 
@@ -563,9 +563,18 @@ def make_export(provider_cls: type[UserProvider]) -> tuple[type, type | None]:
     global _computed_blocks
     if hasattr(exports, "ComputedBlocks"):
 
+        from wit_world.exports import computed_blocks as cb
+
+        declared = [
+            cb.ComputedBlock(kind, name, path)
+            for kind, table in ((cb.SchemaKind.RESOURCE, resources), (cb.SchemaKind.DATA_SOURCE, data_sources))
+            for name, cls in sorted(table.items())
+            for path in computed_block_paths(schema_of(cls.state) if cls.state is not None else None)
+        ]
+
         class ComputedBlocks(exports.ComputedBlocks):
             def computed_blocks(self) -> list:
-                return []
+                return declared
 
         _computed_blocks = ComputedBlocks
 

@@ -90,11 +90,18 @@ def block(
     max_items: int = 0,
     deprecated: str | None = None,
     requires_replace: bool = False,
+    computed: bool = False,
 ) -> Any:
     """A nested block: a field typed ``list[Model]``, ``set[Model]``, ``dict[str, Model]`` or
-    ``Model | None`` (a single block). An absent list, set or map block is empty."""
+    ``Model | None`` (a single block). An absent list, set or map block is empty.
+
+    ``computed=True`` makes the provider set the block's contents, as it sets a computed
+    attribute (protocol 6.11 computed nested blocks): the configuration may not write it, the
+    plan has it unknown (:data:`terrarium.UNKNOWN`) on create and after a change, and
+    ``create`` and ``update`` return the blocks the provider made (docs/planning.md)."""
     options = Options(
         description=description,
+        computed=computed,
         block=True,
         requires_replace=requires_replace,
         min_items=min_items,
@@ -231,7 +238,8 @@ def schema_of(cls: type) -> Model:
         options = f.metadata.get(_META, Options())
         ty, nullable = type_of(hints[f.name], where)
         if options.block:
-            required = optional = computed = False
+            required = optional = False
+            computed = options.computed
             if ty.kind != "model" and not (ty.element and ty.element.kind == "model"):
                 raise TypeError(f"{where}: a block holds dataclasses, not {hints[f.name]}")
         else:
@@ -252,3 +260,21 @@ def schema_of(cls: type) -> Model:
     model = Model(cls, _doc(cls), fields, getattr(cls, "__terraform_version__", 0))
     _models[cls] = model
     return model
+
+
+def computed_block_paths(model: Model | None) -> list[list[str]]:
+    """The paths (block type names from the root down) of the computed blocks in ``model``:
+    what the component names in the WIT ``computed-blocks`` export."""
+    paths: list[list[str]] = []
+
+    def walk(model: Model, path: list[str]) -> None:
+        for f in model.fields:
+            if f.is_block:
+                here = [*path, f.name]
+                if f.options.computed:
+                    paths.append(here)
+                walk(schema_of(f.nested[1]), here)
+
+    if model is not None:
+        walk(model, [])
+    return paths

@@ -207,3 +207,55 @@ def test_the_replacement_export_names_the_types_that_delete_first(bindings):
 
     terrarium.export(ShopProvider)
     assert exported_replacement()().delete_before_replace() == ["shop_fixed"]
+
+
+@dataclass(kw_only=True)
+class Route:
+    via: str | None = attribute(computed=True)
+
+
+@dataclass(kw_only=True)
+class Address:
+    ip: str | None = attribute(computed=True)
+    route: list[Route] = block(computed=True)
+    notes: list[Route] = block()
+
+
+@dataclass(kw_only=True)
+class Lan:
+    size: int
+    address: list[Address] = block(computed=True)
+
+
+def test_the_computed_blocks_export_names_each_computed_block_by_its_path(bindings):
+    import terrarium
+    from terrarium._guest import exported_computed_blocks
+    from wit_world.exports import computed_blocks as cb
+
+    class LanResource(terrarium.Resource[Lan]):
+        type_name = "shop_lan"
+        state = Lan
+
+    class LanData(terrarium.DataSource[Lan]):
+        type_name = "shop_lan"
+        state = Lan
+
+    class ShopProvider(terrarium.Provider):
+        resources = [LanResource]
+        data_sources = [LanData]
+
+    terrarium.export(ShopProvider)
+    named = [(c.kind, c.type_name, c.path) for c in exported_computed_blocks()().computed_blocks()]
+    assert named == [
+        (cb.SchemaKind.RESOURCE, "shop_lan", ["address"]),
+        (cb.SchemaKind.RESOURCE, "shop_lan", ["address", "route"]),
+        (cb.SchemaKind.DATA_SOURCE, "shop_lan", ["address"]),
+        (cb.SchemaKind.DATA_SOURCE, "shop_lan", ["address", "route"]),
+    ]
+    # The provider's create sees the planned blocks unknown, and its blocks are what it returns.
+    ty = Type("model", model=Lan)
+    from terrarium import _wire
+    from terrarium.values import to_python
+
+    planned = to_python(_wire.decode(_wire.encode(Lan(size=1, address=UNKNOWN), ty)), ty)
+    assert planned.address is UNKNOWN

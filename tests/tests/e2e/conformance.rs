@@ -331,13 +331,9 @@ const CAPABILITIES: &[Capability] = &[
                on a change, under a Terraform before 1.16 too",
         test: "a_computed_block_is_set_by_the_provider",
         check: computed_block_is_set_by_the_provider,
-        gaps: &[
-            ("Python", "the SDK cannot declare a computed block yet"),
-            ("TypeScript", "the SDK cannot declare a computed block yet"),
-            ("Go", "the SDK cannot declare a computed block yet"),
-        ],
-        opentofu: Cannot("not run yet: the row came with the Terraform column only"),
-        pulumi: Cannot("not run yet: the row came with the Terraform column only"),
+        gaps: &[],
+        opentofu: Same,
+        pulumi: Own(pulumi::computed_block_is_set_by_the_provider, "an output only"),
     },
 ];
 
@@ -1376,7 +1372,9 @@ pub fn change_inside_a_block_replaces(cell: Cell) -> anyhow::Result<Value> {
     }))
 }
 
-/// `slow_network`'s `address` block is computed (Rust `#[tf(block, computed)]`). Terraform
+/// `slow_network`'s `address` block is computed (Rust `#[tf(block, computed)]`, Python
+/// `block(computed=True)`, TypeScript `block.list(..., { computed: true })`, Go
+/// `tf:"address,block,computed"`). Terraform
 /// 1.15 does not take computed blocks, so the host shows it a computed attribute of the
 /// block's type (docs/planning.md): the plan has it known after apply, the apply stores the
 /// provider's blocks, the next plan changes nothing, and a changed `note` plans it unknown

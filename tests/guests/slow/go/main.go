@@ -21,7 +21,8 @@
 // tag). slow_server's schema is at version 1: version 0 called boot_seconds `boot` (the
 // state-upgrade row). With report_url, create reports with a GET once it stops waiting (after
 // a stop the SDK's transport sends nothing), and slow_page fetches a URL through the
-// sandbox's HTTP grants: both are ordinary net/http.
+// sandbox's HTTP grants: both are ordinary net/http. slow_network's address blocks are the
+// provider's to set (a computed block, `tf:"address,block,computed"`).
 package main
 
 import (
@@ -312,6 +313,53 @@ func (vmResource) Plan(_ context.Context, _ *Vm, planned, config Vm) (Vm, error)
 
 func (vmResource) Delete(context.Context, Vm) error { return nil }
 
+// Network is slow_network: a network whose addresses the provider assigns. Address is a
+// computed nested block (protocol 6.11), which a Terraform older than 1.16 sees as a computed
+// attribute.
+type Network struct {
+	ID      terrarium.String `tf:"id,computed,use_state_for_unknown"`
+	Size    int64            `tf:"size" doc:"How many addresses the network gets."`
+	Note    *string          `tf:"note" doc:"A note; changing it updates the network in place."`
+	Address []Address        `tf:"address,block,computed" doc:"The addresses the provider assigned."`
+}
+
+// Address is an address the provider assigned.
+type Address struct {
+	IP   terrarium.String `tf:"ip,computed"`
+	Port terrarium.Number `tf:"port,computed"`
+}
+
+// networkAssigned is the network with its addresses (changed by the note, so that an update
+// shows a new value).
+func networkAssigned(planned Network) Network {
+	port := int64(443)
+	if planned.Note != nil {
+		port = 8443
+	}
+	planned.ID = terrarium.StringValue(fmt.Sprintf("net-%d", planned.Size))
+	planned.Address = nil
+	for i := int64(1); i <= planned.Size; i++ {
+		planned.Address = append(planned.Address, Address{IP: terrarium.StringValue(fmt.Sprintf("10.0.0.%d", i)), Port: terrarium.NumberInt(port)})
+	}
+	return planned
+}
+
+type networkResource struct{}
+
+func (networkResource) Create(_ context.Context, planned Network) (Network, error) {
+	return networkAssigned(planned), nil
+}
+
+func (networkResource) Read(_ context.Context, current Network) (*Network, error) {
+	return &current, nil
+}
+
+func (networkResource) Update(_ context.Context, _, planned Network) (Network, error) {
+	return networkAssigned(planned), nil
+}
+
+func (networkResource) Delete(context.Context, Network) error { return nil }
+
 // LeaseData is slow_lease: a token on a lease of seconds, renewed while Terraform uses it.
 type LeaseData struct {
 	Seconds int64            `tf:"seconds" doc:"How long each lease lasts."`
@@ -472,6 +520,7 @@ func init() {
 		Resources: []terrarium.ResourceType{
 			terrarium.NewResourceWithIdentity[Server, ServerIdentity]("slow_server", serverResource{}),
 			terrarium.NewResource[Vm]("slow_vm", vmResource{}),
+			terrarium.NewResource[Network]("slow_network", networkResource{}),
 			terrarium.NewResourceWithIdentity[Tag, TagIdentity]("slow_tag", tagResource{}),
 		},
 		ListResources: []terrarium.ListResourceType{

@@ -19,7 +19,8 @@ it ``server``); the list resource
 ``slow_server`` lists ``server-1`` to ``server-<count>`` (``terraform query``; their display
 names start with ``prefix``, the server ``broken`` does not answer, and the write-only
 ``admin_password`` the listing code returns is dropped); the action ``slow_reboot`` reboots a server in ``steps``, reporting each step; and ``slow_vm`` defers its
-plan while its ``label`` is unknown.
+plan while its ``label`` is unknown. ``slow_network``'s ``address`` blocks are the provider's
+to set (a computed block, ``block(computed=True)``).
 """
 
 from __future__ import annotations
@@ -263,6 +264,50 @@ class VmResource(terrarium.Resource[Vm]):
 
 
 @dataclass(kw_only=True)
+class Address:
+    """An address the provider assigned."""
+
+    ip: str | None = attribute(computed=True)
+    port: int | None = attribute(computed=True)
+
+
+@dataclass(kw_only=True)
+class Network:
+    """A network whose addresses the provider assigns: `address` is a computed nested block
+    (protocol 6.11), which a Terraform older than 1.16 sees as a computed attribute."""
+
+    id: str | None = attribute(computed=True, use_state_for_unknown=True)
+    size: int = attribute(description="How many addresses the network gets.")
+    note: str | None = attribute(description="A note; changing it updates the network in place.")
+    address: list[Address] = block(computed=True, description="The addresses the provider assigned.")
+
+
+def network_assigned(network: Network) -> Network:
+    """The addresses of a network of `size` (changed by the note, so that an update shows a new
+    value)."""
+    port = 8443 if network.note is not None else 443
+    address = [Address(ip=f"10.0.0.{i}", port=port) for i in range(1, network.size + 1)]
+    return replace(network, id=f"net-{network.size}", address=address)
+
+
+class NetworkResource(terrarium.Resource[Network]):
+    type_name = "slow_network"
+    state = Network
+
+    def create(self, planned: Network) -> Network:
+        return network_assigned(planned)
+
+    def update(self, prior: Network, planned: Network) -> Network:
+        return network_assigned(planned)
+
+    def read(self, current: Network) -> Network:
+        return current
+
+    def delete(self, prior: Network) -> None:
+        pass
+
+
+@dataclass(kw_only=True)
 class LeaseData:
     """A token on a lease of `seconds`, renewed while Terraform uses it."""
 
@@ -333,7 +378,7 @@ class RebootAction(terrarium.Action[Reboot]):
 
 
 class Slow(terrarium.Provider):
-    resources = [ServerResource, VmResource]
+    resources = [ServerResource, VmResource, NetworkResource]
     data_sources = [PageData]
     ephemeral_resources = [LeaseResource]
     list_resources = [ServerResource]

@@ -249,3 +249,25 @@ pub fn change_in_a_block_replaces(project: &Project) -> anyhow::Result<()> {
     ensure!(project.outputs()?["mac"] == "mac-green", "{}", project.outputs()?);
     Ok(())
 }
+
+/// `slow_network`'s `address` blocks are computed: an output only. `up` stores the provider's
+/// addresses, a second preview has nothing to do, and a changed `note` updates the network in
+/// place with the addresses the update made.
+pub fn computed_block_is_set_by_the_provider(project: &Project) -> anyhow::Result<()> {
+    let network = |note: &str| {
+        format!(
+            "  lan:\n    type: slow:index/network:Network\n    properties:\n      size: 2\n{note}"
+        )
+    };
+    let addresses =
+        |port: u64| json!([{"ip": "10.0.0.1", "port": port}, {"ip": "10.0.0.2", "port": port}]);
+    program(project, &network(""), "  address: ${lan.address}\n")?;
+    project.ok(&["up", "--yes"])?;
+    ensure!(project.outputs()?["address"] == addresses(443), "{}", project.outputs()?);
+    project.ok(&["preview", "--expect-no-changes"])?;
+    program(project, &network("      note: tls\n"), "  address: ${lan.address}\n")?;
+    let up = project.ok(&["up", "--yes"])?;
+    up.shows(&["~ 1 updated"])?;
+    ensure!(project.outputs()?["address"] == addresses(8443), "{}", project.outputs()?);
+    Ok(())
+}

@@ -19,7 +19,8 @@
 // `server-1` to `server-<count>` (`terraform query`; their display names start with `prefix`,
 // the server `broken` does not answer, and the write-only `admin_password` the listing code
 // returns is dropped); the action `slow_reboot` reboots a server in `steps`, reporting each
-// step; and `slow_vm` defers its plan while its `label` is unknown.
+// step; and `slow_vm` defers its plan while its `label` is unknown. `slow_network`'s
+// `address` blocks are the provider's to set (a computed block, `{ computed: true }`).
 
 import {
   Action,
@@ -286,6 +287,51 @@ class VmResource extends Resource<typeof vm> {
   delete(): void {}
 }
 
+const network = schema({
+  description:
+    'A network whose addresses the provider assigns: `address` is a computed nested block (protocol 6.11), which a Terraform older than 1.16 sees as a computed attribute.',
+  attributes: {
+    id: string().computed().useStateForUnknown(),
+    size: number().required().describe('How many addresses the network gets.'),
+    note: string().optional().describe('A note; changing it updates the network in place.'),
+  },
+  blocks: {
+    address: block.list(
+      { ip: string().computed(), port: number().computed() },
+      {},
+      { computed: true, description: 'The addresses the provider assigned.' },
+    ),
+  },
+});
+type Network = State<typeof network>;
+
+/** The addresses of a network of `size` (changed by the note, so that an update shows a new value). */
+function networkAssigned(planned: Network): Network {
+  const port = planned.note === null ? 443 : 8443;
+  const size = Number(planned.size);
+  const address = Array.from({ length: size }, (_, i) => ({ ip: `10.0.0.${i + 1}`, port }));
+  return { ...planned, id: `net-${size}`, address };
+}
+
+class NetworkResource extends Resource<typeof network> {
+  typeName = 'slow_network';
+  schema = network;
+
+  create(planned: Network): Network {
+    return networkAssigned(planned);
+  }
+
+  update(_prior: Network, planned: Network): Network {
+    return networkAssigned(planned);
+  }
+
+  read(current: Network): Network {
+    return current;
+  }
+
+  delete(): void {}
+}
+
 const lease = schema({
   description: 'A token on a lease of `seconds`, renewed while Terraform uses it.',
   attributes: {
@@ -373,7 +419,7 @@ class RebootAction extends Action<typeof reboot> {
 const serverResource = new ServerResource();
 
 class Slow extends Provider {
-  resources = [serverResource, new VmResource()];
+  resources = [serverResource, new VmResource(), new NetworkResource()];
   dataSources = [new PageData()];
   ephemeralResources = [new LeaseResource()];
   listResources = [serverResource];
