@@ -504,7 +504,11 @@ impl Resource<'_> {
                     self.name, self.version
                 )));
             }
-            _ => return decode_or_status(what, Some(olds), &self.ty),
+            _ => {
+                let decoded = decode_or_status(what, Some(olds), &self.ty)?;
+                let value = values::with_empty_blocks(decoded.value, self.block);
+                return Ok(Decoded { value, ..decoded });
+            }
         };
         let (json, secret_names) = values::to_raw_state(olds, &self.ty);
         let r = p

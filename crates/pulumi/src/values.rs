@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value as Pb};
 use terrarium_model::conform::conform;
-use terrarium_model::{AttributePath, Number, PathStep, Type, Value};
+use terrarium_model::{AttributePath, DynamicValue, Number, PathStep, Type, Value};
 
-use terrarium_model::schema::{Block, BlockNesting};
+use terrarium_model::schema::{AttributeType, Block, BlockNesting};
 
 use super::change::configurable_at;
 use super::names::{PropertyNames, snake_case};
@@ -597,27 +597,80 @@ fn push_name(out: &mut String, name: &str) {
 
 /// A resource's inputs with every nested block of list, set or map nesting they leave out given
 /// as an empty collection, at any depth, as Terraform's core hands configuration to a provider:
-/// an absent `nic { ... }` block is no `nic`, never a null. (A block whose type holds a dynamic
-/// value is left as it is: its empty value has no one type.)
+/// an absent `nic { ... }` block is no `nic`, never a null. A list or map of blocks that holds
+/// a `dynamic` value is typed `dynamic` as a whole, so Pulumi's properties give it as plain
+/// data (a list of maps); it is read with the block's schema and given in Terraform's form, a
+/// tuple or object with its type (`framework::dynamic::typed_blocks`), as Terraform sends it.
 pub fn with_empty_blocks(inputs: Value, block: &Block) -> Value {
+    terrarium_framework::dynamic::typed_blocks(filled_blocks(inputs, block), block)
+}
+
+/// [`with_empty_blocks`] before the typing: absent blocks empty, and each block a block object.
+fn filled_blocks(inputs: Value, block: &Block) -> Value {
     let Value::Object(mut fields) = inputs else { return inputs };
     for nested in &block.block_types {
-        let inner = |v: Value| with_empty_blocks(v, &nested.block);
+        let inner = |v: Value| filled_blocks(block_object(v, &nested.block), &nested.block);
         let value = fields.remove(&nested.type_name).unwrap_or(Value::Null);
-        let dynamic = nested.block.implied_type().has_dynamic_types();
         let value = match (nested.nesting, value) {
-            (BlockNesting::List, Value::Null) if !dynamic => Value::List(Vec::new()),
-            (BlockNesting::Set, Value::Null) if !dynamic => Value::Set(Vec::new()),
-            (BlockNesting::Map, Value::Null) if !dynamic => Value::Map(BTreeMap::new()),
-            (_, Value::List(items)) => Value::List(items.into_iter().map(inner).collect()),
-            (_, Value::Set(items)) => Value::Set(items.into_iter().map(inner).collect()),
-            (_, Value::Map(items)) => {
+            (BlockNesting::List, Value::Null) => Value::List(Vec::new()),
+            (BlockNesting::Set, Value::Null) => Value::Set(Vec::new()),
+            (BlockNesting::Map, Value::Null) => Value::Map(BTreeMap::new()),
+            (_, Value::Dynamic(d)) if nested.nesting != BlockNesting::Single => {
+                match (nested.nesting, d.value) {
+                    (BlockNesting::Map, Value::Map(items) | Value::Object(items)) => {
+                        Value::Map(items.into_iter().map(|(k, v)| (k, inner(v))).collect())
+                    }
+                    (_, Value::List(items) | Value::Tuple(items) | Value::Set(items)) => {
+                        Value::List(items.into_iter().map(inner).collect())
+                    }
+                    (_, other) => other,
+                }
+            }
+            (BlockNesting::Map, Value::Map(items) | Value::Object(items)) => {
                 Value::Map(items.into_iter().map(|(k, v)| (k, inner(v))).collect())
             }
-            (_, object @ Value::Object(_)) => inner(object),
+            (_, Value::List(items) | Value::Tuple(items)) => {
+                Value::List(items.into_iter().map(inner).collect())
+            }
+            (_, Value::Set(items)) => Value::Set(items.into_iter().map(inner).collect()),
+            (_, object @ (Value::Object(_) | Value::Map(_))) => inner(object),
             (_, other) => other,
         };
         fields.insert(nested.type_name.clone(), value);
+    }
+    Value::Object(fields)
+}
+
+/// One block's value as an object with each of the block's attributes and block types (a
+/// block given as plain data is a map, leaves out what is null, and gives a `dynamic`
+/// attribute's value without its type, which is inferred from the data).
+fn block_object(value: Value, block: &Block) -> Value {
+    let mut fields = match value {
+        Value::Object(fields) | Value::Map(fields) => fields,
+        other => return other,
+    };
+    for a in &block.attributes {
+        if a.ty != AttributeType::Type(Type::Dynamic) {
+            continue;
+        }
+        if let Some(v) = fields.remove(&a.name) {
+            let v = match v {
+                v @ (Value::Dynamic(_) | Value::Null | Value::Unknown(_)) => v,
+                plain => {
+                    let (ty, value) = terrarium_framework::dynamic::infer_type(plain);
+                    Value::Dynamic(Box::new(DynamicValue { ty, value }))
+                }
+            };
+            fields.insert(a.name.clone(), v);
+        }
+    }
+    for name in block
+        .attributes
+        .iter()
+        .map(|a| &a.name)
+        .chain(block.block_types.iter().map(|b| &b.type_name))
+    {
+        fields.entry(name.clone()).or_insert(Value::Null);
     }
     Value::Object(fields)
 }
