@@ -22,7 +22,7 @@ use terrarium_framework::plan::{
     first_unknown, proposed_new_state,
 };
 use terrarium_framework::schema::Schema;
-use terrarium_framework::{canonical_key, semantic};
+use terrarium_framework::{canonical_key, dynamic, semantic};
 use terrarium_model::schema::ProviderSchema;
 use terrarium_model::{AttributePath, Diagnostic, Value};
 use wasmtime::Store;
@@ -198,6 +198,54 @@ impl Dispatcher {
     /// its behaviour (otherwise the guest plans and validates by itself).
     pub(super) fn behaviour_schema(&self, subject: Subject<'_>) -> Option<&Schema> {
         self.behaviour.as_ref().and_then(|d| d.schema(subject))
+    }
+
+    /// A value that a component declaring its behaviour returned (a state, a plan) for the
+    /// type `subject` is about, in the form Terraform expects: lists and maps of blocks that
+    /// hold a `dynamic` value become the tuples and objects (with their types) Terraform types
+    /// them as, and a `dynamic` value that came back with the data `reference` (what Terraform
+    /// sent: the plan, the prior state) holds at the same place keeps the type it had there.
+    /// SDKs that read a `dynamic` value as plain data (Python, TypeScript, Go) write lists and
+    /// maps of blocks as lists and maps, and infer the type of a `dynamic` value from its
+    /// data (a tuple where Terraform had a list). Other components' values are left as they
+    /// are.
+    pub(super) fn declared_value(
+        &self,
+        subject: Subject<'_>,
+        reference: &Value,
+        value: Value,
+    ) -> Value {
+        let Some(block) = self.declared_block(subject) else { return value };
+        let reference = dynamic::blocks_as_collections(reference.clone(), block);
+        dynamic::typed_blocks(dynamic::keep_dynamic_types(&reference, value), block)
+    }
+
+    /// Stored state for the upgrade of a component that declares its behaviour: lists and
+    /// maps of blocks that hold a `dynamic` value, which Terraform stores as dynamic values
+    /// (`{"type": ..., "value": ...}`), as the lists and maps of blocks the provider's code
+    /// reads (see [`dynamic::raw_blocks_as_collections`]). Other components' get it as it is.
+    pub(super) fn declared_raw_state(&self, subject: Subject<'_>, raw: &Value) -> Value {
+        match self.declared_block(subject) {
+            Some(block) => dynamic::raw_blocks_as_collections(raw.clone(), block),
+            None => raw.clone(),
+        }
+    }
+
+    /// The schema block (as Terraform sees it) of the type `subject` is about, when the
+    /// component declares its behaviour.
+    fn declared_block(&self, subject: Subject<'_>) -> Option<&terrarium_model::schema::Block> {
+        self.behaviour_schema(subject)?;
+        let schemas = self.schemas.provider_schema();
+        let schema = match subject.kind {
+            "provider" => Some(&schemas.provider),
+            "resource" => schemas.resources.get(subject.name),
+            "data source" => schemas.data_sources.get(subject.name),
+            "ephemeral resource" => schemas.ephemeral_resources.get(subject.name),
+            "list resource" => schemas.list_resources.get(subject.name),
+            "action" => schemas.actions.get(subject.name),
+            _ => None,
+        };
+        schema.map(|s| &s.block)
     }
 
     /// What Terraform proposes for a resource of `type_name` (its configuration with the

@@ -53,10 +53,11 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let state = self.checked_result(
+            let state = self.checked_state(
                 subject,
                 "state",
                 r.state,
+                &request.config,
                 ty,
                 Knownness::WhollyKnown,
                 &mut diagnostics,

@@ -309,6 +309,30 @@ impl Dispatcher {
         }
         checked_from_guest(subject, what, value, ty, known).map_err(|d| diagnostics.extend(d)).ok()
     }
+
+    /// [`Dispatcher::checked_result`] for a state or plan, in the form Terraform expects when
+    /// the component declares its behaviour (see [`Dispatcher::declared_value`]): `reference`
+    /// is what Terraform sent the call (a prior state, a configuration), or null.
+    #[allow(clippy::too_many_arguments)]
+    fn checked_state(
+        &self,
+        subject: Subject<'_>,
+        what: &str,
+        value: wit::Value,
+        reference: &Value,
+        ty: &Type,
+        known: Knownness,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Value> {
+        if terrarium_model::has_errors(diagnostics) {
+            return None;
+        }
+        value_from_guest(subject, what, value)
+            .map(|v| self.declared_value(subject, reference, v))
+            .and_then(|v| checked(subject, what, &v, ty, known))
+            .map_err(|d| diagnostics.extend(d))
+            .ok()
+    }
 }
 
 /// A value the guest returned, checked against its schema type (see [`checked`]).

@@ -175,10 +175,11 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let new_state = self.checked_result(
+            let new_state = self.checked_state(
                 subject,
                 "new state",
                 r.new_state,
+                &request.current_state,
                 ty,
                 Knownness::WhollyKnown,
                 &mut diagnostics,
@@ -304,7 +305,11 @@ impl Dispatcher {
                 )
                 .await?;
             BehaviourPlan {
-                planned: value_from_guest(subject, "planned state", r.planned_state)?,
+                planned: self.declared_value(
+                    subject,
+                    &planned,
+                    value_from_guest(subject, "planned state", r.planned_state)?,
+                ),
                 requires_replace: r
                     .requires_replace
                     .into_iter()
@@ -396,6 +401,7 @@ impl Dispatcher {
             // Even a failed apply reports the state it left behind, so Terraform records
             // partial progress; only a value that does not fit the schema is withheld.
             let new_state = value_from_guest(subject, "new state", r.new_state).and_then(|new| {
+                let new = self.declared_value(subject, planned, new);
                 let new = match behaviour {
                     Some(schema) if !planned.is_null() => {
                         let method = if prior.is_null() { "create" } else { "update" };
@@ -475,13 +481,12 @@ impl Dispatcher {
                             continue;
                         }
                     };
-                    let state = match checked_from_guest(
-                        subject,
-                        "imported state",
-                        item.state,
-                        ty,
-                        Knownness::WhollyKnown,
-                    ) {
+                    let of_type = Subject { name: &item.type_name, ..subject };
+                    let state = match value_from_guest(subject, "imported state", item.state)
+                        .map(|v| self.declared_value(of_type, &Value::Null, v))
+                        .and_then(|v| {
+                            checked(subject, "imported state", &v, ty, Knownness::WhollyKnown)
+                        }) {
                         Ok(state) => state,
                         Err(d) => {
                             diagnostics.extend(d);
@@ -520,10 +525,11 @@ impl Dispatcher {
         let subject = Subject { rpc: "UpgradeResourceState", kind: KIND, name: &request.type_name };
         let run = async || -> Result<UpgradeResourceStateResponse, Vec<Diagnostic>> {
             let ty = self.resource_type(&request.type_name)?;
+            let raw_state = self.declared_raw_state(subject, &request.raw_state);
             let wit_request = guest::UpgradeResourceStateRequest {
                 type_name: request.type_name.clone(),
                 version: request.version,
-                raw_state: runtime::value_to_wit(&request.raw_state),
+                raw_state: runtime::value_to_wit(&raw_state),
             };
             let r = self
                 .call(subject, async |g: &guest::Guest, s: &mut Store<HostState>| {
@@ -531,10 +537,11 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let upgraded_state = self.checked_result(
+            let upgraded_state = self.checked_state(
                 subject,
                 "upgraded state",
                 r.upgraded_state,
+                &raw_state,
                 ty,
                 Knownness::WhollyKnown,
                 &mut diagnostics,
@@ -604,10 +611,11 @@ impl Dispatcher {
                 })
                 .await?;
             let mut diagnostics = runtime::diagnostics_from_wit(r.diagnostics);
-            let target_state = self.checked_result(
-                subject,
+            let target_state = self.checked_state(
+                Subject { name: &request.target_type_name, ..subject },
                 "target state",
                 r.target_state,
+                &Value::Null,
                 ty,
                 Knownness::WhollyKnown,
                 &mut diagnostics,

@@ -335,6 +335,16 @@ const CAPABILITIES: &[Capability] = &[
         opentofu: Same,
         pulumi: Own(pulumi::computed_block_is_set_by_the_provider, "an output only"),
     },
+    Capability {
+        name: "Dynamic values inside blocks: planned, applied and stored with their type",
+        test: "a_dynamic_value_inside_a_block_keeps_its_type",
+        check: dynamic_value_inside_a_block,
+        gaps: &[],
+        opentofu: Same,
+        pulumi: Cannot(
+            "not run through the CLI yet: the Pulumi column has no check of its own for this row",
+        ),
+    },
 ];
 
 /// Runs the row named `test`: every language's cell that is not a gap, each compared with
@@ -452,6 +462,11 @@ fn a_list_resource_lists_the_servers() -> anyhow::Result<()> {
 #[test]
 fn list_and_action_configurations_behave_as_declared() -> anyhow::Result<()> {
     row("list_and_action_configurations_behave_as_declared")
+}
+
+#[test]
+fn a_dynamic_value_inside_a_block_keeps_its_type() -> anyhow::Result<()> {
+    row("a_dynamic_value_inside_a_block_keeps_its_type")
 }
 
 #[test]
@@ -1148,6 +1163,70 @@ pub fn list_and_action_configurations(cell: Cell) -> anyhow::Result<Value> {
         "the failed item's error is not shown\n{query}"
     );
     Ok(json!({ "refused": refusals, "progress": progress, "listed": found, "errors": errors }))
+}
+
+/// `slow_vm`'s `nic` block has a `dynamic` attribute, `meta` (Rust `Dynamic`, Python
+/// `typing.Any`, TypeScript `dynamic()`, Go `any`): an object holding a number beyond 2^53, a
+/// list (not a tuple: `tolist`) and a nested object is planned, applied and stored as
+/// configured, with its type (terraform.tfstate), and the next plan has nothing to do.
+pub fn dynamic_value_inside_a_block(cell: Cell) -> anyhow::Result<Value> {
+    let ws = workspace(
+        cell,
+        "resource \"slow_vm\" \"web\" {\n  seconds = 0\n  nic {\n    network = \"blue\"\n    \
+         meta = {\n      vlan = 9007199254740993\n      tags = tolist([\"a\", \"b\"])\n      \
+         owner = { team = \"ops\", on_call = true }\n    }\n  }\n}\n",
+    )?;
+    ws.ok(&["plan", "-out=tfplan", "-input=false", "-no-color"])?;
+    let shown = ws.ok(&["show", "-json", "tfplan"])?;
+    let plan: Value =
+        serde_json::from_str(&shown.stdout).context("terraform show -json is not JSON")?;
+    let planned = plan["planned_values"]["root_module"]["resources"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["address"] == "slow_vm.web"))
+        .map(|r| r["values"]["nic"].clone())
+        .context("the plan has no slow_vm.web")?;
+    let apply = ws.ok(&["apply", "-auto-approve", "-input=false", "-no-color", "tfplan"])?;
+    ensure!(apply.stdout.contains("1 added, 0 changed, 0 destroyed"), "{apply}");
+    let state = ws.state_json()?;
+    let stored = state_resource(&state, "slow_vm.web")?["values"]["nic"].clone();
+    let configured = json!({
+        "vlan": 9007199254740993_u64,
+        "tags": ["a", "b"],
+        "owner": { "team": "ops", "on_call": true },
+    });
+    ensure!(
+        stored[0]["meta"] == configured,
+        "the stored meta is not what was configured: {}",
+        pretty(&stored)
+    );
+    // terraform.tfstate keeps a dynamic value with its type (a list of blocks holding one is
+    // itself stored with its type): `tags` must still be a list of strings.
+    let tfstate: Value = serde_json::from_str(&ws.read("terraform.tfstate")?)?;
+    let typed = tfstate["resources"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["type"] == "slow_vm"))
+        .map(|r| r["instances"][0]["attributes"]["nic"].clone())
+        .context("no slow_vm in terraform.tfstate")?;
+    fn holds(v: &Value, wanted: &Value) -> bool {
+        v == wanted
+            || match v {
+                Value::Array(items) => items.iter().any(|i| holds(i, wanted)),
+                Value::Object(fields) => fields.values().any(|f| holds(f, wanted)),
+                _ => false,
+            }
+    }
+    ensure!(
+        holds(&typed, &json!(["list", "string"])),
+        "meta is not stored with its type (tags a list of strings): {}",
+        pretty(&typed)
+    );
+    let again = ws.run(&["plan", "-detailed-exitcode", "-input=false", "-no-color"])?;
+    ensure!(again.code == Some(0), "the dynamic value planned a change after apply\n{again}");
+    Ok(json!({
+        "planned": planned,
+        "stored": stored,
+        "typed": typed,
+    }))
 }
 
 /// `action "slow_reboot"` (Rust `Action`, Python `terrarium.Action`, TypeScript `Action`, Go

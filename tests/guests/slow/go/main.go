@@ -246,6 +246,8 @@ type Vm struct {
 type Nic struct {
 	Network string           `tf:"network,requires_replace" doc:"The network it is on; another network replaces the VM (requires-replace at depth)."`
 	Mac     terrarium.String `tf:"mac,computed,use_state_for_unknown" doc:"Given when the VM is made, kept while it lives."`
+	// Meta is a dynamic attribute inside a block.
+	Meta any `tf:"meta" doc:"Anything, of the type the configuration gives it, kept as given (a dynamic attribute inside a block)."`
 }
 
 // Disk is one of slow_vm's disks: a nested attribute holding a set of objects.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import terrarium
 from terrarium import DeferredReason, TerraformError, attribute, block, http, is_unknown, log, stop, validators
@@ -191,6 +192,10 @@ class Nic:
     )
     mac: str | None = attribute(
         computed=True, use_state_for_unknown=True, description="Given when the VM is made, kept while it lives."
+    )
+    meta: Any = attribute(
+        description="Anything, of the type the configuration gives it, kept as given (a dynamic attribute inside a "
+        "block)."
     )
 
 

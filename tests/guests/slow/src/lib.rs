@@ -430,6 +430,10 @@ struct Nic {
     /// Given when the VM is made, kept while it lives.
     #[tf(computed, use_state_for_unknown)]
     mac: Attr<String>,
+    /// Anything, of the type the configuration gives it, kept as given (a dynamic attribute
+    /// inside a block).
+    #[tf(optional)]
+    meta: Option<terrarium_sdk::Dynamic>,
 }
 
 /// `disks = [{ ... }]`: a nested attribute holding a set of objects.

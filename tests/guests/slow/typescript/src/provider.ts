@@ -32,6 +32,7 @@ import {
   TerraformError,
   block,
   bool,
+  dynamic,
   isUnknown,
   log,
   nested,
@@ -234,6 +235,9 @@ const vm = schema({
           .requiresReplace()
           .describe('The network it is on; another network replaces the VM (requires-replace at depth).'),
         mac: string().computed().useStateForUnknown().describe('Given when the VM is made, kept while it lives.'),
+        meta: dynamic()
+          .optional()
+          .describe('Anything, of the type the configuration gives it, kept as given (a dynamic attribute inside a block).'),
       },
       {},
       { maxItems: 1, description: 'Its network interface.' },
