@@ -341,8 +341,9 @@ const CAPABILITIES: &[Capability] = &[
         check: dynamic_value_inside_a_block,
         gaps: &[],
         opentofu: Same,
-        pulumi: Cannot(
-            "not run through the CLI yet: the Pulumi column has no check of its own for this row",
+        pulumi: Own(
+            pulumi::dynamic_value_inside_a_block,
+            "kept as the program gave it; a program's number is a float, so no number beyond 2^53",
         ),
     },
 ];

@@ -271,3 +271,16 @@ pub fn computed_block_is_set_by_the_provider(project: &Project) -> anyhow::Resul
     ensure!(project.outputs()?["address"] == addresses(8443), "{}", project.outputs()?);
     Ok(())
 }
+
+/// `slow_vm`'s `nic` block has a `dynamic` attribute, `meta`: an object holding a list and a
+/// nested object comes back as the program gave it, and a second preview has nothing to do.
+pub fn dynamic_value_inside_a_block(project: &Project) -> anyhow::Result<()> {
+    let nic = "      nic:\n        - network: blue\n          meta:\n            tags: [a, b]\n            \
+               owner:\n              team: ops\n              oncall: true\n";
+    program(project, &vm("web", nic), "  meta: ${web.nic[0].meta}\n")?;
+    project.ok(&["up", "--yes"])?;
+    let given = json!({"tags": ["a", "b"], "owner": {"team": "ops", "oncall": true}});
+    ensure!(project.outputs()?["meta"] == given, "{}", project.outputs()?);
+    project.ok(&["preview", "--expect-no-changes"])?;
+    Ok(())
+}
