@@ -1156,12 +1156,19 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let resource = self.resource(&p, &token)?;
             let prior = resource.prior(&p, "outputs", r.properties.as_ref()).await?;
             let private = private_of(r.properties.as_ref());
-            let applied = within(
-                &format!("Delete of {}", r.urn),
-                r.timeout,
-                resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private),
-            )
-            .await??;
+            // Pulumi plans no delete, so the host plans it as Terraform does for a provider
+            // that plans destroys: such a provider may refuse it (a protected object) before
+            // anything is deleted, and the planned private state goes to the apply.
+            let plans_destroy = p.server_capabilities().plan_destroy;
+            let work = async {
+                let private = if plans_destroy {
+                    resource.plan(&p, &prior.value, &Value::Null, private).await?.1
+                } else {
+                    private
+                };
+                resource.apply(&p, &prior.value, &Value::Null, &Value::Null, private).await
+            };
+            let applied = within(&format!("Delete of {}", r.urn), r.timeout, work).await??;
             // A failed delete leaves the object as the engine knows it: the error is enough.
             match applied.error {
                 Some(error) => Err(error),

@@ -157,8 +157,9 @@ const CAPABILITIES: &[Capability] = &[
         check: protected_destroy_is_refused,
         gaps: &[],
         opentofu: Same,
-        pulumi: Cannot(
-            "Pulumi plans no destroy: `Delete` comes without a plan, and the host does not plan one, so the provider is not asked",
+        pulumi: Own(
+            pulumi::protected_delete_is_refused,
+            "Pulumi plans no delete: the host plans it before `Delete`",
         ),
     },
     Capability {

@@ -94,6 +94,31 @@ pub fn old_outputs_are_upgraded(project: &Project) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Pulumi plans no delete; the host plans it, as Terraform does for a provider that plans
+/// destroys, so the provider refuses to delete a protected server: `up` without it fails with
+/// the provider's error and the stack keeps it; unprotected, the next `up` deletes it.
+pub fn protected_delete_is_refused(project: &Project) -> anyhow::Result<()> {
+    let server = |protect: bool| {
+        format!(
+            "resources:\n  web:\n    type: slow:index/server:Server\n    properties:\n      \
+             bootSeconds: 0\n      protect: {protect}\n"
+        )
+    };
+    project.write_program(&server(true))?;
+    project.ok(&["up", "--yes"])?;
+    project.write_program("")?;
+    let up = project.run(&["up", "--yes"])?;
+    ensure!(up.code != Some(0), "the protected server was deleted\n{up}");
+    up.shows(&["Server is protected", "Set protect = false"])?;
+    project.resource("web").context("the refused delete took the server out of the stack")?;
+    project.write_program(&server(false))?;
+    project.ok(&["up", "--yes"])?;
+    project.write_program("")?;
+    project.ok(&["up", "--yes"])?;
+    ensure!(project.resource("web").is_err(), "the unprotected server was not deleted");
+    Ok(())
+}
+
 /// `pulumi import` of a server: the host imports it (ImportResourceState, ReadResource) and
 /// Pulumi writes the program from what it read, which then has nothing to change.
 pub fn import_writes_the_program(project: &Project) -> anyhow::Result<()> {
