@@ -147,8 +147,8 @@ impl Dispatcher {
                     "Write-only attribute not supported",
                     format!(
                         "{path} of {KIND} {type_name:?} is write-only, and this Terraform does not support write-only \
-                         attributes: it would store the value in its state. Use Terraform 1.11 or newer, or remove {path} \
-                         from the configuration."
+                         attributes: it would store the value in its state. Use Terraform 1.11 or newer (OpenTofu 1.11 or \
+                         newer), or remove {path} from the configuration."
                     ),
                 )
                 .at(path)

@@ -339,6 +339,26 @@ fn missing_required(block: &Block, ty: &Type, config: &Value) -> Vec<pb::CheckFa
         .collect()
 }
 
+/// The write-only properties `config` sets, refused: a provider must never store them, and
+/// Pulumi keeps every input in the stack's state. (The provider's own refusal names Terraform.)
+fn write_only_set(block: &Block, ty: &Type, config: &Value) -> Vec<pb::CheckFailure> {
+    block
+        .configured_write_only(config)
+        .into_iter()
+        .map(|path| {
+            let property = values::property_path(&path, ty);
+            pb::CheckFailure {
+                reason: format!(
+                    "{property:?} is write-only: the provider must never store its value, and \
+                     Pulumi keeps every input in the stack's state. Remove {property:?} from the \
+                     program; Terraform 1.11 or OpenTofu 1.11 and newer can set it."
+                ),
+                property,
+            }
+        })
+        .collect()
+}
+
 fn failures_to_pb(failures: Vec<Failure>) -> Vec<pb::CheckFailure> {
     failures
         .into_iter()
@@ -947,6 +967,10 @@ impl pb::resource_provider_server::ResourceProvider for PulumiService {
             let missing = missing_required(block, ty, &config.value);
             if !missing.is_empty() {
                 return ok(pb::CheckResponse { inputs: request.news, failures: missing });
+            }
+            let write_only = write_only_set(block, ty, &config.value);
+            if !write_only.is_empty() {
+                return ok(pb::CheckResponse { inputs: request.news, failures: write_only });
             }
             let diagnostics = p
                 .validate_resource_config(type_name, &typed(&config.value, ty)?, Default::default())

@@ -258,6 +258,20 @@ fn files_are_refreshed_after_drift_imported_and_destroyed() -> anyhow::Result<()
     let imported = project.resource("other")?;
     ensure!(imported["outputs"]["content"] == "made by hand", "{imported}");
 
+    // A write-only property is refused at `Check` in Pulumi's terms: Pulumi would keep its
+    // value in the stack's inputs. (The provider's own refusal advises a newer Terraform.)
+    let secret = out.join("secret.txt");
+    project.write_program(&format!(
+        "resources:\n  secret:\n    type: files:index/file:File\n    properties:\n      \
+         filename: {}\n      contentWo: hunter2\n",
+        serde_json::to_string(&secret.to_string_lossy())?
+    ))?;
+    let refused = project.run(&["preview"])?;
+    ensure!(refused.code != Some(0), "the write-only property was accepted\n{refused}");
+    refused.shows(&["\"contentWo\" is write-only", "Remove \"contentWo\" from the program"])?;
+    refused.hides("Use Terraform")?;
+    ensure!(!secret.exists(), "the refused preview wrote the file");
+
     let destroy = project.ok(&["destroy", "--yes"])?;
     destroy.shows(&["    - 3 deleted"])?;
     ensure!(!note.exists() && !other.exists(), "destroy left files behind");
