@@ -391,7 +391,8 @@ fn outputs(
     for (path, n) in values::inexact_numbers(state) {
         let message = format!(
             "{what}: {} = {n} is more than a Pulumi number (a 64-bit float) holds exactly, so it \
-             is passed as the string \"{n}\"; give it back as a string to keep it exact",
+             is passed as the string \"{n}\"; a reference to it (`${{...}}`) passes it on exactly, \
+             a number written in the program is rounded by the program's language",
             values::property_path(&path, ty)
         );
         warn(&message);

@@ -214,16 +214,23 @@ fn private_of(resource: &Value) -> anyhow::Result<Value> {
 /// `serial = 9007199254740993` in the program: YAML, as most Pulumi languages, reads it as a
 /// float, 9007199254740992 (the nearest), which the provider gets exactly; its `nextSerial`,
 /// 9007199254740993, is more than a Pulumi number holds, so it comes back exact, as text, and
-/// nothing changes afterwards (given back, the text reads as the exact number).
+/// nothing changes afterwards (given back, the text reads as the exact number). Passed on by
+/// reference, as the warning advises, it stays exact: a second VM's `serial` is
+/// `${web.nextSerial}`, and its `nextSerial` is 9007199254740994.
 pub fn big_integers_stay_exact(project: &Project) -> anyhow::Result<()> {
-    program(
-        project,
-        &vm("web", "      serial: 9007199254740993\n"),
-        "  next: ${web.nextSerial}\n",
-    )?;
-    project.ok(&["up", "--yes"])?;
-    let next = project.outputs()?["next"].clone();
-    ensure!(next == json!("9007199254740993"), "nextSerial is not exact: {next}");
+    let resources = format!(
+        "{}{}",
+        vm("web", "      serial: 9007199254740993\n"),
+        vm("db", "      serial: ${web.nextSerial}\n")
+    );
+    program(project, &resources, "  next: ${web.nextSerial}\n  after: ${db.nextSerial}\n")?;
+    let up = project.ok(&["up", "--yes"])?;
+    let outputs = project.outputs()?;
+    ensure!(outputs["next"] == json!("9007199254740993"), "nextSerial is not exact: {outputs}");
+    ensure!(
+        outputs["after"] == json!("9007199254740994"),
+        "the reference did not keep nextSerial exact: {outputs}\n{up}"
+    );
     project.ok(&["preview", "--expect-no-changes"])?;
     Ok(())
 }
