@@ -32,3 +32,14 @@ pub use artifacts::Artifacts;
 pub use mirror::Provider;
 pub use terrarium_acctest::{json, shown};
 pub use workspace::{Run, Workspace};
+
+/// The version of the `terrarium:provider` WIT package this checkout's host speaks and its
+/// guests are built against (`package terrarium:provider@VERSION;` in wit/types.wit), for
+/// tests that rename it inside a component or expect it in a message.
+pub fn wit_version() -> &'static str {
+    const TYPES: &str = include_str!("../../wit/types.wit");
+    TYPES
+        .lines()
+        .find_map(|line| line.strip_prefix("package terrarium:provider@")?.strip_suffix(';'))
+        .unwrap_or("(no package line in wit/types.wit)")
+}

@@ -153,10 +153,11 @@ fn a_component_newer_than_the_host_is_refused_naming_both_versions() -> anyhow::
     let plan = workspace.run(&["plan", "-input=false", "-no-color"])?;
     ensure!(plan.code == Some(1), "a plan with a component newer than the host\n{plan}");
     let shown = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let speaks = format!("speaks version {}", terrarium_tests::wit_version());
     for expected in [
         "Failed to load the provider component",
         "was built for terrarium:provider version 0.9.0",
-        "speaks version 0.2.2",
+        speaks.as_str(),
         "rebuild the provider against terrarium-sdk",
         "or use a terrarium release that",
     ] {

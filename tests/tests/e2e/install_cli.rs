@@ -183,19 +183,25 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
     let bytes = fs::read(&component)?;
     let truncated = scratch.path().join("truncated.wasm");
     fs::write(&truncated, &bytes[..bytes.len() / 2])?;
+    let version = terrarium_tests::wit_version();
     let other_version = scratch.path().join("other-version.wasm");
     fs::write(
         &other_version,
         replace_all(
             &bytes,
-            b"terrarium:provider/provider@0.2.2",
+            format!("terrarium:provider/provider@{version}").as_bytes(),
             b"terrarium:provider/provider@0.9.0",
         ),
     )?;
     let unknown_import = scratch.path().join("unknown-import.wasm");
+    let renamed_import = format!("terrarium:provider/lgg@{version}");
     fs::write(
         &unknown_import,
-        replace_all(&bytes, b"terrarium:provider/log@0.2.2", b"terrarium:provider/lgg@0.2.2"),
+        replace_all(
+            &bytes,
+            format!("terrarium:provider/log@{version}").as_bytes(),
+            renamed_import.as_bytes(),
+        ),
     )?;
 
     // A schema Terraform would refuse: a resource type name with a space in it.
@@ -208,7 +214,7 @@ fn install_refuses_bad_input_with_a_clear_message_and_writes_nothing() -> anyhow
         (&missing, "acme/thing", "1.0.0", "missing.wasm"),
         (&truncated, "acme/thing", "1.0.0", "is not a valid component"),
         (&other_version, "acme/thing", "1.0.0", "was built for terrarium:provider version 0.9.0"),
-        (&unknown_import, "acme/thing", "1.0.0", "terrarium:provider/lgg@0.2.2"),
+        (&unknown_import, "acme/thing", "1.0.0", renamed_import.as_str()),
         (&invalid_schema, "acme/thing", "1.0.0", "\"null resource\" is not a valid identifier"),
         (&component, "acme/my_thing", "1.0.0", "--source"),
         (&component, "thing", "1.0.0", "--source"),
