@@ -124,6 +124,12 @@ impl Resource for ServerResource {
         Ok(Server { id: Attr::Known(id), ready: Attr::Known(ready), ..planned })
     }
 
+    /// The server is imaginary: a change (`protect = false`, as the refusal below advises) is
+    /// the planned state, still as ready as it was.
+    fn update(&self, prior: Server, planned: Server) -> Result<Server> {
+        Ok(Server { ready: prior.ready, ..planned })
+    }
+
     const PLAN_DESTROY: bool = true;
 
     fn plan_destroy(&self, prior: Server) -> Result<()> {

@@ -100,7 +100,7 @@ pub fn old_outputs_are_upgraded(project: &Project) -> anyhow::Result<()> {
 pub fn protected_delete_is_refused(project: &Project) -> anyhow::Result<()> {
     let server = |protect: bool| {
         format!(
-            "resources:\n  web:\n    type: slow:index/server:Server\n    properties:\n      \
+            "resources:\n  guarded:\n    type: slow:index/server:Server\n    properties:\n      \
              bootSeconds: 0\n      protect: {protect}\n"
         )
     };
@@ -110,12 +110,12 @@ pub fn protected_delete_is_refused(project: &Project) -> anyhow::Result<()> {
     let up = project.run(&["up", "--yes"])?;
     ensure!(up.code != Some(0), "the protected server was deleted\n{up}");
     up.shows(&["Server is protected", "Set protect = false"])?;
-    project.resource("web").context("the refused delete took the server out of the stack")?;
+    project.resource("guarded").context("the refused delete took the server out of the stack")?;
     project.write_program(&server(false))?;
     project.ok(&["up", "--yes"])?;
     project.write_program("")?;
     project.ok(&["up", "--yes"])?;
-    ensure!(project.resource("web").is_err(), "the unprotected server was not deleted");
+    ensure!(project.resource("guarded").is_err(), "the unprotected server was not deleted");
     Ok(())
 }
 
@@ -216,7 +216,8 @@ fn private_of(resource: &Value) -> anyhow::Result<Value> {
 /// 9007199254740993, is more than a Pulumi number holds, so it comes back exact, as text, and
 /// nothing changes afterwards (given back, the text reads as the exact number). Passed on by
 /// reference, as the warning advises, it stays exact: a second VM's `serial` is
-/// `${web.nextSerial}`, and its `nextSerial` is 9007199254740994.
+/// `${web.nextSerial}`, and its `nextSerial` is 9007199254740994 (which a float holds, so it
+/// comes back a number; from the rounded 9007199254740992 it would be "9007199254740993").
 pub fn big_integers_stay_exact(project: &Project) -> anyhow::Result<()> {
     let resources = format!(
         "{}{}",
@@ -228,7 +229,7 @@ pub fn big_integers_stay_exact(project: &Project) -> anyhow::Result<()> {
     let outputs = project.outputs()?;
     ensure!(outputs["next"] == json!("9007199254740993"), "nextSerial is not exact: {outputs}");
     ensure!(
-        outputs["after"] == json!("9007199254740994"),
+        outputs["after"] == json!(9_007_199_254_740_994_u64),
         "the reference did not keep nextSerial exact: {outputs}\n{up}"
     );
     project.ok(&["preview", "--expect-no-changes"])?;
